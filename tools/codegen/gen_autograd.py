@@ -396,6 +396,16 @@ def _saved_kinds(e):
     return kinds
 
 
+def _unpack_lines(n, kind, indent):
+    """A saved tensor read in a node's apply: an input tensor may sit in the node directly (s_<name> with its
+    version in v_<name>): returned after an inline version check; anything else goes through unpack_slot."""
+    if kind == "output":
+        return [f"{indent}{n} = _n.s_{n}.unpack(_n)"]
+    return [f"{indent}{n} = _n.s_{n}",
+            f"{indent}if {n}.__class__ not in _TENSOR_TYPES or (_v := {n}._vc) is not None and _v.value != _n.v_{n}:",
+            f"{indent}    {n} = _unpack_slot(_n, {n!r})"]
+
+
 def emit_node(w, e, cls):
     kinds = _saved_kinds(e)
     uses = {}
@@ -437,7 +447,7 @@ def emit_node(w, e, cls):
             w.w(f"        if {' or '.join(f'_e[{pos[k]}] is not None' for k in members)}:")
             for n in sorted({n for k in members for n in uses[k]}):
                 if kinds[n][0] in ("tensor", "output"):
-                    w.w(f"            {n} = _n.s_{n}.unpack(_n)")
+                    w.lines.extend(_unpack_lines(n, kinds[n][0], "            "))
                 else:
                     w.w(f"            {n} = _n.s_{n}")
             mask = ", ".join((f"_e[{pos[k]}] is not None" if k in pos else "False") for k in keys)
@@ -463,7 +473,7 @@ def emit_node(w, e, cls):
             w.w(f"        if _e[_s{i}] is not None:")
         for n in uses[a.name]:
             if kinds[n][0] in ("tensor", "output"):
-                w.w(f"            {n} = _n.s_{n}.unpack(_n)")
+                w.lines.extend(_unpack_lines(n, kinds[n][0], "            "))
             else:
                 w.w(f"            {n} = _n.s_{n}")
         w.w(f"            _r{i} = {e.formulas[a.name]}")
@@ -488,7 +498,13 @@ def emit_node(w, e, cls):
             continue
         w.w(f"        _s = getattr(_n, 's_{n}', None)")
         w.w("        if _s is not None:")
-        w.w("            _s.release()")
+        if kinds[n][0] == "output":
+            w.w("            _s.release()")
+        else:
+            w.w("            if _s.__class__ is _SV:")
+            w.w("                _s.release()")
+            w.w("            else:")
+            w.w(f"                _n.s_{n} = _RELEASED")
     w.w("")
     w.w("")
     return uses, saved
@@ -753,6 +769,17 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             continue
         users = [a.name for a in e.inputs if n in uses[a.name]]
         cond = " or ".join(rg_of[u] for u in users)
+        if kind == "tensor" and not (inplace and n == "self") and n not in written:
+            # SavedVariable's common case kept in the node itself (see autograd/_saved.py): the tensor and its
+            # version, two attributes on the node rather than one more GC-tracked object and an __init__ frame
+            w.lines.extend([f"    if {cond}:",
+                            f"        if {n}.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] "
+                            f"and (_v := {n}._vc) is not _INFERENCE_VC:",
+                            f"            _n.s_{n} = {n}",
+                            f"            _n.v_{n} = 0 if _v is None else _v.value",
+                            "        else:",
+                            f"            _n.s_{n} = _SV({n})"])
+            continue
         if kind == "tensor":
             val = "_SV(_saved_clone(self))" if (inplace and n == "self") else f"_SV({n})"
         else:
@@ -791,7 +818,11 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             # (the view kernel below set the shared counter: read without the _version_counter property's frame)
             w.w("            _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value")
             w.w("        _x = _res._ks")
-            w.w("        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]")
+            # a plain cpu output's record is graph.cpu_meta's shared tuple (no GC-tracked list + tuple per node)
+            w.w("        if _x == _PLAIN_CPU:")
+            w.w("            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)")
+            w.w("        else:")
+            w.w("            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]")
             w.w("        _res._output_nr = 0")
             w.w("        _res.grad_fn = _n")
             w.w("        _res._requires_grad = True")
@@ -904,7 +935,11 @@ PRELUDE = [
     "from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT",
     "from ember._core.device import CPU as _CPU, META as _META",
     "from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,",
-    "                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)",
+    "                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,",
+    "                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,",
+    "                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)",
+    "from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot",
+    "from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC",
     "_getattr = _bi.getattr",
 ]
 

@@ -1,4 +1,12 @@
-"""SavedVariable: a tensor saved for backward, with a version check (torch/csrc/autograd/saved_variable.cpp)."""
+"""SavedVariable: a tensor saved for backward, with a version check (torch/csrc/autograd/saved_variable.cpp).
+
+The generated kernels keep the common case without a SavedVariable: an input tensor of a plain tensor type, saved
+outside any saved_tensors_hooks block, goes into the node as two attributes, `s_<name>` (the tensor) and
+`v_<name>` (its version when saved). That is one object fewer for the cyclic GC to track per saved tensor while the
+graph lives, and no __init__ frame per save. Their backward checks the version inline and calls `unpack_slot` for
+everything else: a SavedVariable in the slot (outputs, hooks, non-tensors, in-place clones), a released slot
+(`RELEASED`) or a changed version (SavedVariable's error).
+"""
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tensor_impl import INFERENCE_VC, TensorImpl as Tensor
 from .._core.tls import state as _tls
@@ -85,7 +93,8 @@ class SavedVariable:
             d["_ks"] = t._ks | AUTOGRAD_BIT
             return t
         if cur != self.version:
-            fn = t.grad_fn if t.grad_fn is not None else node
+            # torch names the op only for an output or a tensor with a grad_fn (a leaf: no "which is output")
+            fn = t.grad_fn if t.grad_fn is not None else node if self.is_output else None
             where = ""
             if fn is not None:
                 n = fn.name()
@@ -102,6 +111,26 @@ class SavedVariable:
         self.released = True
         self.data = None
         self.packed = None
+
+
+def _released():
+    sv = SavedVariable(None)
+    sv.release()
+    return sv
+
+
+RELEASED = _released()     # what release_variables leaves in a slot that held a tensor directly
+
+
+def unpack_slot(node, name):
+    """The saved value `s_<name>` of a generated node, when the inline check in its backward did not return it:
+    a SavedVariable (or RELEASED) unpacks itself; a tensor whose version moved raises SavedVariable's error."""
+    s = getattr(node, "s_" + name)
+    if s.__class__ is SavedVariable:
+        return s.unpack(node)
+    sv = SavedVariable(s)
+    sv.version = getattr(node, "v_" + name)
+    return sv.unpack(node)
 
 
 def _type_str(t):

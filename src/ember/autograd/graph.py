@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import dtype as _dt
 from .._core.device import CPU as _CPU, META as _META
-from .._core.dispatch_keys import AUTOGRAD_BIT, META_BIT
+from .._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, INPLACE_OR_VIEW_BIT, META_BIT
 from .._core.tls import state
 from .._core.dispatch_keys import MATH_BITS
 from .._core.tensor_impl import TensorImpl as Tensor
@@ -29,12 +29,38 @@ _weakref = weakref.ref
 _getattr = getattr
 _INF = float("inf")
 _ANOMALY = _anomaly.ENABLED_ANYWHERE
+PLAIN_CPU = _PLAIN_CPU = CPU_BIT | INPLACE_OR_VIEW_BIT     # a plain cpu tensor's key set (no math bits, no modes)
+PLAIN_MASK = _PLAIN_MASK = ~AUTOGRAD_BIT                  # a leaf's or a result's autograd bit does not matter
 
 # what the generated Autograd kernels use to build a node without a Python-level Node.__init__ frame:
 # _new(cls), then _sequence_nr = next_sequence_nr(), input_meta, and record_anomaly(node) when ANOMALY[0]
 new_node = object.__new__
 next_sequence_nr = _seq.__next__
 ANOMALY = _ANOMALY
+
+
+# One output's (shape, dtype, device) record, shared: most nodes have one output of a shape and dtype seen before,
+# so a node's input_meta is one interned tuple `((size, dtype, CPU),)` instead of a fresh list holding a fresh tuple.
+# Both of those would be objects the cyclic GC tracks for as long as the graph lives (a list always, the tuple
+# because it holds a dtype), and a recorded forward pass of a small model keeps thousands of nodes alive: every 700
+# tracked objects that survive trigger a gen-0 collection that walks them all. Only plain cpu tensors are interned
+# (sizes are Python ints; a meta/fake tensor's may be symbolic, and hashing or comparing those could guard), and
+# the table is emptied when it grows past META_CACHE_MAX (shapes that vary per step must not grow it for ever).
+# input_meta is read by position and len() only (engine, _validate_outputs); builders that append (set_history,
+# custom Functions, rebase_history) start their own list.
+META_CACHE = {}
+META_CACHE_MAX = 4096
+
+
+def cpu_meta(size, dtype):
+    """The shared `((size, dtype, cpu),)` input_meta of a node with one plain cpu output (the generated kernels
+    read META_CACHE inline and call this on a miss)."""
+    m = META_CACHE.get((size, dtype))
+    if m is None:
+        if len(META_CACHE) >= META_CACHE_MAX:
+            META_CACHE.clear()
+        m = META_CACHE[(size, dtype)] = ((size, dtype, _CPU),)
+    return m
 
 
 def record_anomaly(node):
@@ -262,7 +288,8 @@ def gradient_edge(t):
         if acc is None:                               # AccumulateGrad(t), without its __init__ frame
             acc = new_node(AccumulateGrad)
             acc.variable = t
-            acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            acc.input_meta = (META_CACHE.get((t._size, t.dtype)) or cpu_meta(t._size, t.dtype)) \
+                if t._ks & _PLAIN_MASK == _PLAIN_CPU else [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
             if _ANOMALY[0]:
                 record_anomaly(acc)     # the same stack depth as from __init__
             t._grad_acc_ref = _weakref(acc)
@@ -280,7 +307,8 @@ def leaf_edge(t):
         if acc is None:                               # AccumulateGrad(t), without its __init__ frame
             acc = new_node(AccumulateGrad)
             acc.variable = t
-            acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            acc.input_meta = (META_CACHE.get((t._size, t.dtype)) or cpu_meta(t._size, t.dtype)) \
+                if t._ks & _PLAIN_MASK == _PLAIN_CPU else [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
             if _ANOMALY[0]:
                 record_anomaly(acc)     # the same stack depth as from __init__
             t._grad_acc_ref = _weakref(acc)
@@ -380,6 +408,9 @@ class _HookState(threading.local):
 
 
 hook_state = _HookState()
+# threads inside a saved_tensors_hooks block: the generated kernels keep a saved tensor in the node itself
+# (SavedVariable's common case, see _saved.py) only while this is 0, and read the thread-local stack otherwise
+HOOKS_ANYWHERE = [0]
 
 
 class saved_tensors_hooks:
@@ -393,10 +424,12 @@ class saved_tensors_hooks:
         if hook_state.disabled is not None:
             raise RuntimeError(hook_state.disabled)
         hook_state.stack.append((self.pack_hook, self.unpack_hook))
+        HOOKS_ANYWHERE[0] += 1
         return self
 
     def __exit__(self, *exc):
         hook_state.stack.pop()
+        HOOKS_ANYWHERE[0] -= 1
         return False
 
 

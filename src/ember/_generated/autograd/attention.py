@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.attention import flash_attention_double_backward
@@ -44,15 +48,23 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
         _r1 = None
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
-            attn_mask = _n.s_attn_mask.unpack(_n)
+            attn_mask = _n.s_attn_mask
+            if attn_mask.__class__ not in _TENSOR_TYPES or (_v := attn_mask._vc) is not None and _v.value != _n.v_attn_mask:
+                attn_mask = _unpack_slot(_n, 'attn_mask')
             dropout_p = _n.s_dropout_p
             is_causal = _n.s_is_causal
-            key = _n.s_key.unpack(_n)
+            key = _n.s_key
+            if key.__class__ not in _TENSOR_TYPES or (_v := key._vc) is not None and _v.value != _n.v_key:
+                key = _unpack_slot(_n, 'key')
             logsumexp = _n.s_logsumexp.unpack(_n)
             output = _n.s_output.unpack(_n)
-            query = _n.s_query.unpack(_n)
+            query = _n.s_query
+            if query.__class__ not in _TENSOR_TYPES or (_v := query._vc) is not None and _v.value != _n.v_query:
+                query = _unpack_slot(_n, 'query')
             scale = _n.s_scale
-            value = _n.s_value.unpack(_n)
+            value = _n.s_value
+            if value.__class__ not in _TENSOR_TYPES or (_v := value._vc) is not None and _v.value != _n.v_value:
+                value = _unpack_slot(_n, 'value')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = _aten._scaled_dot_product_flash_attention_for_cpu_backward.default(grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
             _r0 = _g[0] if _e[0] is not None else None
@@ -64,10 +76,16 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_attn_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_attn_mask = _RELEASED
         _s = getattr(_n, 's_key', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_key = _RELEASED
         _s = getattr(_n, 's_logsumexp', None)
         if _s is not None:
             _s.release()
@@ -76,10 +94,16 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_query', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_query = _RELEASED
         _s = getattr(_n, 's_value', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_value = _RELEASED
 
 
 _OP__scaled_dot_product_flash_attention_for_cpu = getattr(_aten._scaled_dot_product_flash_attention_for_cpu, 'default')
@@ -163,19 +187,35 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     _n.input_meta = []
     _n.next_edges = (((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else _leaf_edge(query)) if _g0 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else _leaf_edge(key)) if _g1 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g2 else None), )
     if _g0 or _g1 or _g2:
-        _n.s_attn_mask = _SV(attn_mask)
+        if attn_mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := attn_mask._vc) is not _INFERENCE_VC:
+            _n.s_attn_mask = attn_mask
+            _n.v_attn_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_attn_mask = _SV(attn_mask)
     if _g0 or _g1 or _g2:
         _n.s_dropout_p = dropout_p
     if _g0 or _g1 or _g2:
         _n.s_is_causal = is_causal
     if _g0 or _g1 or _g2:
-        _n.s_key = _SV(key)
+        if key.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := key._vc) is not _INFERENCE_VC:
+            _n.s_key = key
+            _n.v_key = 0 if _v is None else _v.value
+        else:
+            _n.s_key = _SV(key)
     if _g0 or _g1 or _g2:
-        _n.s_query = _SV(query)
+        if query.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := query._vc) is not _INFERENCE_VC:
+            _n.s_query = query
+            _n.v_query = 0 if _v is None else _v.value
+        else:
+            _n.s_query = _SV(query)
     if _g0 or _g1 or _g2:
         _n.s_scale = scale
     if _g0 or _g1 or _g2:
-        _n.s_value = _SV(value)
+        if value.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := value._vc) is not _INFERENCE_VC:
+            _n.s_value = value
+            _n.v_value = 0 if _v is None else _v.value
+        else:
+            _n.s_value = _SV(value)
     _res = _k(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -202,13 +242,23 @@ class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
         _r2 = None
         _r3 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None or _e[3] is not None:
-            attn_mask = _n.s_attn_mask.unpack(_n)
-            grad_out = _n.s_grad_out.unpack(_n)
+            attn_mask = _n.s_attn_mask
+            if attn_mask.__class__ not in _TENSOR_TYPES or (_v := attn_mask._vc) is not None and _v.value != _n.v_attn_mask:
+                attn_mask = _unpack_slot(_n, 'attn_mask')
+            grad_out = _n.s_grad_out
+            if grad_out.__class__ not in _TENSOR_TYPES or (_v := grad_out._vc) is not None and _v.value != _n.v_grad_out:
+                grad_out = _unpack_slot(_n, 'grad_out')
             is_causal = _n.s_is_causal
-            key = _n.s_key.unpack(_n)
-            query = _n.s_query.unpack(_n)
+            key = _n.s_key
+            if key.__class__ not in _TENSOR_TYPES or (_v := key._vc) is not None and _v.value != _n.v_key:
+                key = _unpack_slot(_n, 'key')
+            query = _n.s_query
+            if query.__class__ not in _TENSOR_TYPES or (_v := query._vc) is not None and _v.value != _n.v_query:
+                query = _unpack_slot(_n, 'query')
             scale = _n.s_scale
-            value = _n.s_value.unpack(_n)
+            value = _n.s_value
+            if value.__class__ not in _TENSOR_TYPES or (_v := value._vc) is not None and _v.value != _n.v_value:
+                value = _unpack_slot(_n, 'value')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None]
             _g = flash_attention_double_backward(grads, grad_out, query, key, value, is_causal, attn_mask, scale, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -221,19 +271,34 @@ class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_attn_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_attn_mask = _RELEASED
         _s = getattr(_n, 's_grad_out', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_out = _RELEASED
         _s = getattr(_n, 's_key', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_key = _RELEASED
         _s = getattr(_n, 's_query', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_query = _RELEASED
         _s = getattr(_n, 's_value', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_value = _RELEASED
 
 
 _OP__scaled_dot_product_flash_attention_for_cpu_backward = getattr(_aten._scaled_dot_product_flash_attention_for_cpu_backward, 'default')
@@ -334,19 +399,39 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     _n.input_meta = []
     _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else _leaf_edge(query)) if _g1 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else _leaf_edge(key)) if _g2 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g3 else None), )
     if _g0 or _g1 or _g2 or _g3:
-        _n.s_attn_mask = _SV(attn_mask)
+        if attn_mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := attn_mask._vc) is not _INFERENCE_VC:
+            _n.s_attn_mask = attn_mask
+            _n.v_attn_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_attn_mask = _SV(attn_mask)
     if _g0 or _g1 or _g2 or _g3:
-        _n.s_grad_out = _SV(grad_out)
+        if grad_out.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_out._vc) is not _INFERENCE_VC:
+            _n.s_grad_out = grad_out
+            _n.v_grad_out = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_out = _SV(grad_out)
     if _g0 or _g1 or _g2 or _g3:
         _n.s_is_causal = is_causal
     if _g0 or _g1 or _g2 or _g3:
-        _n.s_key = _SV(key)
+        if key.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := key._vc) is not _INFERENCE_VC:
+            _n.s_key = key
+            _n.v_key = 0 if _v is None else _v.value
+        else:
+            _n.s_key = _SV(key)
     if _g0 or _g1 or _g2 or _g3:
-        _n.s_query = _SV(query)
+        if query.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := query._vc) is not _INFERENCE_VC:
+            _n.s_query = query
+            _n.v_query = 0 if _v is None else _v.value
+        else:
+            _n.s_query = _SV(query)
     if _g0 or _g1 or _g2 or _g3:
         _n.s_scale = scale
     if _g0 or _g1 or _g2 or _g3:
-        _n.s_value = _SV(value)
+        if value.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := value._vc) is not _INFERENCE_VC:
+            _n.s_value = value
+            _n.v_value = 0 if _v is None else _v.value
+        else:
+            _n.s_value = _SV(value)
     _res = _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _set_history(_res, _n)
     return _res

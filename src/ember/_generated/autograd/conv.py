@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.conv import convolution_backward_, convolution_double_backward
@@ -46,12 +50,16 @@ class ConvolutionBackward0(_Node):
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
             dilation = _n.s_dilation
             groups = _n.s_groups
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_padding = _n.s_output_padding
             padding = _n.s_padding
             stride = _n.s_stride
             transposed = _n.s_transposed
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = convolution_backward_(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -63,10 +71,16 @@ class ConvolutionBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_convolution = getattr(_aten.convolution, 'default')
@@ -119,7 +133,11 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if _g0 or _g1 or _g2:
         _n.s_groups = groups
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
         _n.s_output_padding = output_padding
     if _g0 or _g1 or _g2:
@@ -129,13 +147,20 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if _g0 or _g1 or _g2:
         _n.s_transposed = transposed
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -220,7 +245,10 @@ def im2col(self, kernel_size, dilation, padding, stride):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -301,7 +329,10 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -327,14 +358,20 @@ class ConvolutionBackwardBackward0(_Node):
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
             dilation = _n.s_dilation
-            grad_output = _n.s_grad_output.unpack(_n)
+            grad_output = _n.s_grad_output
+            if grad_output.__class__ not in _TENSOR_TYPES or (_v := grad_output._vc) is not None and _v.value != _n.v_grad_output:
+                grad_output = _unpack_slot(_n, 'grad_output')
             groups = _n.s_groups
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_padding = _n.s_output_padding
             padding = _n.s_padding
             stride = _n.s_stride
             transposed = _n.s_transposed
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = convolution_double_backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -346,13 +383,22 @@ class ConvolutionBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_output = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_convolution_backward = getattr(_aten.convolution_backward, 'default')
@@ -413,11 +459,19 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
     if _g0 or _g1 or _g2:
-        _n.s_grad_output = _SV(grad_output)
+        if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
+            _n.s_grad_output = grad_output
+            _n.v_grad_output = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1 or _g2:
         _n.s_groups = groups
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
         _n.s_output_padding = output_padding
     if _g0 or _g1 or _g2:
@@ -427,7 +481,11 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if _g0 or _g1 or _g2:
         _n.s_transposed = transposed
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
     _set_history(_res, _n)
     return _res

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.distance import cdist_backward_
@@ -46,16 +50,24 @@ class CdistBackward0(_Node):
             compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
-            x1 = _n.s_x1.unpack(_n)
-            x2 = _n.s_x2.unpack(_n)
+            x1 = _n.s_x1
+            if x1.__class__ not in _TENSOR_TYPES or (_v := x1._vc) is not None and _v.value != _n.v_x1:
+                x1 = _unpack_slot(_n, 'x1')
+            x2 = _n.s_x2
+            if x2.__class__ not in _TENSOR_TYPES or (_v := x2._vc) is not None and _v.value != _n.v_x2:
+                x2 = _unpack_slot(_n, 'x2')
             _r0 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 0)
         _r1 = None
         if _e[1] is not None:
             compute_mode = _n.s_compute_mode
             p = _n.s_p
             result = _n.s_result.unpack(_n)
-            x1 = _n.s_x1.unpack(_n)
-            x2 = _n.s_x2.unpack(_n)
+            x1 = _n.s_x1
+            if x1.__class__ not in _TENSOR_TYPES or (_v := x1._vc) is not None and _v.value != _n.v_x1:
+                x1 = _unpack_slot(_n, 'x1')
+            x2 = _n.s_x2
+            if x2.__class__ not in _TENSOR_TYPES or (_v := x2._vc) is not None and _v.value != _n.v_x2:
+                x2 = _unpack_slot(_n, 'x2')
             _r1 = cdist_backward_(grad, x1, x2, p, compute_mode, result, 1)
         return [_r0, _r1]
 
@@ -66,10 +78,16 @@ class CdistBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_x1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_x1 = _RELEASED
         _s = getattr(_n, 's_x2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_x2 = _RELEASED
 
 
 _OP__cdist_forward = getattr(_aten._cdist_forward, 'default')
@@ -136,15 +154,26 @@ def _cdist_forward(x1, x2, p, compute_mode):
     if _g0 or _g1:
         _n.s_p = p
     if _g0 or _g1:
-        _n.s_x1 = _SV(x1)
+        if x1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := x1._vc) is not _INFERENCE_VC:
+            _n.s_x1 = x1
+            _n.v_x1 = 0 if _v is None else _v.value
+        else:
+            _n.s_x1 = _SV(x1)
     if _g0 or _g1:
-        _n.s_x2 = _SV(x2)
+        if x2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := x2._vc) is not _INFERENCE_VC:
+            _n.s_x2 = x2
+            _n.v_x2 = 0 if _v is None else _v.value
+        else:
+            _n.s_x2 = _SV(x2)
     _res = _k(x1, x2, p, compute_mode)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -168,19 +197,27 @@ class DistBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             p = _n.s_p
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(norm_backward(grad, self - other, p, result), self_sym_sizes)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             other_sym_sizes = _n.s_other_sym_sizes
             p = _n.s_p
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = sum_to(-norm_backward(grad, self - other, p, result), other_sym_sizes)
         return [_r0, _r1]
 
@@ -188,13 +225,19 @@ class DistBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_dist = getattr(_aten.dist, 'default')
@@ -257,13 +300,21 @@ def dist(self, other, p=2):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
         _n.s_other_sym_sizes = other._size
     if _g0 or _g1:
         _n.s_p = p
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, other, p)
@@ -271,7 +322,10 @@ def dist(self, other, p=2):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -297,7 +351,9 @@ class PdistBackward0(_Node):
         if _e[0] is not None:
             p = _n.s_p
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = _pdist_backward(grad, self, p, result)
         return [_r0]
 
@@ -308,7 +364,10 @@ class PdistBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP__pdist_forward = getattr(_aten._pdist_forward, 'default')
@@ -363,13 +422,20 @@ def _pdist_forward(self, p=2.0):
     if _g0:
         _n.s_p = p
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, p)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -476,7 +542,10 @@ def _pdist_backward(grad, self, p, pdist):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.dropout import dropout_scale
@@ -132,7 +136,9 @@ class NativeDropoutBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mask = _n.s_mask.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
             scale = _n.s_scale
             _r0 = _aten.native_dropout_backward.default(grad, mask, scale)
         return [_r0]
@@ -141,7 +147,10 @@ class NativeDropoutBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mask = _RELEASED
 
 
 _OP_native_dropout_backward = getattr(_aten.native_dropout_backward, 'default')
@@ -196,7 +205,11 @@ def native_dropout_backward(grad_output, mask, scale):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g0:
         _n.s_scale = scale
     _res = _k(grad_output, mask, scale)
@@ -204,7 +217,10 @@ def native_dropout_backward(grad_output, mask, scale):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
 from ember.autograd.formulas.complex import abs_jvp
@@ -117,7 +121,10 @@ def add_Tensor(self, other, *, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -253,7 +260,10 @@ def add_Scalar(self, other, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -396,7 +406,10 @@ def sub_Tensor(self, other, *, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -532,7 +545,10 @@ def sub_Scalar(self, other, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -675,7 +691,10 @@ def rsub_Tensor(self, other, *, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -698,11 +717,15 @@ class MulBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r0 = grad * other
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = grad * self
         return [_r0, _r1]
 
@@ -710,10 +733,16 @@ class MulBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_mul_Tensor = getattr(_aten.mul, 'Tensor')
@@ -767,15 +796,26 @@ def mul_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -833,7 +873,11 @@ def mul__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -912,7 +956,10 @@ def mul_Scalar(self, other):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -985,12 +1032,18 @@ class DivBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r0 = grad / other
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = -grad * self / (other * other)
         return [_r0, _r1]
 
@@ -998,10 +1051,16 @@ class DivBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_div_Tensor = getattr(_aten.div, 'Tensor')
@@ -1055,15 +1114,26 @@ def div_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1121,7 +1191,11 @@ def div__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -1200,7 +1274,10 @@ def div_Scalar(self, other):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1273,14 +1350,20 @@ class DivBackward2(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             rounding_mode = _n.s_rounding_mode
             _r0 = grad / other if rounding_mode is None else zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             rounding_mode = _n.s_rounding_mode
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = -grad * self / (other * other) if rounding_mode is None else zeros_like(grad)
         return [_r0, _r1]
 
@@ -1288,10 +1371,16 @@ class DivBackward2(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_div_Tensor_mode = getattr(_aten.div, 'Tensor_mode')
@@ -1350,17 +1439,28 @@ def div_Tensor_mode(self, other, *, rounding_mode):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_rounding_mode = rounding_mode
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other, rounding_mode=rounding_mode)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1418,7 +1518,11 @@ def div__Tensor_mode(self, other, *, rounding_mode):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_rounding_mode = rounding_mode
     if _g1:
@@ -1496,7 +1600,10 @@ def remainder_Scalar(self, other):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1628,7 +1735,10 @@ def rsub_Scalar(self, other, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1654,8 +1764,12 @@ class RemainderBackward1(_Node):
             _r0 = grad
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = -grad * self.div(other, rounding_mode="floor")
         return [_r0, _r1]
 
@@ -1663,10 +1777,16 @@ class RemainderBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_remainder_Tensor = getattr(_aten.remainder, 'Tensor')
@@ -1720,15 +1840,26 @@ def remainder_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1786,7 +1917,11 @@ def remainder__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -1806,14 +1941,22 @@ class PowBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            exponent = _n.s_exponent.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            exponent = _n.s_exponent
+            if exponent.__class__ not in _TENSOR_TYPES or (_v := exponent._vc) is not None and _v.value != _n.v_exponent:
+                exponent = _unpack_slot(_n, 'exponent')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = pow_backward_self(grad, self, exponent)
         _r1 = None
         if _e[1] is not None:
-            exponent = _n.s_exponent.unpack(_n)
+            exponent = _n.s_exponent
+            if exponent.__class__ not in _TENSOR_TYPES or (_v := exponent._vc) is not None and _v.value != _n.v_exponent:
+                exponent = _unpack_slot(_n, 'exponent')
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = pow_backward_exponent(grad, self, exponent, result)
         return [_r0, _r1]
 
@@ -1821,13 +1964,19 @@ class PowBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_exponent', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_exponent = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_pow_Tensor_Tensor = getattr(_aten.pow, 'Tensor_Tensor')
@@ -1881,15 +2030,26 @@ def pow_Tensor_Tensor(self, exponent):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(exponent) if exponent._base is not None else (_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None else _leaf_edge(exponent)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_exponent = _SV(exponent)
+        if exponent.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := exponent._vc) is not _INFERENCE_VC:
+            _n.s_exponent = exponent
+            _n.v_exponent = 0 if _v is None else _v.value
+        else:
+            _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, exponent)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1948,7 +2108,11 @@ def pow__Tensor(self, exponent):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(exponent) if exponent._base is not None else (_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None else _leaf_edge(exponent)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_exponent = _SV(exponent)
+        if exponent.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := exponent._vc) is not _INFERENCE_VC:
+            _n.s_exponent = exponent
+            _n.v_exponent = 0 if _v is None else _v.value
+        else:
+            _n.s_exponent = _SV(exponent)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, exponent)
@@ -1970,7 +2134,9 @@ class PowBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             exponent = _n.s_exponent
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = pow_backward_self(grad, self, exponent)
         return [_r0]
 
@@ -1978,7 +2144,10 @@ class PowBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_pow_Tensor_Scalar = getattr(_aten.pow, 'Tensor_Scalar')
@@ -2028,13 +2197,20 @@ def pow_Tensor_Scalar(self, exponent):
     if _g0:
         _n.s_exponent = exponent
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, exponent)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2109,7 +2285,9 @@ class PowBackward2(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            exponent = _n.s_exponent.unpack(_n)
+            exponent = _n.s_exponent
+            if exponent.__class__ not in _TENSOR_TYPES or (_v := exponent._vc) is not None and _v.value != _n.v_exponent:
+                exponent = _unpack_slot(_n, 'exponent')
             result = _n.s_result.unpack(_n)
             self = _n.s_self
             _r0 = pow_backward_exponent(grad, self, exponent, result)
@@ -2119,7 +2297,10 @@ class PowBackward2(_Node):
         _n._released = True
         _s = getattr(_n, 's_exponent', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_exponent = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
@@ -2168,7 +2349,11 @@ def pow_Scalar(self, exponent):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(exponent) if exponent._base is not None else (_f, exponent._output_nr) if (_f := exponent.grad_fn) is not None else _leaf_edge(exponent)) if _g0 else None), )
     if _g0:
-        _n.s_exponent = _SV(exponent)
+        if exponent.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := exponent._vc) is not _INFERENCE_VC:
+            _n.s_exponent = exponent
+            _n.v_exponent = 0 if _v is None else _v.value
+        else:
+            _n.s_exponent = _SV(exponent)
     if _g0:
         _n.s_self = self
     _res = _k(self, exponent)
@@ -2176,7 +2361,10 @@ def pow_Scalar(self, exponent):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2254,7 +2442,10 @@ def neg(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2322,7 +2513,9 @@ class AbsBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * sgn(self)
         return [_r0]
 
@@ -2330,7 +2523,10 @@ class AbsBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_abs = getattr(_aten.abs, 'default')
@@ -2375,13 +2571,20 @@ def abs(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2510,7 +2713,10 @@ def exp(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2581,7 +2787,9 @@ class LogBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / self
         return [_r0]
 
@@ -2589,7 +2797,10 @@ class LogBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_log = getattr(_aten.log, 'default')
@@ -2635,13 +2846,20 @@ def log(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2770,7 +2988,10 @@ def sqrt(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2899,7 +3120,10 @@ def rsqrt(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2970,7 +3194,9 @@ class SinBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * self.cos()
         return [_r0]
 
@@ -2978,7 +3204,10 @@ class SinBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_sin = getattr(_aten.sin, 'default')
@@ -3024,13 +3253,20 @@ def sin(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3101,7 +3337,9 @@ class CosBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * -self.sin()
         return [_r0]
 
@@ -3109,7 +3347,10 @@ class CosBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_cos = getattr(_aten.cos, 'default')
@@ -3155,13 +3396,20 @@ def cos(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3290,7 +3538,10 @@ def tanh(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3419,7 +3670,10 @@ def sigmoid(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3492,7 +3746,9 @@ class ClampBackward1(_Node):
         if _e[0] is not None:
             max = _n.s_max
             min = _n.s_min
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = clamp_backward(grad, self, min, max)
         return [_r0]
 
@@ -3500,7 +3756,10 @@ class ClampBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_clamp = getattr(_aten.clamp, 'default')
@@ -3554,13 +3813,20 @@ def clamp(self, min=None, max=None):
     if _g0:
         _n.s_min = min
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, min, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3639,21 +3905,39 @@ class ClampBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            max = _n.s_max.unpack(_n)
-            min = _n.s_min.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            max = _n.s_max
+            if max.__class__ not in _TENSOR_TYPES or (_v := max._vc) is not None and _v.value != _n.v_max:
+                max = _unpack_slot(_n, 'max')
+            min = _n.s_min
+            if min.__class__ not in _TENSOR_TYPES or (_v := min._vc) is not None and _v.value != _n.v_min:
+                min = _unpack_slot(_n, 'min')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = clamp_backward(grad, self, min, max)
         _r1 = None
         if _e[1] is not None:
-            max = _n.s_max.unpack(_n)
-            min = _n.s_min.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            max = _n.s_max
+            if max.__class__ not in _TENSOR_TYPES or (_v := max._vc) is not None and _v.value != _n.v_max:
+                max = _unpack_slot(_n, 'max')
+            min = _n.s_min
+            if min.__class__ not in _TENSOR_TYPES or (_v := min._vc) is not None and _v.value != _n.v_min:
+                min = _unpack_slot(_n, 'min')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = clamp_backward_min(grad, self, min, max)
         _r2 = None
         if _e[2] is not None:
-            max = _n.s_max.unpack(_n)
-            min = _n.s_min.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            max = _n.s_max
+            if max.__class__ not in _TENSOR_TYPES or (_v := max._vc) is not None and _v.value != _n.v_max:
+                max = _unpack_slot(_n, 'max')
+            min = _n.s_min
+            if min.__class__ not in _TENSOR_TYPES or (_v := min._vc) is not None and _v.value != _n.v_min:
+                min = _unpack_slot(_n, 'min')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r2 = clamp_backward_max(grad, self, min, max)
         return [_r0, _r1, _r2]
 
@@ -3661,13 +3945,22 @@ class ClampBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_max', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_max = _RELEASED
         _s = getattr(_n, 's_min', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_min = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_clamp_Tensor = getattr(_aten.clamp, 'Tensor')
@@ -3729,17 +4022,32 @@ def clamp_Tensor(self, min=None, max=None):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g2 else None), )
     if _g0 or _g1 or _g2:
-        _n.s_max = _SV(max)
+        if max.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := max._vc) is not _INFERENCE_VC:
+            _n.s_max = max
+            _n.v_max = 0 if _v is None else _v.value
+        else:
+            _n.s_max = _SV(max)
     if _g0 or _g1 or _g2:
-        _n.s_min = _SV(min)
+        if min.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := min._vc) is not _INFERENCE_VC:
+            _n.s_min = min
+            _n.v_min = 0 if _v is None else _v.value
+        else:
+            _n.s_min = _SV(min)
     if _g0 or _g1 or _g2:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, min, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3802,9 +4110,17 @@ def clamp__Tensor(self, min=None, max=None):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g2 else None), )
     if _g0 or _g1 or _g2:
-        _n.s_max = _SV(max)
+        if max.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := max._vc) is not _INFERENCE_VC:
+            _n.s_max = max
+            _n.v_max = 0 if _v is None else _v.value
+        else:
+            _n.s_max = _SV(max)
     if _g0 or _g1 or _g2:
-        _n.s_min = _SV(min)
+        if min.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := min._vc) is not _INFERENCE_VC:
+            _n.s_min = min
+            _n.v_min = 0 if _v is None else _v.value
+        else:
+            _n.s_min = _SV(min)
     if _g0 or _g1 or _g2:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, min, max)
@@ -3825,7 +4141,9 @@ class ClampMinBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             min = _n.s_min
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = masked_grad(self >= min, grad)
         return [_r0]
 
@@ -3833,7 +4151,10 @@ class ClampMinBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_clamp_min = getattr(_aten.clamp_min, 'default')
@@ -3883,13 +4204,20 @@ def clamp_min(self, min):
     if _g0:
         _n.s_min = min
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, min)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3965,7 +4293,9 @@ class ClampMaxBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             max = _n.s_max
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = masked_grad(self <= max, grad)
         return [_r0]
 
@@ -3973,7 +4303,10 @@ class ClampMaxBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_clamp_max = getattr(_aten.clamp_max, 'default')
@@ -4023,13 +4356,20 @@ def clamp_max(self, max):
     if _g0:
         _n.s_max = max
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -4104,11 +4444,15 @@ class WhereBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            condition = _n.s_condition.unpack(_n)
+            condition = _n.s_condition
+            if condition.__class__ not in _TENSOR_TYPES or (_v := condition._vc) is not None and _v.value != _n.v_condition:
+                condition = _unpack_slot(_n, 'condition')
             _r0 = masked_grad(condition, grad)
         _r1 = None
         if _e[1] is not None:
-            condition = _n.s_condition.unpack(_n)
+            condition = _n.s_condition
+            if condition.__class__ not in _TENSOR_TYPES or (_v := condition._vc) is not None and _v.value != _n.v_condition:
+                condition = _unpack_slot(_n, 'condition')
             _r1 = masked_grad(condition.logical_not(), grad)
         return [_r0, _r1]
 
@@ -4116,7 +4460,10 @@ class WhereBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_condition', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_condition = _RELEASED
 
 
 _OP_where_self = getattr(_aten.where, 'self')
@@ -4170,13 +4517,20 @@ def where_self(condition, self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_condition = _SV(condition)
+        if condition.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := condition._vc) is not _INFERENCE_VC:
+            _n.s_condition = condition
+            _n.v_condition = 0 if _v is None else _v.value
+        else:
+            _n.s_condition = _SV(condition)
     _res = _k(condition, self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -4202,7 +4556,9 @@ class EqBackward0(_Node):
             _r0 = zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -4210,7 +4566,10 @@ class EqBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_eq__Tensor = getattr(_aten.eq_, 'Tensor')
@@ -4249,7 +4608,11 @@ def eq__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -4270,7 +4633,9 @@ class NeBackward0(_Node):
             _r0 = zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -4278,7 +4643,10 @@ class NeBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_ne__Tensor = getattr(_aten.ne_, 'Tensor')
@@ -4317,7 +4685,11 @@ def ne__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -4338,7 +4710,9 @@ class LtBackward0(_Node):
             _r0 = zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -4346,7 +4720,10 @@ class LtBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_lt__Tensor = getattr(_aten.lt_, 'Tensor')
@@ -4385,7 +4762,11 @@ def lt__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -4406,7 +4787,9 @@ class LeBackward0(_Node):
             _r0 = zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -4414,7 +4797,10 @@ class LeBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_le__Tensor = getattr(_aten.le_, 'Tensor')
@@ -4453,7 +4839,11 @@ def le__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -4474,7 +4864,9 @@ class GtBackward0(_Node):
             _r0 = zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -4482,7 +4874,10 @@ class GtBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_gt__Tensor = getattr(_aten.gt_, 'Tensor')
@@ -4521,7 +4916,11 @@ def gt__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -4542,7 +4941,9 @@ class GeBackward0(_Node):
             _r0 = zeros_like(grad)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -4550,7 +4951,10 @@ class GeBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_ge__Tensor = getattr(_aten.ge_, 'Tensor')
@@ -4589,7 +4993,11 @@ def ge__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     return _res
@@ -4777,7 +5185,10 @@ def exp2(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -4906,7 +5317,10 @@ def expm1(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -4977,7 +5391,9 @@ class Log1PBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (self + 1)
         return [_r0]
 
@@ -4985,7 +5401,10 @@ class Log1PBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_log1p = getattr(_aten.log1p, 'default')
@@ -5031,13 +5450,20 @@ def log1p(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5108,7 +5534,9 @@ class Log2Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (self * 0.6931471805599453)
         return [_r0]
 
@@ -5116,7 +5544,10 @@ class Log2Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_log2 = getattr(_aten.log2, 'default')
@@ -5162,13 +5593,20 @@ def log2(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5239,7 +5677,9 @@ class Log10Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (self * 2.302585092994046)
         return [_r0]
 
@@ -5247,7 +5687,10 @@ class Log10Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_log10 = getattr(_aten.log10, 'default')
@@ -5293,13 +5736,20 @@ def log10(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5424,7 +5874,10 @@ def sign(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5547,7 +6000,10 @@ def floor(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5670,7 +6126,10 @@ def ceil(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5793,7 +6252,10 @@ def round(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -5918,7 +6380,10 @@ def round_decimals(self, *, decimals):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6043,7 +6508,10 @@ def trunc(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6166,7 +6634,10 @@ def frac(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6293,7 +6764,10 @@ def reciprocal(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6364,7 +6838,9 @@ class ErfBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * (self * self * -1).exp() * 1.1283791670955126
         return [_r0]
 
@@ -6372,7 +6848,10 @@ class ErfBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_erf = getattr(_aten.erf, 'default')
@@ -6418,13 +6897,20 @@ def erf(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6495,7 +6981,9 @@ class ErfcBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * (self * self * -1).exp() * -1.1283791670955126
         return [_r0]
 
@@ -6503,7 +6991,10 @@ class ErfcBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_erfc = getattr(_aten.erfc, 'default')
@@ -6549,13 +7040,20 @@ def erfc(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6684,7 +7182,10 @@ def erfinv(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6755,7 +7256,9 @@ class AsinBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (1 - self * self).sqrt()
         return [_r0]
 
@@ -6763,7 +7266,10 @@ class AsinBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_asin = getattr(_aten.asin, 'default')
@@ -6809,13 +7315,20 @@ def asin(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -6886,7 +7399,9 @@ class AcosBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = -grad / (1 - self * self).sqrt()
         return [_r0]
 
@@ -6894,7 +7409,10 @@ class AcosBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_acos = getattr(_aten.acos, 'default')
@@ -6940,13 +7458,20 @@ def acos(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7017,7 +7542,9 @@ class AtanBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (self * self + 1)
         return [_r0]
 
@@ -7025,7 +7552,10 @@ class AtanBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_atan = getattr(_aten.atan, 'default')
@@ -7071,13 +7601,20 @@ def atan(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7148,7 +7685,9 @@ class SinhBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * self.cosh()
         return [_r0]
 
@@ -7156,7 +7695,10 @@ class SinhBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_sinh = getattr(_aten.sinh, 'default')
@@ -7202,13 +7744,20 @@ def sinh(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7279,7 +7828,9 @@ class CoshBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * self.sinh()
         return [_r0]
 
@@ -7287,7 +7838,10 @@ class CoshBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_cosh = getattr(_aten.cosh, 'default')
@@ -7333,13 +7887,20 @@ def cosh(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7468,7 +8029,10 @@ def tan(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7539,7 +8103,9 @@ class AsinhBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (self * self + 1).sqrt()
         return [_r0]
 
@@ -7547,7 +8113,10 @@ class AsinhBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_asinh = getattr(_aten.asinh, 'default')
@@ -7593,13 +8162,20 @@ def asinh(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7670,7 +8246,9 @@ class AcoshBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / ((self - 1) * (self + 1)).sqrt()
         return [_r0]
 
@@ -7678,7 +8256,10 @@ class AcoshBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_acosh = getattr(_aten.acosh, 'default')
@@ -7724,13 +8305,20 @@ def acosh(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7801,7 +8389,9 @@ class AtanhBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (1 - self * self)
         return [_r0]
 
@@ -7809,7 +8399,10 @@ class AtanhBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_atanh = getattr(_aten.atanh, 'default')
@@ -7855,13 +8448,20 @@ def atanh(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -7932,7 +8532,9 @@ class NanToNumBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = masked_grad(self.isfinite(), grad)
         return [_r0]
 
@@ -7940,7 +8542,10 @@ class NanToNumBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_nan_to_num = getattr(_aten.nan_to_num, 'default')
@@ -7992,13 +8597,20 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, nan, posinf, neginf)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8076,7 +8688,9 @@ class LogitBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             eps = _n.s_eps
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = logit_backward(grad, self, eps)
         return [_r0]
 
@@ -8084,7 +8698,10 @@ class LogitBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_logit = getattr(_aten.logit, 'default')
@@ -8134,13 +8751,20 @@ def logit(self, eps=None):
     if _g0:
         _n.s_eps = eps
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, eps)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8216,11 +8840,15 @@ class HypotBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * self / result
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             result = _n.s_result.unpack(_n)
             _r1 = grad * other / result
         return [_r0, _r1]
@@ -8229,13 +8857,19 @@ class HypotBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_hypot = getattr(_aten.hypot, 'default')
@@ -8289,15 +8923,26 @@ def hypot(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8356,7 +9001,11 @@ def hypot_(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -8377,13 +9026,21 @@ class Atan2Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad * other / (self * self + other * other)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = -grad * self / (self * self + other * other)
         return [_r0, _r1]
 
@@ -8391,10 +9048,16 @@ class Atan2Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_atan2 = getattr(_aten.atan2, 'default')
@@ -8448,15 +9111,26 @@ def atan2(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8514,7 +9188,11 @@ def atan2_(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -8605,7 +9283,10 @@ def lerp_Scalar(self, end, weight):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8683,16 +9364,24 @@ class LerpBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = grad * (1 - weight)
         _r1 = None
         if _e[1] is not None:
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r1 = grad * weight
         _r2 = None
         if _e[2] is not None:
-            end = _n.s_end.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            end = _n.s_end
+            if end.__class__ not in _TENSOR_TYPES or (_v := end._vc) is not None and _v.value != _n.v_end:
+                end = _unpack_slot(_n, 'end')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r2 = grad * (end - self)
         return [_r0, _r1, _r2]
 
@@ -8700,13 +9389,22 @@ class LerpBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_end', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_end = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_lerp_Tensor = getattr(_aten.lerp, 'Tensor')
@@ -8768,17 +9466,32 @@ def lerp_Tensor(self, end, weight):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(end) if end._base is not None else (_f, end._output_nr) if (_f := end.grad_fn) is not None else _leaf_edge(end)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g2:
-        _n.s_end = _SV(end)
+        if end.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := end._vc) is not _INFERENCE_VC:
+            _n.s_end = end
+            _n.v_end = 0 if _v is None else _v.value
+        else:
+            _n.s_end = _SV(end)
     if _g2:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, end, weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8841,11 +9554,19 @@ def lerp__Tensor(self, end, weight):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(end) if end._base is not None else (_f, end._output_nr) if (_f := end.grad_fn) is not None else _leaf_edge(end)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g2:
-        _n.s_end = _SV(end)
+        if end.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := end._vc) is not _INFERENCE_VC:
+            _n.s_end = end
+            _n.v_end = 0 if _v is None else _v.value
+        else:
+            _n.s_end = _SV(end)
     if _g2:
         _n.s_self = _SV(_saved_clone(self))
     if _g0 or _g1:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, end, weight)
     _rebase_history(self, _n)
     return _res
@@ -8866,8 +9587,12 @@ class FmodBackward1(_Node):
             _r0 = grad
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = -grad * self.div(other, rounding_mode="trunc")
         return [_r0, _r1]
 
@@ -8875,10 +9600,16 @@ class FmodBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fmod_Tensor = getattr(_aten.fmod, 'Tensor')
@@ -8932,15 +9663,26 @@ def fmod_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -8998,7 +9740,11 @@ def fmod__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -9074,7 +9820,10 @@ def fmod_Scalar(self, other):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9146,11 +9895,15 @@ class CopysignBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = copysign_tensor_self_backward(grad, self, result)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -9158,13 +9911,19 @@ class CopysignBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_copysign_Tensor = getattr(_aten.copysign, 'Tensor')
@@ -9218,15 +9977,26 @@ def copysign_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9285,7 +10055,11 @@ def copysign__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -9307,7 +10081,9 @@ class CopysignBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = copysign_tensor_self_backward(grad, self, result)
         return [_r0]
 
@@ -9318,7 +10094,10 @@ class CopysignBackward1(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_copysign_Scalar = getattr(_aten.copysign, 'Scalar')
@@ -9366,13 +10145,20 @@ def copysign_Scalar(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9447,13 +10233,21 @@ class MaximumBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = maximum_backward(grad, self, other, 0)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = maximum_backward(grad, self, other, 1)
         return [_r0, _r1]
 
@@ -9461,10 +10255,16 @@ class MaximumBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_maximum = getattr(_aten.maximum, 'default')
@@ -9518,15 +10318,26 @@ def maximum(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9549,13 +10360,21 @@ class MinimumBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = maximum_backward(grad, other, self, 0)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = maximum_backward(grad, other, self, 1)
         return [_r0, _r1]
 
@@ -9563,10 +10382,16 @@ class MinimumBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_minimum = getattr(_aten.minimum, 'default')
@@ -9620,15 +10445,26 @@ def minimum(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9651,13 +10487,21 @@ class FmaxBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = fmax_backward(grad, self, other, 0)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = fmax_backward(grad, self, other, 1)
         return [_r0, _r1]
 
@@ -9665,10 +10509,16 @@ class FmaxBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fmax = getattr(_aten.fmax, 'default')
@@ -9722,15 +10572,26 @@ def fmax(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9753,13 +10614,21 @@ class FminBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = fmax_backward(grad, self, other, 0, False)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = fmax_backward(grad, self, other, 1, False)
         return [_r0, _r1]
 
@@ -9767,10 +10636,16 @@ class FminBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fmin = getattr(_aten.fmin, 'default')
@@ -9824,15 +10699,26 @@ def fmin(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -9921,12 +10807,16 @@ class AddcmulBackward0(_Node):
             _r0 = grad
         _r1 = None
         if _e[1] is not None:
-            tensor2 = _n.s_tensor2.unpack(_n)
+            tensor2 = _n.s_tensor2
+            if tensor2.__class__ not in _TENSOR_TYPES or (_v := tensor2._vc) is not None and _v.value != _n.v_tensor2:
+                tensor2 = _unpack_slot(_n, 'tensor2')
             value = _n.s_value
             _r1 = grad * tensor2 * value
         _r2 = None
         if _e[2] is not None:
-            tensor1 = _n.s_tensor1.unpack(_n)
+            tensor1 = _n.s_tensor1
+            if tensor1.__class__ not in _TENSOR_TYPES or (_v := tensor1._vc) is not None and _v.value != _n.v_tensor1:
+                tensor1 = _unpack_slot(_n, 'tensor1')
             value = _n.s_value
             _r2 = grad * tensor1 * value
         return [_r0, _r1, _r2]
@@ -9935,10 +10825,16 @@ class AddcmulBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_tensor1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_tensor1 = _RELEASED
         _s = getattr(_n, 's_tensor2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_tensor2 = _RELEASED
 
 
 _OP_addcmul = getattr(_aten.addcmul, 'default')
@@ -10002,9 +10898,17 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
-        _n.s_tensor1 = _SV(tensor1)
+        if tensor1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor1._vc) is not _INFERENCE_VC:
+            _n.s_tensor1 = tensor1
+            _n.v_tensor1 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor1 = _SV(tensor1)
     if _g1:
-        _n.s_tensor2 = _SV(tensor2)
+        if tensor2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor2._vc) is not _INFERENCE_VC:
+            _n.s_tensor2 = tensor2
+            _n.v_tensor2 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
     _res = _k(self, tensor1, tensor2, value=value)
@@ -10012,7 +10916,10 @@ def addcmul(self, tensor1, tensor2, *, value=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10077,9 +10984,17 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
-        _n.s_tensor1 = _SV(tensor1)
+        if tensor1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor1._vc) is not _INFERENCE_VC:
+            _n.s_tensor1 = tensor1
+            _n.v_tensor1 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor1 = _SV(tensor1)
     if _g1:
-        _n.s_tensor2 = _SV(tensor2)
+        if tensor2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor2._vc) is not _INFERENCE_VC:
+            _n.s_tensor2 = tensor2
+            _n.v_tensor2 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
     _res = _k(self, tensor1, tensor2, value=value)
@@ -10102,13 +11017,19 @@ class AddcdivBackward0(_Node):
             _r0 = grad
         _r1 = None
         if _e[1] is not None:
-            tensor2 = _n.s_tensor2.unpack(_n)
+            tensor2 = _n.s_tensor2
+            if tensor2.__class__ not in _TENSOR_TYPES or (_v := tensor2._vc) is not None and _v.value != _n.v_tensor2:
+                tensor2 = _unpack_slot(_n, 'tensor2')
             value = _n.s_value
             _r1 = grad * value / tensor2
         _r2 = None
         if _e[2] is not None:
-            tensor1 = _n.s_tensor1.unpack(_n)
-            tensor2 = _n.s_tensor2.unpack(_n)
+            tensor1 = _n.s_tensor1
+            if tensor1.__class__ not in _TENSOR_TYPES or (_v := tensor1._vc) is not None and _v.value != _n.v_tensor1:
+                tensor1 = _unpack_slot(_n, 'tensor1')
+            tensor2 = _n.s_tensor2
+            if tensor2.__class__ not in _TENSOR_TYPES or (_v := tensor2._vc) is not None and _v.value != _n.v_tensor2:
+                tensor2 = _unpack_slot(_n, 'tensor2')
             value = _n.s_value
             _r2 = -grad * value * tensor1 / (tensor2 * tensor2)
         return [_r0, _r1, _r2]
@@ -10117,10 +11038,16 @@ class AddcdivBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_tensor1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_tensor1 = _RELEASED
         _s = getattr(_n, 's_tensor2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_tensor2 = _RELEASED
 
 
 _OP_addcdiv = getattr(_aten.addcdiv, 'default')
@@ -10184,9 +11111,17 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
-        _n.s_tensor1 = _SV(tensor1)
+        if tensor1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor1._vc) is not _INFERENCE_VC:
+            _n.s_tensor1 = tensor1
+            _n.v_tensor1 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor1 = _SV(tensor1)
     if _g1 or _g2:
-        _n.s_tensor2 = _SV(tensor2)
+        if tensor2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor2._vc) is not _INFERENCE_VC:
+            _n.s_tensor2 = tensor2
+            _n.v_tensor2 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
     _res = _k(self, tensor1, tensor2, value=value)
@@ -10194,7 +11129,10 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10259,9 +11197,17 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor1) if tensor1._base is not None else (_f, tensor1._output_nr) if (_f := tensor1.grad_fn) is not None else _leaf_edge(tensor1)) if _g1 else None), ((_gedge(tensor2) if tensor2._base is not None else (_f, tensor2._output_nr) if (_f := tensor2.grad_fn) is not None else _leaf_edge(tensor2)) if _g2 else None), )
     if _g2:
-        _n.s_tensor1 = _SV(tensor1)
+        if tensor1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor1._vc) is not _INFERENCE_VC:
+            _n.s_tensor1 = tensor1
+            _n.v_tensor1 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor1 = _SV(tensor1)
     if _g1 or _g2:
-        _n.s_tensor2 = _SV(tensor2)
+        if tensor2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor2._vc) is not _INFERENCE_VC:
+            _n.s_tensor2 = tensor2
+            _n.v_tensor2 = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor2 = _SV(tensor2)
     if _g1 or _g2:
         _n.s_value = value
     _res = _k(self, tensor1, tensor2, value=value)
@@ -10281,13 +11227,21 @@ class XlogyBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = xlogy_self(grad, self, other)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = grad * self / other
         return [_r0, _r1]
 
@@ -10295,10 +11249,16 @@ class XlogyBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_xlogy_Tensor = getattr(_aten.xlogy, 'Tensor')
@@ -10352,15 +11312,26 @@ def xlogy_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10418,7 +11389,11 @@ def xlogy__Tensor(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -10438,7 +11413,9 @@ class XlogyBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             self = _n.s_self
             _r0 = grad * self / other
         return [_r0]
@@ -10447,7 +11424,10 @@ class XlogyBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
 
 
 _OP_xlogy_Scalar_Self = getattr(_aten.xlogy, 'Scalar_Self')
@@ -10493,7 +11473,11 @@ def xlogy_Scalar_Self(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g0 else None), )
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
         _n.s_self = self
     _res = _k(self, other)
@@ -10501,7 +11485,10 @@ def xlogy_Scalar_Self(self, other):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10525,7 +11512,9 @@ class XlogyBackward2(_Node):
         _r0 = None
         if _e[0] is not None:
             other = _n.s_other
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = xlogy_self(grad, self, other)
         return [_r0]
 
@@ -10533,7 +11522,10 @@ class XlogyBackward2(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_xlogy_Scalar_Other = getattr(_aten.xlogy, 'Scalar_Other')
@@ -10583,13 +11575,20 @@ def xlogy_Scalar_Other(self, other):
     if _g0:
         _n.s_other = other
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10664,13 +11663,21 @@ class LogaddexpBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / ((other - self).exp() + 1)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = grad / ((self - other).exp() + 1)
         return [_r0, _r1]
 
@@ -10678,10 +11685,16 @@ class LogaddexpBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_logaddexp = getattr(_aten.logaddexp, 'default')
@@ -10735,15 +11748,26 @@ def logaddexp(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10820,7 +11844,10 @@ def deg2rad(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -10943,7 +11970,10 @@ def rad2deg(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -11012,13 +12042,21 @@ class Logaddexp2Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad / (1 + (other - self).exp2())
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = grad / (1 + (self - other).exp2())
         return [_r0, _r1]
 
@@ -11026,10 +12064,16 @@ class Logaddexp2Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_logaddexp2 = getattr(_aten.logaddexp2, 'default')
@@ -11080,15 +12124,26 @@ def logaddexp2(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -11111,7 +12166,9 @@ class LdexpBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r0 = grad * other.exp2()
         _r1 = None
         if _e[1] is not None:
@@ -11123,7 +12180,10 @@ class LdexpBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
@@ -11177,13 +12237,20 @@ def ldexp_Tensor(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -11242,7 +12309,11 @@ def ldexp_(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     _res = _k(self, other)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -11261,12 +12332,18 @@ class NextafterBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = grad.where(self != other, 0)
         _r1 = None
         if _e[1] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r1 = zeros_like(other)
         return [_r0, _r1]
 
@@ -11274,10 +12351,16 @@ class NextafterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_nextafter = getattr(_aten.nextafter, 'default')
@@ -11328,15 +12411,26 @@ def nextafter(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -11394,7 +12488,11 @@ def nextafter_(self, other):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, other)
@@ -11553,13 +12651,21 @@ class ClampMinBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            min = _n.s_min.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            min = _n.s_min
+            if min.__class__ not in _TENSOR_TYPES or (_v := min._vc) is not None and _v.value != _n.v_min:
+                min = _unpack_slot(_n, 'min')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = masked_grad(self >= min, grad)
         _r1 = None
         if _e[1] is not None:
-            min = _n.s_min.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            min = _n.s_min
+            if min.__class__ not in _TENSOR_TYPES or (_v := min._vc) is not None and _v.value != _n.v_min:
+                min = _unpack_slot(_n, 'min')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = masked_grad(self < min, grad)
         return [_r0, _r1]
 
@@ -11567,10 +12673,16 @@ class ClampMinBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_min', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_min = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_clamp_min_Tensor = getattr(_aten.clamp_min, 'Tensor')
@@ -11624,15 +12736,26 @@ def clamp_min_Tensor(self, min):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_min = _SV(min)
+        if min.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := min._vc) is not _INFERENCE_VC:
+            _n.s_min = min
+            _n.v_min = 0 if _v is None else _v.value
+        else:
+            _n.s_min = _SV(min)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, min)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -11690,7 +12813,11 @@ def clamp_min__Tensor(self, min):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(min) if min._base is not None else (_f, min._output_nr) if (_f := min.grad_fn) is not None else _leaf_edge(min)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_min = _SV(min)
+        if min.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := min._vc) is not _INFERENCE_VC:
+            _n.s_min = min
+            _n.v_min = 0 if _v is None else _v.value
+        else:
+            _n.s_min = _SV(min)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, min)
@@ -11710,13 +12837,21 @@ class ClampMaxBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            max = _n.s_max.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            max = _n.s_max
+            if max.__class__ not in _TENSOR_TYPES or (_v := max._vc) is not None and _v.value != _n.v_max:
+                max = _unpack_slot(_n, 'max')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = masked_grad(self <= max, grad)
         _r1 = None
         if _e[1] is not None:
-            max = _n.s_max.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            max = _n.s_max
+            if max.__class__ not in _TENSOR_TYPES or (_v := max._vc) is not None and _v.value != _n.v_max:
+                max = _unpack_slot(_n, 'max')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = masked_grad(self > max, grad)
         return [_r0, _r1]
 
@@ -11724,10 +12859,16 @@ class ClampMaxBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_max', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_max = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_clamp_max_Tensor = getattr(_aten.clamp_max, 'Tensor')
@@ -11781,15 +12922,26 @@ def clamp_max_Tensor(self, max):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_max = _SV(max)
+        if max.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := max._vc) is not _INFERENCE_VC:
+            _n.s_max = max
+            _n.v_max = 0 if _v is None else _v.value
+        else:
+            _n.s_max = _SV(max)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, max)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -11847,7 +12999,11 @@ def clamp_max__Tensor(self, max):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(max) if max._base is not None else (_f, max._output_nr) if (_f := max.grad_fn) is not None else _leaf_edge(max)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_max = _SV(max)
+        if max.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := max._vc) is not _INFERENCE_VC:
+            _n.s_max = max
+            _n.v_max = 0 if _v is None else _v.value
+        else:
+            _n.s_max = _SV(max)
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self, max)

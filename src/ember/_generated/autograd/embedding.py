@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.embedding import (embedding_bag_psw_backward,
@@ -51,7 +55,9 @@ class EmbeddingBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             padding_idx = _n.s_padding_idx
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             weight_sym_sizes = _n.s_weight_sym_sizes
@@ -62,7 +68,10 @@ class EmbeddingBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_embedding = getattr(_aten.embedding, 'default')
@@ -110,7 +119,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g0 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g0:
         _n.s_padding_idx = padding_idx
     if _g0:
@@ -122,7 +135,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -145,10 +161,14 @@ class EmbeddingBagBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
-            per_sample_weights = _n.s_per_sample_weights.unpack(_n)
+            per_sample_weights = _n.s_per_sample_weights
+            if per_sample_weights.__class__ not in _TENSOR_TYPES or (_v := per_sample_weights._vc) is not None and _v.value != _n.v_per_sample_weights:
+                per_sample_weights = _unpack_slot(_n, 'per_sample_weights')
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
             result3 = _n.s_result3.unpack(_n)
@@ -157,11 +177,15 @@ class EmbeddingBagBackward0(_Node):
             _r0 = embedding_bag_weight_backward(grad, indices, result1, result2, result3, weight_sym_sizes[0], scale_grad_by_freq, mode, per_sample_weights, padding_idx)
         _r1 = None
         if _e[1] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
             result1 = _n.s_result1.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r1 = embedding_bag_psw_backward(grad, weight, indices, result1, mode, padding_idx)
         return [_r0, _r1]
 
@@ -169,10 +193,16 @@ class EmbeddingBagBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
         _s = getattr(_n, 's_per_sample_weights', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_per_sample_weights = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
@@ -184,7 +214,10 @@ class EmbeddingBagBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP__embedding_bag = getattr(_aten._embedding_bag, 'default')
@@ -260,17 +293,29 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     _n.input_meta = []
     _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g0 else None), ((_gedge(per_sample_weights) if per_sample_weights._base is not None else (_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None else _leaf_edge(per_sample_weights)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g0 or _g1:
         _n.s_mode = mode
     if _g0 or _g1:
         _n.s_padding_idx = padding_idx
     if _g0:
-        _n.s_per_sample_weights = _SV(per_sample_weights)
+        if per_sample_weights.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := per_sample_weights._vc) is not _INFERENCE_VC:
+            _n.s_per_sample_weights = per_sample_weights
+            _n.v_per_sample_weights = 0 if _v is None else _v.value
+        else:
+            _n.s_per_sample_weights = _SV(per_sample_weights)
     if _g0:
         _n.s_scale_grad_by_freq = scale_grad_by_freq
     if _g1:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     if _g0:
         _n.s_weight_sym_sizes = weight._size
     _res = _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -293,7 +338,9 @@ class EmbeddingDenseBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             padding_idx = _n.s_padding_idx
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             _r0 = embedding_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
@@ -303,7 +350,10 @@ class EmbeddingDenseBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_embedding_dense_backward = getattr(_aten.embedding_dense_backward, 'default')
@@ -360,7 +410,11 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g0:
         _n.s_padding_idx = padding_idx
     if _g0:
@@ -370,7 +424,10 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to
 from ember.autograd.formulas.index import (index_backward, index_fill_value_backward,
@@ -89,7 +93,10 @@ def index_Tensor(self, indices):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -114,7 +121,9 @@ class IndexPutBackward0(_Node):
         if _e[0] is not None:
             accumulate = _n.s_accumulate
             indices = _n.s_indices
-            values = _n.s_values.unpack(_n)
+            values = _n.s_values
+            if values.__class__ not in _TENSOR_TYPES or (_v := values._vc) is not None and _v.value != _n.v_values:
+                values = _unpack_slot(_n, 'values')
             _r0 = index_put_backward_self(grad, indices, values, accumulate)
         _r1 = None
         if _e[1] is not None:
@@ -127,7 +136,10 @@ class IndexPutBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_values', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_values = _RELEASED
 
 
 _OP_index_put = getattr(_aten.index_put, 'default')
@@ -174,7 +186,11 @@ def index_put(self, indices, values, accumulate=False):
     if _g0 or _g1:
         _n.s_indices = list(indices)
     if _g0:
-        _n.s_values = _SV(values)
+        if values.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := values._vc) is not _INFERENCE_VC:
+            _n.s_values = values
+            _n.v_values = 0 if _v is None else _v.value
+        else:
+            _n.s_values = _SV(values)
     if _g1:
         _n.s_values_sym_sizes = values._size
     _res = _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
@@ -182,7 +198,10 @@ def index_put(self, indices, values, accumulate=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -227,7 +246,11 @@ def index_put_(self, indices, values, accumulate=False):
     if _g0 or _g1:
         _n.s_indices = list(indices)
     if _g0:
-        _n.s_values = _SV(values)
+        if values.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := values._vc) is not _INFERENCE_VC:
+            _n.s_values = values
+            _n.v_values = 0 if _v is None else _v.value
+        else:
+            _n.s_values = _SV(values)
     if _g1:
         _n.s_values_sym_sizes = values._size
     _res = _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
@@ -248,12 +271,16 @@ class IndexFillBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r0 = grad.index_fill(dim, index, 0)
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r1 = index_fill_value_backward(grad, dim, index)
         return [_r0, _r1]
 
@@ -261,7 +288,10 @@ class IndexFillBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_index_fill_int_Tensor = getattr(_aten.index_fill, 'int_Tensor')
@@ -326,13 +356,20 @@ def index_fill_int_Tensor(self, dim, index, value):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -397,7 +434,11 @@ def index_fill__int_Tensor(self, dim, index, value):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
     _rebase_history(self, _n)
     return _res
@@ -418,11 +459,17 @@ class ScatterReduceBackward0(_Node):
         if _e[0] is not None or _e[1] is not None:
             dim = _n.s_dim
             include_self = _n.s_include_self
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             reduce = _n.s_reduce
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            src = _n.s_src.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            src = _n.s_src
+            if src.__class__ not in _TENSOR_TYPES or (_v := src._vc) is not None and _v.value != _n.v_src:
+                src = _unpack_slot(_n, 'src')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, result, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -433,16 +480,25 @@ class ScatterReduceBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_src', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_src = _RELEASED
 
 
 _OP_scatter_reduce_two = getattr(_aten.scatter_reduce, 'two')
@@ -512,19 +568,34 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
     if _g0 or _g1:
         _n.s_include_self = include_self
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0 or _g1:
         _n.s_reduce = reduce
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_src = _SV(src)
+        if src.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := src._vc) is not _INFERENCE_VC:
+            _n.s_src = src
+            _n.v_src = 0 if _v is None else _v.value
+        else:
+            _n.s_src = _SV(src)
     _res = _k(self, dim, index, src, reduce, include_self=include_self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -592,13 +663,21 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
     if _g0 or _g1:
         _n.s_include_self = include_self
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0 or _g1:
         _n.s_reduce = reduce
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     if _g0 or _g1:
-        _n.s_src = _SV(src)
+        if src.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := src._vc) is not _INFERENCE_VC:
+            _n.s_src = src
+            _n.v_src = 0 if _v is None else _v.value
+        else:
+            _n.s_src = _SV(src)
     _res = _k(self, dim, index, src, reduce, include_self=include_self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -620,11 +699,17 @@ class IndexReduceBackward0(_Node):
         if _e[0] is not None or _e[1] is not None:
             dim = _n.s_dim
             include_self = _n.s_include_self
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             reduce = _n.s_reduce
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
-            source = _n.s_source.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            source = _n.s_source
+            if source.__class__ not in _TENSOR_TYPES or (_v := source._vc) is not None and _v.value != _n.v_source:
+                source = _unpack_slot(_n, 'source')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = index_reduce_backward_(grad, self, dim, index, source, reduce, include_self, result, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -635,16 +720,25 @@ class IndexReduceBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_source', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_source = _RELEASED
 
 
 _OP_index_reduce = getattr(_aten.index_reduce, 'default')
@@ -714,19 +808,34 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
     if _g0 or _g1:
         _n.s_include_self = include_self
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0 or _g1:
         _n.s_reduce = reduce
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, dim, index, source, reduce, include_self=include_self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -794,13 +903,21 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     if _g0 or _g1:
         _n.s_include_self = include_self
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0 or _g1:
         _n.s_reduce = reduce
     if _g0 or _g1:
         _n.s_self = _SV(_saved_clone(self))
     if _g0 or _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, dim, index, source, reduce, include_self=include_self)
     _rebase_history(self, _n)
     _n.s_result = _SV(_res, True)
@@ -820,7 +937,9 @@ class GatherBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).scatter_add(dim, index, grad)
         return [_r0]
@@ -829,7 +948,10 @@ class GatherBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_gather = getattr(_aten.gather, 'default')
@@ -888,7 +1010,11 @@ def gather(self, dim, index, *, sparse_grad=False):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index, sparse_grad=sparse_grad)
@@ -896,7 +1022,10 @@ def gather(self, dim, index, *, sparse_grad=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -920,12 +1049,16 @@ class ScatterBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r0 = grad.scatter(dim, index, 0)
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r1 = grad.gather(dim, index)
         return [_r0, _r1]
 
@@ -933,7 +1066,10 @@ class ScatterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_scatter_src = getattr(_aten.scatter, 'src')
@@ -999,13 +1135,20 @@ def scatter_src(self, dim, index, src):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, src)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1070,7 +1213,11 @@ def scatter__src(self, dim, index, src):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, src)
     _rebase_history(self, _n)
     return _res
@@ -1089,7 +1236,9 @@ class ScatterBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r0 = grad.scatter(dim, index, 0)
         return [_r0]
 
@@ -1097,7 +1246,10 @@ class ScatterBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_scatter_value = getattr(_aten.scatter, 'value')
@@ -1157,13 +1309,20 @@ def scatter_value(self, dim, index, value):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1225,7 +1384,11 @@ def scatter__value(self, dim, index, value):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
     _rebase_history(self, _n)
     return _res
@@ -1247,7 +1410,9 @@ class ScatterAddBackward0(_Node):
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r1 = grad.gather(dim, index)
         return [_r0, _r1]
 
@@ -1255,7 +1420,10 @@ class ScatterAddBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_scatter_add = getattr(_aten.scatter_add, 'default')
@@ -1321,13 +1489,20 @@ def scatter_add(self, dim, index, src):
     if _g1:
         _n.s_dim = dim
     if _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, src)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1392,7 +1567,11 @@ def scatter_add_(self, dim, index, src):
     if _g1:
         _n.s_dim = dim
     if _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, src)
     _rebase_history(self, _n)
     return _res
@@ -1411,8 +1590,12 @@ class IndexSelectBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).index_add(dim, index.reshape(-1), grad if self.dim() else grad.reshape(1))
         return [_r0]
@@ -1421,10 +1604,16 @@ class IndexSelectBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_index_select = getattr(_aten.index_select, 'default')
@@ -1483,9 +1672,17 @@ def index_select(self, dim, index):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim, index)
@@ -1493,7 +1690,10 @@ def index_select(self, dim, index):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1521,8 +1721,12 @@ class IndexAddBackward0(_Node):
         if _e[1] is not None:
             alpha = _n.s_alpha
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
-            source = _n.s_source.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
+            source = _n.s_source
+            if source.__class__ not in _TENSOR_TYPES or (_v := source._vc) is not None and _v.value != _n.v_source:
+                source = _unpack_slot(_n, 'source')
             _r1 = maybe_multiply(grad.index_select(dim, index).reshape(source.shape) if source.dim() else grad.index_select(dim, index).reshape(()), alpha)
         return [_r0, _r1]
 
@@ -1530,10 +1734,16 @@ class IndexAddBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
         _s = getattr(_n, 's_source', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_source = _RELEASED
 
 
 _OP_index_add = getattr(_aten.index_add, 'default')
@@ -1603,15 +1813,26 @@ def index_add(self, dim, index, source, *, alpha=1):
     if _g1:
         _n.s_dim = dim
     if _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, dim, index, source, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1680,9 +1901,17 @@ def index_add_(self, dim, index, source, *, alpha=1):
     if _g1:
         _n.s_dim = dim
     if _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, dim, index, source, alpha=alpha)
     _rebase_history(self, _n)
     return _res
@@ -1701,13 +1930,19 @@ class IndexCopyBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r0 = grad.index_fill(dim, index, 0)
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
-            source = _n.s_source.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
+            source = _n.s_source
+            if source.__class__ not in _TENSOR_TYPES or (_v := source._vc) is not None and _v.value != _n.v_source:
+                source = _unpack_slot(_n, 'source')
             _r1 = grad.index_select(dim, index).reshape(source.shape)
         return [_r0, _r1]
 
@@ -1715,10 +1950,16 @@ class IndexCopyBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
         _s = getattr(_n, 's_source', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_source = _RELEASED
 
 
 _OP_index_copy = getattr(_aten.index_copy, 'default')
@@ -1784,15 +2025,26 @@ def index_copy(self, dim, index, source):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, dim, index, source)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1857,9 +2109,17 @@ def index_copy_(self, dim, index, source):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, dim, index, source)
     _rebase_history(self, _n)
     return _res
@@ -1878,7 +2138,9 @@ class IndexFillBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             _r0 = grad.index_fill(dim, index, 0)
         return [_r0]
 
@@ -1886,7 +2148,10 @@ class IndexFillBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_index_fill_int_Scalar = getattr(_aten.index_fill, 'int_Scalar')
@@ -1946,13 +2211,20 @@ def index_fill_int_Scalar(self, dim, index, value):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2014,7 +2286,11 @@ def index_fill__int_Scalar(self, dim, index, value):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     _res = _k(self, dim, index, value)
     _rebase_history(self, _n)
     return _res
@@ -2032,7 +2308,9 @@ class MaskedFillBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mask = _n.s_mask.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad.masked_fill(mask, 0), self_sym_sizes)
         return [_r0]
@@ -2041,7 +2319,10 @@ class MaskedFillBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mask = _RELEASED
 
 
 _OP_masked_fill_Scalar = getattr(_aten.masked_fill, 'Scalar')
@@ -2098,7 +2379,11 @@ def masked_fill_Scalar(self, mask, value):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask, value)
@@ -2106,7 +2391,10 @@ def masked_fill_Scalar(self, mask, value):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2164,7 +2452,11 @@ def masked_fill__Scalar(self, mask, value):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask, value)
@@ -2184,12 +2476,16 @@ class MaskedFillBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mask = _n.s_mask.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(grad.masked_fill(mask, 0), self_sym_sizes)
         _r1 = None
         if _e[1] is not None:
-            mask = _n.s_mask.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
             _r1 = where(mask, grad, 0).sum()
         return [_r0, _r1]
 
@@ -2197,7 +2493,10 @@ class MaskedFillBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mask = _RELEASED
 
 
 _OP_masked_fill_Tensor = getattr(_aten.masked_fill, 'Tensor')
@@ -2260,7 +2559,11 @@ def masked_fill_Tensor(self, mask, value):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask, value)
@@ -2268,7 +2571,10 @@ def masked_fill_Tensor(self, mask, value):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2329,7 +2635,11 @@ def masked_fill__Tensor(self, mask, value):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask, value)
@@ -2349,8 +2659,12 @@ class MaskedSelectBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mask = _n.s_mask.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to((zeros_like(self) + mask.to(grad.dtype) * 0).masked_scatter(mask, grad), self_sym_sizes)
         return [_r0]
@@ -2359,10 +2673,16 @@ class MaskedSelectBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mask = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_masked_select = getattr(_aten.masked_select, 'default')
@@ -2417,9 +2737,17 @@ def masked_select(self, mask):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, mask)
@@ -2427,7 +2755,10 @@ def masked_select(self, mask):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2450,12 +2781,18 @@ class MaskedScatterBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mask = _n.s_mask.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
             _r0 = grad.masked_fill(mask, 0)
         _r1 = None
         if _e[1] is not None:
-            mask = _n.s_mask.unpack(_n)
-            source = _n.s_source.unpack(_n)
+            mask = _n.s_mask
+            if mask.__class__ not in _TENSOR_TYPES or (_v := mask._vc) is not None and _v.value != _n.v_mask:
+                mask = _unpack_slot(_n, 'mask')
+            source = _n.s_source
+            if source.__class__ not in _TENSOR_TYPES or (_v := source._vc) is not None and _v.value != _n.v_source:
+                source = _unpack_slot(_n, 'source')
             _r1 = cat([grad.masked_select(mask), grad.new_zeros(source.numel() - int(mask.expand(grad.shape).sum()))]).reshape(source.shape)
         return [_r0, _r1]
 
@@ -2463,10 +2800,16 @@ class MaskedScatterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mask', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mask = _RELEASED
         _s = getattr(_n, 's_source', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_source = _RELEASED
 
 
 _OP_masked_scatter = getattr(_aten.masked_scatter, 'default')
@@ -2528,15 +2871,26 @@ def masked_scatter(self, mask, source):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, mask, source)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2597,9 +2951,17 @@ def masked_scatter_(self, mask, source):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_mask = _SV(mask)
+        if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
+            _n.s_mask = mask
+            _n.v_mask = 0 if _v is None else _v.value
+        else:
+            _n.s_mask = _SV(mask)
     if _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, mask, source)
     _rebase_history(self, _n)
     return _res
@@ -2617,7 +2979,9 @@ class TakeBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            index = _n.s_index.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = grad.new_zeros(self_sym_sizes).put(index, grad, True)
         return [_r0]
@@ -2626,7 +2990,10 @@ class TakeBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
 
 
 _OP_take = getattr(_aten.take, 'default')
@@ -2681,7 +3048,11 @@ def take(self, index):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, index)
@@ -2689,7 +3060,10 @@ def take(self, index):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2713,13 +3087,21 @@ class PutBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             accumulate = _n.s_accumulate
-            index = _n.s_index.unpack(_n)
-            source = _n.s_source.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
+            source = _n.s_source
+            if source.__class__ not in _TENSOR_TYPES or (_v := source._vc) is not None and _v.value != _n.v_source:
+                source = _unpack_slot(_n, 'source')
             _r0 = grad if accumulate else grad.put(index, zeros_like(source), False)
         _r1 = None
         if _e[1] is not None:
-            index = _n.s_index.unpack(_n)
-            source = _n.s_source.unpack(_n)
+            index = _n.s_index
+            if index.__class__ not in _TENSOR_TYPES or (_v := index._vc) is not None and _v.value != _n.v_index:
+                index = _unpack_slot(_n, 'index')
+            source = _n.s_source
+            if source.__class__ not in _TENSOR_TYPES or (_v := source._vc) is not None and _v.value != _n.v_source:
+                source = _unpack_slot(_n, 'source')
             _r1 = grad.take(index).reshape(source.shape)
         return [_r0, _r1]
 
@@ -2727,10 +3109,16 @@ class PutBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_index', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_index = _RELEASED
         _s = getattr(_n, 's_source', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_source = _RELEASED
 
 
 _OP_put = getattr(_aten.put, 'default')
@@ -2794,15 +3182,26 @@ def put(self, index, source, accumulate=False):
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0 or _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, index, source, accumulate)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2865,9 +3264,17 @@ def put_(self, index, source, accumulate=False):
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
-        _n.s_index = _SV(index)
+        if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
+            _n.s_index = index
+            _n.v_index = 0 if _v is None else _v.value
+        else:
+            _n.s_index = _SV(index)
     if _g0 or _g1:
-        _n.s_source = _SV(source)
+        if source.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := source._vc) is not _INFERENCE_VC:
+            _n.s_source = source
+            _n.v_source = 0 if _v is None else _v.value
+        else:
+            _n.s_source = _SV(source)
     _res = _k(self, index, source, accumulate)
     _rebase_history(self, _n)
     return _res

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
@@ -97,7 +101,10 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -174,7 +181,10 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -251,7 +261,10 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -325,7 +338,10 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -399,7 +415,10 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -473,7 +492,10 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -496,7 +518,9 @@ class UpsampleNearest1DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest1d.vec(x, output_size, scale_factors))
@@ -506,7 +530,10 @@ class UpsampleNearest1DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP_upsample_nearest1d_vec = getattr(_aten.upsample_nearest1d, 'vec')
@@ -544,7 +571,11 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0:
         _n.s_output_size = output_size
     if _g0:
@@ -554,7 +585,10 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -577,7 +611,9 @@ class UpsampleNearest2DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten.upsample_nearest2d.vec(x, output_size, scale_factors))
@@ -587,7 +623,10 @@ class UpsampleNearest2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP_upsample_nearest2d_vec = getattr(_aten.upsample_nearest2d, 'vec')
@@ -625,7 +664,11 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0:
         _n.s_output_size = output_size
     if _g0:
@@ -635,7 +678,10 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -658,7 +704,9 @@ class UpsampleNearestExact2DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = gather_backward(grad, input, lambda x: _aten._upsample_nearest_exact2d.vec(x, output_size, scale_factors))
@@ -668,7 +716,10 @@ class UpsampleNearestExact2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP__upsample_nearest_exact2d_vec = getattr(_aten._upsample_nearest_exact2d, 'vec')
@@ -706,7 +757,11 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
     if _g0:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0:
         _n.s_output_size = output_size
     if _g0:
@@ -716,7 +771,10 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -740,7 +798,9 @@ class UpsampleLinear1DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             align_corners = _n.s_align_corners
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_linear1d.vec(x, output_size, align_corners, scale_factors))
@@ -750,7 +810,10 @@ class UpsampleLinear1DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP_upsample_linear1d_vec = getattr(_aten.upsample_linear1d, 'vec')
@@ -790,7 +853,11 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0:
         _n.s_output_size = output_size
     if _g0:
@@ -800,7 +867,10 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -824,7 +894,9 @@ class UpsampleBilinear2DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             align_corners = _n.s_align_corners
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bilinear2d.vec(x, output_size, align_corners, scale_factors))
@@ -834,7 +906,10 @@ class UpsampleBilinear2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP_upsample_bilinear2d_vec = getattr(_aten.upsample_bilinear2d, 'vec')
@@ -874,7 +949,11 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0:
         _n.s_output_size = output_size
     if _g0:
@@ -884,7 +963,10 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -908,7 +990,9 @@ class UpsampleBicubic2DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             align_corners = _n.s_align_corners
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             output_size = _n.s_output_size
             scale_factors = _n.s_scale_factors
             _r0 = interp_backward(grad, input, lambda x: _aten.upsample_bicubic2d.vec(x, output_size, align_corners, scale_factors))
@@ -918,7 +1002,10 @@ class UpsampleBicubic2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP_upsample_bicubic2d_vec = getattr(_aten.upsample_bicubic2d, 'vec')
@@ -958,7 +1045,11 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0:
         _n.s_output_size = output_size
     if _g0:
@@ -968,7 +1059,10 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -993,8 +1087,12 @@ class GridSampler2DBackward0(_Node):
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
             align_corners = _n.s_align_corners
-            grid = _n.s_grid.unpack(_n)
-            input = _n.s_input.unpack(_n)
+            grid = _n.s_grid
+            if grid.__class__ not in _TENSOR_TYPES or (_v := grid._vc) is not None and _v.value != _n.v_grid:
+                grid = _unpack_slot(_n, 'grid')
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             interpolation_mode = _n.s_interpolation_mode
             padding_mode = _n.s_padding_mode
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
@@ -1007,10 +1105,16 @@ class GridSampler2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grid', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grid = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
 
 
 _OP_grid_sampler_2d = getattr(_aten.grid_sampler_2d, 'default')
@@ -1078,9 +1182,17 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
     if _g0 or _g1:
         _n.s_align_corners = align_corners
     if _g0 or _g1:
-        _n.s_grid = _SV(grid)
+        if grid.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grid._vc) is not _INFERENCE_VC:
+            _n.s_grid = grid
+            _n.v_grid = 0 if _v is None else _v.value
+        else:
+            _n.s_grid = _SV(grid)
     if _g0 or _g1:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1:
         _n.s_interpolation_mode = interpolation_mode
     if _g0 or _g1:
@@ -1090,7 +1202,10 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1170,7 +1285,10 @@ def pixel_shuffle(self, upscale_factor):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1250,7 +1368,10 @@ def pixel_unshuffle(self, downscale_factor):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
 from ember.autograd.formulas.linalg import (cholesky_backward, cholesky_solve_backward,
@@ -50,7 +54,9 @@ class MmBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mat2 = _n.s_mat2.unpack(_n)
+            mat2 = _n.s_mat2
+            if mat2.__class__ not in _TENSOR_TYPES or (_v := mat2._vc) is not None and _v.value != _n.v_mat2:
+                mat2 = _unpack_slot(_n, 'mat2')
             self_sym_sizes = _n.s_self_sym_sizes
             self_sym_strides = _n.s_self_sym_strides
             _r0 = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, 1)
@@ -58,7 +64,9 @@ class MmBackward0(_Node):
         if _e[1] is not None:
             mat2_sym_sizes = _n.s_mat2_sym_sizes
             mat2_sym_strides = _n.s_mat2_sym_strides
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, 1)
         return [_r0, _r1]
 
@@ -66,10 +74,16 @@ class MmBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mat2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mat2 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_mm = getattr(_aten.mm, 'default')
@@ -121,13 +135,21 @@ def mm(self, mat2):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g1 else None), )
     if _g0:
-        _n.s_mat2 = _SV(mat2)
+        if mat2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat2._vc) is not _INFERENCE_VC:
+            _n.s_mat2 = mat2
+            _n.v_mat2 = 0 if _v is None else _v.value
+        else:
+            _n.s_mat2 = _SV(mat2)
     if _g1:
         _n.s_mat2_sym_sizes = mat2._size
     if _g1:
         _n.s_mat2_sym_strides = mat2.stride()
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -137,7 +159,10 @@ def mm(self, mat2):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -160,11 +185,15 @@ class BmmBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            mat2 = _n.s_mat2.unpack(_n)
+            mat2 = _n.s_mat2
+            if mat2.__class__ not in _TENSOR_TYPES or (_v := mat2._vc) is not None and _v.value != _n.v_mat2:
+                mat2 = _unpack_slot(_n, 'mat2')
             _r0 = grad.bmm(mat2.transpose(1, 2))
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = self.transpose(1, 2).bmm(grad)
         return [_r0, _r1]
 
@@ -172,10 +201,16 @@ class BmmBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mat2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mat2 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_bmm = getattr(_aten.bmm, 'default')
@@ -227,15 +262,26 @@ def bmm(self, mat2):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g1 else None), )
     if _g0:
-        _n.s_mat2 = _SV(mat2)
+        if mat2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat2._vc) is not _INFERENCE_VC:
+            _n.s_mat2 = mat2
+            _n.v_mat2 = 0 if _v is None else _v.value
+        else:
+            _n.s_mat2 = _SV(mat2)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, mat2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -258,11 +304,15 @@ class MvBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            vec = _n.s_vec.unpack(_n)
+            vec = _n.s_vec
+            if vec.__class__ not in _TENSOR_TYPES or (_v := vec._vc) is not None and _v.value != _n.v_vec:
+                vec = _unpack_slot(_n, 'vec')
             _r0 = grad.unsqueeze(1).mm(vec.unsqueeze(0))
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = self.t().mv(grad)
         return [_r0, _r1]
 
@@ -270,10 +320,16 @@ class MvBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_vec', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_vec = _RELEASED
 
 
 _OP_mv = getattr(_aten.mv, 'default')
@@ -325,15 +381,26 @@ def mv(self, vec):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g1 else None), )
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_vec = _SV(vec)
+        if vec.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec._vc) is not _INFERENCE_VC:
+            _n.s_vec = vec
+            _n.v_vec = 0 if _v is None else _v.value
+        else:
+            _n.s_vec = _SV(vec)
     _res = _k(self, vec)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -356,11 +423,15 @@ class DotBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            tensor = _n.s_tensor.unpack(_n)
+            tensor = _n.s_tensor
+            if tensor.__class__ not in _TENSOR_TYPES or (_v := tensor._vc) is not None and _v.value != _n.v_tensor:
+                tensor = _unpack_slot(_n, 'tensor')
             _r0 = grad * tensor
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = grad * self
         return [_r0, _r1]
 
@@ -368,10 +439,16 @@ class DotBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_tensor', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_tensor = _RELEASED
 
 
 _OP_dot = getattr(_aten.dot, 'default')
@@ -423,15 +500,26 @@ def dot(self, tensor):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor) if tensor._base is not None else (_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None else _leaf_edge(tensor)) if _g1 else None), )
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_tensor = _SV(tensor)
+        if tensor.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tensor._vc) is not _INFERENCE_VC:
+            _n.s_tensor = tensor
+            _n.v_tensor = 0 if _v is None else _v.value
+        else:
+            _n.s_tensor = _SV(tensor)
     _res = _k(self, tensor)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -462,12 +550,16 @@ class AddmmBackward0(_Node):
             alpha = _n.s_alpha
             mat1_sym_sizes = _n.s_mat1_sym_sizes
             mat1_sym_strides = _n.s_mat1_sym_strides
-            mat2 = _n.s_mat2.unpack(_n)
+            mat2 = _n.s_mat2
+            if mat2.__class__ not in _TENSOR_TYPES or (_v := mat2._vc) is not None and _v.value != _n.v_mat2:
+                mat2 = _unpack_slot(_n, 'mat2')
             _r1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
         _r2 = None
         if _e[2] is not None:
             alpha = _n.s_alpha
-            mat1 = _n.s_mat1.unpack(_n)
+            mat1 = _n.s_mat1
+            if mat1.__class__ not in _TENSOR_TYPES or (_v := mat1._vc) is not None and _v.value != _n.v_mat1:
+                mat1 = _unpack_slot(_n, 'mat1')
             mat2_sym_sizes = _n.s_mat2_sym_sizes
             mat2_sym_strides = _n.s_mat2_sym_strides
             _r2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
@@ -477,10 +569,16 @@ class AddmmBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mat1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mat1 = _RELEASED
         _s = getattr(_n, 's_mat2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mat2 = _RELEASED
 
 
 _OP_addmm = getattr(_aten.addmm, 'default')
@@ -545,13 +643,21 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if _g0:
         _n.s_beta = beta
     if _g2:
-        _n.s_mat1 = _SV(mat1)
+        if mat1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat1._vc) is not _INFERENCE_VC:
+            _n.s_mat1 = mat1
+            _n.v_mat1 = 0 if _v is None else _v.value
+        else:
+            _n.s_mat1 = _SV(mat1)
     if _g1:
         _n.s_mat1_sym_sizes = mat1._size
     if _g1:
         _n.s_mat1_sym_strides = mat1.stride()
     if _g1:
-        _n.s_mat2 = _SV(mat2)
+        if mat2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat2._vc) is not _INFERENCE_VC:
+            _n.s_mat2 = mat2
+            _n.v_mat2 = 0 if _v is None else _v.value
+        else:
+            _n.s_mat2 = _SV(mat2)
     if _g2:
         _n.s_mat2_sym_sizes = mat2._size
     if _g2:
@@ -563,7 +669,10 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -592,12 +701,16 @@ class BaddbmmBackward0(_Node):
         _r1 = None
         if _e[1] is not None:
             alpha = _n.s_alpha
-            batch2 = _n.s_batch2.unpack(_n)
+            batch2 = _n.s_batch2
+            if batch2.__class__ not in _TENSOR_TYPES or (_v := batch2._vc) is not None and _v.value != _n.v_batch2:
+                batch2 = _unpack_slot(_n, 'batch2')
             _r1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha)
         _r2 = None
         if _e[2] is not None:
             alpha = _n.s_alpha
-            batch1 = _n.s_batch1.unpack(_n)
+            batch1 = _n.s_batch1
+            if batch1.__class__ not in _TENSOR_TYPES or (_v := batch1._vc) is not None and _v.value != _n.v_batch1:
+                batch1 = _unpack_slot(_n, 'batch1')
             _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
         return [_r0, _r1, _r2]
 
@@ -605,10 +718,16 @@ class BaddbmmBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_batch1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_batch1 = _RELEASED
         _s = getattr(_n, 's_batch2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_batch2 = _RELEASED
 
 
 _OP_baddbmm = getattr(_aten.baddbmm, 'default')
@@ -682,9 +801,17 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
-        _n.s_batch1 = _SV(batch1)
+        if batch1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch1._vc) is not _INFERENCE_VC:
+            _n.s_batch1 = batch1
+            _n.v_batch1 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch1 = _SV(batch1)
     if _g1:
-        _n.s_batch2 = _SV(batch2)
+        if batch2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch2._vc) is not _INFERENCE_VC:
+            _n.s_batch2 = batch2
+            _n.v_batch2 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch2 = _SV(batch2)
     if _g0:
         _n.s_beta = beta
     if _g0:
@@ -694,7 +821,10 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -763,9 +893,17 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
-        _n.s_batch1 = _SV(batch1)
+        if batch1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch1._vc) is not _INFERENCE_VC:
+            _n.s_batch1 = batch1
+            _n.v_batch1 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch1 = _SV(batch1)
     if _g1:
-        _n.s_batch2 = _SV(batch2)
+        if batch2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch2._vc) is not _INFERENCE_VC:
+            _n.s_batch2 = batch2
+            _n.v_batch2 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch2 = _SV(batch2)
     if _g0:
         _n.s_beta = beta
     if _g0:
@@ -794,13 +932,17 @@ class AddbmmBackward0(_Node):
         if _e[1] is not None:
             alpha = _n.s_alpha
             batch1_sym_sizes = _n.s_batch1_sym_sizes
-            batch2 = _n.s_batch2.unpack(_n)
+            batch2 = _n.s_batch2
+            if batch2.__class__ not in _TENSOR_TYPES or (_v := batch2._vc) is not None and _v.value != _n.v_batch2:
+                batch2 = _unpack_slot(_n, 'batch2')
             batch2_sym_sizes = _n.s_batch2_sym_sizes
             _r1 = maybe_multiply(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]]).bmm(batch2.transpose(1, 2).conj()), alpha)
         _r2 = None
         if _e[2] is not None:
             alpha = _n.s_alpha
-            batch1 = _n.s_batch1.unpack(_n)
+            batch1 = _n.s_batch1
+            if batch1.__class__ not in _TENSOR_TYPES or (_v := batch1._vc) is not None and _v.value != _n.v_batch1:
+                batch1 = _unpack_slot(_n, 'batch1')
             batch1_sym_sizes = _n.s_batch1_sym_sizes
             batch2_sym_sizes = _n.s_batch2_sym_sizes
             _r2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand([batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]])), alpha)
@@ -810,10 +952,16 @@ class AddbmmBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_batch1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_batch1 = _RELEASED
         _s = getattr(_n, 's_batch2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_batch2 = _RELEASED
 
 
 _OP_addbmm = getattr(_aten.addbmm, 'default')
@@ -891,11 +1039,19 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
-        _n.s_batch1 = _SV(batch1)
+        if batch1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch1._vc) is not _INFERENCE_VC:
+            _n.s_batch1 = batch1
+            _n.v_batch1 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch1 = _SV(batch1)
     if _g1 or _g2:
         _n.s_batch1_sym_sizes = batch1._size
     if _g1:
-        _n.s_batch2 = _SV(batch2)
+        if batch2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch2._vc) is not _INFERENCE_VC:
+            _n.s_batch2 = batch2
+            _n.v_batch2 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch2 = _SV(batch2)
     if _g1 or _g2:
         _n.s_batch2_sym_sizes = batch2._size
     if _g0:
@@ -907,7 +1063,10 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -976,11 +1135,19 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
-        _n.s_batch1 = _SV(batch1)
+        if batch1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch1._vc) is not _INFERENCE_VC:
+            _n.s_batch1 = batch1
+            _n.v_batch1 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch1 = _SV(batch1)
     if _g1 or _g2:
         _n.s_batch1_sym_sizes = batch1._size
     if _g1:
-        _n.s_batch2 = _SV(batch2)
+        if batch2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := batch2._vc) is not _INFERENCE_VC:
+            _n.s_batch2 = batch2
+            _n.v_batch2 = 0 if _v is None else _v.value
+        else:
+            _n.s_batch2 = _SV(batch2)
     if _g1 or _g2:
         _n.s_batch2_sym_sizes = batch2._size
     if _g0:
@@ -1010,12 +1177,16 @@ class AddmvBackward0(_Node):
         _r1 = None
         if _e[1] is not None:
             alpha = _n.s_alpha
-            vec = _n.s_vec.unpack(_n)
+            vec = _n.s_vec
+            if vec.__class__ not in _TENSOR_TYPES or (_v := vec._vc) is not None and _v.value != _n.v_vec:
+                vec = _unpack_slot(_n, 'vec')
             _r1 = maybe_multiply(grad.unsqueeze(1).mm(vec.conj().unsqueeze(0)), alpha)
         _r2 = None
         if _e[2] is not None:
             alpha = _n.s_alpha
-            mat = _n.s_mat.unpack(_n)
+            mat = _n.s_mat
+            if mat.__class__ not in _TENSOR_TYPES or (_v := mat._vc) is not None and _v.value != _n.v_mat:
+                mat = _unpack_slot(_n, 'mat')
             _r2 = maybe_multiply(mat.t().conj().mv(grad), alpha)
         return [_r0, _r1, _r2]
 
@@ -1023,10 +1194,16 @@ class AddmvBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_mat', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_mat = _RELEASED
         _s = getattr(_n, 's_vec', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_vec = _RELEASED
 
 
 _OP_addmv = getattr(_aten.addmv, 'default')
@@ -1102,17 +1279,28 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     if _g0:
         _n.s_beta = beta
     if _g2:
-        _n.s_mat = _SV(mat)
+        if mat.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat._vc) is not _INFERENCE_VC:
+            _n.s_mat = mat
+            _n.v_mat = 0 if _v is None else _v.value
+        else:
+            _n.s_mat = _SV(mat)
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g1:
-        _n.s_vec = _SV(vec)
+        if vec.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec._vc) is not _INFERENCE_VC:
+            _n.s_vec = vec
+            _n.v_vec = 0 if _v is None else _v.value
+        else:
+            _n.s_vec = _SV(vec)
     _res = _k(self, mat, vec, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1183,11 +1371,19 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
     if _g0:
         _n.s_beta = beta
     if _g2:
-        _n.s_mat = _SV(mat)
+        if mat.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat._vc) is not _INFERENCE_VC:
+            _n.s_mat = mat
+            _n.v_mat = 0 if _v is None else _v.value
+        else:
+            _n.s_mat = _SV(mat)
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g1:
-        _n.s_vec = _SV(vec)
+        if vec.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec._vc) is not _INFERENCE_VC:
+            _n.s_vec = vec
+            _n.v_vec = 0 if _v is None else _v.value
+        else:
+            _n.s_vec = _SV(vec)
     _res = _k(self, mat, vec, beta=beta, alpha=alpha)
     _rebase_history(self, _n)
     return _res
@@ -1211,12 +1407,16 @@ class AddrBackward0(_Node):
         _r1 = None
         if _e[1] is not None:
             alpha = _n.s_alpha
-            vec2 = _n.s_vec2.unpack(_n)
+            vec2 = _n.s_vec2
+            if vec2.__class__ not in _TENSOR_TYPES or (_v := vec2._vc) is not None and _v.value != _n.v_vec2:
+                vec2 = _unpack_slot(_n, 'vec2')
             _r1 = maybe_multiply(grad.mv(vec2.conj()), alpha)
         _r2 = None
         if _e[2] is not None:
             alpha = _n.s_alpha
-            vec1 = _n.s_vec1.unpack(_n)
+            vec1 = _n.s_vec1
+            if vec1.__class__ not in _TENSOR_TYPES or (_v := vec1._vc) is not None and _v.value != _n.v_vec1:
+                vec1 = _unpack_slot(_n, 'vec1')
             _r2 = maybe_multiply(grad.t().mv(vec1.conj()), alpha)
         return [_r0, _r1, _r2]
 
@@ -1224,10 +1424,16 @@ class AddrBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_vec1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_vec1 = _RELEASED
         _s = getattr(_n, 's_vec2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_vec2 = _RELEASED
 
 
 _OP_addr = getattr(_aten.addr, 'default')
@@ -1305,15 +1511,26 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g2:
-        _n.s_vec1 = _SV(vec1)
+        if vec1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec1._vc) is not _INFERENCE_VC:
+            _n.s_vec1 = vec1
+            _n.v_vec1 = 0 if _v is None else _v.value
+        else:
+            _n.s_vec1 = _SV(vec1)
     if _g1:
-        _n.s_vec2 = _SV(vec2)
+        if vec2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec2._vc) is not _INFERENCE_VC:
+            _n.s_vec2 = vec2
+            _n.v_vec2 = 0 if _v is None else _v.value
+        else:
+            _n.s_vec2 = _SV(vec2)
     _res = _k(self, vec1, vec2, beta=beta, alpha=alpha)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1386,9 +1603,17 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g2:
-        _n.s_vec1 = _SV(vec1)
+        if vec1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec1._vc) is not _INFERENCE_VC:
+            _n.s_vec1 = vec1
+            _n.v_vec1 = 0 if _v is None else _v.value
+        else:
+            _n.s_vec1 = _SV(vec1)
     if _g1:
-        _n.s_vec2 = _SV(vec2)
+        if vec2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := vec2._vc) is not _INFERENCE_VC:
+            _n.s_vec2 = vec2
+            _n.v_vec2 = 0 if _v is None else _v.value
+        else:
+            _n.s_vec2 = _SV(vec2)
     _res = _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _rebase_history(self, _n)
     return _res
@@ -1410,7 +1635,9 @@ class LinalgVectorNormBackward0(_Node):
             keepdim = _n.s_keepdim
             ord = _n.s_ord
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             self_scalar_type = _n.s_self_scalar_type
             _r0 = norm_backward(to_dtype(grad, self_scalar_type), self, ord, to_dtype(result, self_scalar_type), dim, keepdim)
         return [_r0]
@@ -1422,7 +1649,10 @@ class LinalgVectorNormBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_vector_norm = getattr(_aten.linalg_vector_norm, 'default')
@@ -1462,7 +1692,11 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if _g0:
         _n.s_ord = ord
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
@@ -1470,7 +1704,10 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1582,7 +1819,9 @@ class LinalgSlogdetBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            A = _n.s_A.unpack(_n)
+            A = _n.s_A
+            if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
+                A = _unpack_slot(_n, 'A')
             _r0 = slogdet_backward(grads[1], A)
         return [_r0]
 
@@ -1590,7 +1829,10 @@ class LinalgSlogdetBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_A', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_A = _RELEASED
 
 
 _OP_linalg_slogdet = getattr(_aten.linalg_slogdet, 'default')
@@ -1623,7 +1865,11 @@ def linalg_slogdet(A):
     _n.input_meta = []
     _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
-        _n.s_A = _SV(A)
+        if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
+            _n.s_A = A
+            _n.v_A = 0 if _v is None else _v.value
+        else:
+            _n.s_A = _SV(A)
     _res = _k(A)
     _set_history(_res, _n)
     return _res
@@ -1642,8 +1888,12 @@ class LinalgSolveExBackward0(_Node):
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
-            A = _n.s_A.unpack(_n)
-            B = _n.s_B.unpack(_n)
+            A = _n.s_A
+            if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
+                A = _unpack_slot(_n, 'A')
+            B = _n.s_B
+            if B.__class__ not in _TENSOR_TYPES or (_v := B._vc) is not None and _v.value != _n.v_B:
+                B = _unpack_slot(_n, 'B')
             left = _n.s_left
             result0 = _n.s_result0.unpack(_n)
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
@@ -1656,10 +1906,16 @@ class LinalgSolveExBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_A', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_A = _RELEASED
         _s = getattr(_n, 's_B', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_B = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
@@ -1732,9 +1988,17 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     _n.input_meta = []
     _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_A = _SV(A)
+        if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
+            _n.s_A = A
+            _n.v_A = 0 if _v is None else _v.value
+        else:
+            _n.s_A = _SV(A)
     if _g0 or _g1:
-        _n.s_B = _SV(B)
+        if B.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := B._vc) is not _INFERENCE_VC:
+            _n.s_B = B
+            _n.v_B = 0 if _v is None else _v.value
+        else:
+            _n.s_B = _SV(B)
     if _g0 or _g1:
         _n.s_left = left
     _res = _k(A, B, left=left, check_errors=check_errors)
@@ -1841,10 +2105,14 @@ class LinalgSolveTriangularBackward0(_Node):
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
-            B = _n.s_B.unpack(_n)
+            B = _n.s_B
+            if B.__class__ not in _TENSOR_TYPES or (_v := B._vc) is not None and _v.value != _n.v_B:
+                B = _unpack_slot(_n, 'B')
             left = _n.s_left
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             unitriangular = _n.s_unitriangular
             upper = _n.s_upper
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
@@ -1857,13 +2125,19 @@ class LinalgSolveTriangularBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_B', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_B = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_solve_triangular = getattr(_aten.linalg_solve_triangular, 'default')
@@ -1925,11 +2199,19 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_B = _SV(B)
+        if B.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := B._vc) is not _INFERENCE_VC:
+            _n.s_B = B
+            _n.v_B = 0 if _v is None else _v.value
+        else:
+            _n.s_B = _SV(B)
     if _g0 or _g1:
         _n.s_left = left
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_unitriangular = unitriangular
     if _g0 or _g1:
@@ -1939,7 +2221,10 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2028,7 +2313,10 @@ def cholesky(self, upper=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2053,9 +2341,13 @@ class CholeskySolveBackward0(_Node):
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
-            input2 = _n.s_input2.unpack(_n)
+            input2 = _n.s_input2
+            if input2.__class__ not in _TENSOR_TYPES or (_v := input2._vc) is not None and _v.value != _n.v_input2:
+                input2 = _unpack_slot(_n, 'input2')
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             upper = _n.s_upper
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = cholesky_solve_backward(grad, self, input2, result, upper, grad_input_mask)
@@ -2067,13 +2359,19 @@ class CholeskySolveBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input2 = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_cholesky_solve = getattr(_aten.cholesky_solve, 'default')
@@ -2135,9 +2433,17 @@ def cholesky_solve(self, input2, upper=False):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else _leaf_edge(input2)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_input2 = _SV(input2)
+        if input2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input2._vc) is not _INFERENCE_VC:
+            _n.s_input2 = input2
+            _n.v_input2 = 0 if _v is None else _v.value
+        else:
+            _n.s_input2 = _SV(input2)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
         _n.s_upper = upper
     _res = _k(self, input2, upper)
@@ -2145,7 +2451,10 @@ def cholesky_solve(self, input2, upper=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2264,7 +2573,9 @@ class LinalgSvdBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            A = _n.s_A.unpack(_n)
+            A = _n.s_A
+            if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
+                A = _unpack_slot(_n, 'A')
             compute_uv = _n.s_compute_uv
             full_matrices = _n.s_full_matrices
             result0 = _n.s_result0.unpack(_n)
@@ -2277,7 +2588,10 @@ class LinalgSvdBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_A', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_A = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
@@ -2350,7 +2664,11 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
     _n.input_meta = []
     _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
-        _n.s_A = _SV(A)
+        if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
+            _n.s_A = A
+            _n.v_A = 0 if _v is None else _v.value
+        else:
+            _n.s_A = _SV(A)
     if _g0:
         _n.s_compute_uv = compute_uv
     if _g0:
@@ -2376,7 +2694,9 @@ class LinalgEigBackward0(_Node):
         if _e[0] is not None:
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = eig_backward(grads[0], grads[1], self, result0, result1)
         return [_r0]
 
@@ -2390,7 +2710,10 @@ class LinalgEigBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_eig = getattr(_aten.linalg_eig, 'default')
@@ -2423,7 +2746,11 @@ def linalg_eig(self):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     _set_history(_res, _n)
     _n.s_result0 = _SV(_res[0], True)
@@ -2443,7 +2770,9 @@ class LinalgEighBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            A = _n.s_A.unpack(_n)
+            A = _n.s_A
+            if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
+                A = _unpack_slot(_n, 'A')
             compute_v = _n.s_compute_v
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
@@ -2454,7 +2783,10 @@ class LinalgEighBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_A', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_A = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
@@ -2522,7 +2854,11 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
     _n.input_meta = []
     _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
-        _n.s_A = _SV(A)
+        if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
+            _n.s_A = A
+            _n.v_A = 0 if _v is None else _v.value
+        else:
+            _n.s_A = _SV(A)
     if _g0:
         _n.s_compute_v = compute_v
     _res = _k(A, UPLO, compute_v)
@@ -2545,9 +2881,13 @@ class LinalgLstsqBackward0(_Node):
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
-            b = _n.s_b.unpack(_n)
+            b = _n.s_b
+            if b.__class__ not in _TENSOR_TYPES or (_v := b._vc) is not None and _v.value != _n.v_b:
+                b = _unpack_slot(_n, 'b')
             result0 = _n.s_result0.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = lstsq_backward(grads[0], grads[1], self, b, result0, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -2558,13 +2898,19 @@ class LinalgLstsqBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_b', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_b = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_lstsq = getattr(_aten.linalg_lstsq, 'default')
@@ -2604,9 +2950,17 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(b) if b._base is not None else (_f, b._output_nr) if (_f := b.grad_fn) is not None else _leaf_edge(b)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_b = _SV(b)
+        if b.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := b._vc) is not _INFERENCE_VC:
+            _n.s_b = b
+            _n.v_b = 0 if _v is None else _v.value
+        else:
+            _n.s_b = _SV(b)
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, b, rcond, driver=driver)
     for _x, _d in zip(_res, (True, True, False, False)):
         if _d:
@@ -2630,7 +2984,9 @@ class LinalgPinvBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = pinv_backward(grad, result, self)
         return [_r0]
 
@@ -2641,7 +2997,10 @@ class LinalgPinvBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_pinv_atol_rtol_float = getattr(_aten.linalg_pinv, 'atol_rtol_float')
@@ -2696,13 +3055,20 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2727,7 +3093,9 @@ class LinalgPinvBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = pinv_backward(grad, result, self)
         return [_r0]
 
@@ -2738,7 +3106,10 @@ class LinalgPinvBackward1(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_pinv_atol_rtol_tensor = getattr(_aten.linalg_pinv, 'atol_rtol_tensor')
@@ -2795,13 +3166,20 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2824,11 +3202,15 @@ class VdotBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             _r0 = vdot_self_backward(grad, other)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = grad * self
         return [_r0, _r1]
 
@@ -2836,10 +3218,16 @@ class VdotBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_vdot = getattr(_aten.vdot, 'default')
@@ -2898,15 +3286,26 @@ def vdot(self, other):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, other)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2992,7 +3391,10 @@ def trace(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3016,14 +3418,18 @@ class LinalgCrossBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            other = _n.s_other.unpack(_n)
+            other = _n.s_other
+            if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
+                other = _unpack_slot(_n, 'other')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = sum_to(linalg_cross(other.expand(grad.shape), grad, dim=dim), self_sym_sizes)
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
             other_sym_sizes = _n.s_other_sym_sizes
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = sum_to(linalg_cross(grad, self.expand(grad.shape), dim=dim), other_sym_sizes)
         return [_r0, _r1]
 
@@ -3031,10 +3437,16 @@ class LinalgCrossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_other', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_other = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_cross = getattr(_aten.linalg_cross, 'default')
@@ -3099,11 +3511,19 @@ def linalg_cross(self, other, *, dim=-1):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0:
-        _n.s_other = _SV(other)
+        if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
+            _n.s_other = other
+            _n.v_other = 0 if _v is None else _v.value
+        else:
+            _n.s_other = _SV(other)
     if _g1:
         _n.s_other_sym_sizes = other._size
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, other, dim=dim)
@@ -3111,7 +3531,10 @@ def linalg_cross(self, other, *, dim=-1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3134,7 +3557,9 @@ class LinalgDetBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            A = _n.s_A.unpack(_n)
+            A = _n.s_A
+            if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
+                A = _unpack_slot(_n, 'A')
             result = _n.s_result.unpack(_n)
             _r0 = (grad * result).unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT
         return [_r0]
@@ -3143,7 +3568,10 @@ class LinalgDetBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_A', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_A = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
@@ -3197,13 +3625,20 @@ def linalg_det(A):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
     if _g0:
-        _n.s_A = _SV(A)
+        if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
+            _n.s_A = A
+            _n.v_A = 0 if _v is None else _v.value
+        else:
+            _n.s_A = _SV(A)
     _res = _k(A)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3227,7 +3662,9 @@ class LinalgMatrixExpBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = linalg_matrix_exp(cat([cat([self.mT, grad], -1), cat([zeros_like(self), self.mT], -1)], -2)).narrow(-2, 0, self.shape[-1]).narrow(-1, self.shape[-1], self.shape[-1])
         return [_r0]
 
@@ -3235,7 +3672,10 @@ class LinalgMatrixExpBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_linalg_matrix_exp = getattr(_aten.linalg_matrix_exp, 'default')
@@ -3286,13 +3726,20 @@ def linalg_matrix_exp(self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3316,7 +3763,9 @@ class CholeskyInverseBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             upper = _n.s_upper
             _r0 = -(self @ (result @ (grad + grad.mT) @ result)) if upper else -((result @ (grad + grad.mT) @ result) @ self)
         return [_r0]
@@ -3328,7 +3777,10 @@ class CholeskyInverseBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_cholesky_inverse = getattr(_aten.cholesky_inverse, 'default')
@@ -3379,7 +3831,11 @@ def cholesky_inverse(self, upper=False):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper)
@@ -3387,7 +3843,10 @@ def cholesky_inverse(self, upper=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3411,8 +3870,12 @@ class LinalgHouseholderProductBackward0(_Node):
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
-            input = _n.s_input.unpack(_n)
-            tau = _n.s_tau.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
+            tau = _n.s_tau
+            if tau.__class__ not in _TENSOR_TYPES or (_v := tau._vc) is not None and _v.value != _n.v_tau:
+                tau = _unpack_slot(_n, 'tau')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = householder_product_backward(grad, input, tau)
             _r0 = _g[0] if _e[0] is not None else None
@@ -3423,10 +3886,16 @@ class LinalgHouseholderProductBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_tau', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_tau = _RELEASED
 
 
 _OP_linalg_householder_product = getattr(_aten.linalg_householder_product, 'default')
@@ -3488,15 +3957,26 @@ def linalg_householder_product(input, tau):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(tau) if tau._base is not None else (_f, tau._output_nr) if (_f := tau.grad_fn) is not None else _leaf_edge(tau)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1:
-        _n.s_tau = _SV(tau)
+        if tau.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := tau._vc) is not _INFERENCE_VC:
+            _n.s_tau = tau
+            _n.v_tau = 0 if _v is None else _v.value
+        else:
+            _n.s_tau = _SV(tau)
     _res = _k(input, tau)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3520,10 +4000,16 @@ class OrmqrBackward0(_Node):
         _r1 = None
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
-            input2 = _n.s_input2.unpack(_n)
-            input3 = _n.s_input3.unpack(_n)
+            input2 = _n.s_input2
+            if input2.__class__ not in _TENSOR_TYPES or (_v := input2._vc) is not None and _v.value != _n.v_input2:
+                input2 = _unpack_slot(_n, 'input2')
+            input3 = _n.s_input3
+            if input3.__class__ not in _TENSOR_TYPES or (_v := input3._vc) is not None and _v.value != _n.v_input3:
+                input3 = _unpack_slot(_n, 'input3')
             left = _n.s_left
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             transpose = _n.s_transpose
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = ormqr_backward(grad, self, input2, input3, left, transpose)
@@ -3536,13 +4022,22 @@ class OrmqrBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input2 = _RELEASED
         _s = getattr(_n, 's_input3', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input3 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_ormqr = getattr(_aten.ormqr, 'default')
@@ -3612,13 +4107,25 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else _leaf_edge(input2)) if _g1 else None), ((_gedge(input3) if input3._base is not None else (_f, input3._output_nr) if (_f := input3.grad_fn) is not None else _leaf_edge(input3)) if _g2 else None), )
     if _g0 or _g1 or _g2:
-        _n.s_input2 = _SV(input2)
+        if input2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input2._vc) is not _INFERENCE_VC:
+            _n.s_input2 = input2
+            _n.v_input2 = 0 if _v is None else _v.value
+        else:
+            _n.s_input2 = _SV(input2)
     if _g0 or _g1 or _g2:
-        _n.s_input3 = _SV(input3)
+        if input3.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input3._vc) is not _INFERENCE_VC:
+            _n.s_input3 = input3
+            _n.v_input3 = 0 if _v is None else _v.value
+        else:
+            _n.s_input3 = _SV(input3)
     if _g0 or _g1 or _g2:
         _n.s_left = left
     if _g0 or _g1 or _g2:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1 or _g2:
         _n.s_transpose = transpose
     _res = _k(self, input2, input3, left, transpose)
@@ -3626,7 +4133,10 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -3653,9 +4163,15 @@ class TrilinearBackward0(_Node):
             expand1 = _n.s_expand1
             expand2 = _n.s_expand2
             expand3 = _n.s_expand3
-            i1 = _n.s_i1.unpack(_n)
-            i2 = _n.s_i2.unpack(_n)
-            i3 = _n.s_i3.unpack(_n)
+            i1 = _n.s_i1
+            if i1.__class__ not in _TENSOR_TYPES or (_v := i1._vc) is not None and _v.value != _n.v_i1:
+                i1 = _unpack_slot(_n, 'i1')
+            i2 = _n.s_i2
+            if i2.__class__ not in _TENSOR_TYPES or (_v := i2._vc) is not None and _v.value != _n.v_i2:
+                i2 = _unpack_slot(_n, 'i2')
+            i3 = _n.s_i3
+            if i3.__class__ not in _TENSOR_TYPES or (_v := i3._vc) is not None and _v.value != _n.v_i3:
+                i3 = _unpack_slot(_n, 'i3')
             sumdim = _n.s_sumdim
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim)
@@ -3668,13 +4184,22 @@ class TrilinearBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_i1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_i1 = _RELEASED
         _s = getattr(_n, 's_i2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_i2 = _RELEASED
         _s = getattr(_n, 's_i3', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_i3 = _RELEASED
 
 
 _OP__trilinear = getattr(_aten._trilinear, 'default')
@@ -3729,11 +4254,23 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     if _g0 or _g1 or _g2:
         _n.s_expand3 = expand3
     if _g0 or _g1 or _g2:
-        _n.s_i1 = _SV(i1)
+        if i1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := i1._vc) is not _INFERENCE_VC:
+            _n.s_i1 = i1
+            _n.v_i1 = 0 if _v is None else _v.value
+        else:
+            _n.s_i1 = _SV(i1)
     if _g0 or _g1 or _g2:
-        _n.s_i2 = _SV(i2)
+        if i2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := i2._vc) is not _INFERENCE_VC:
+            _n.s_i2 = i2
+            _n.v_i2 = 0 if _v is None else _v.value
+        else:
+            _n.s_i2 = _SV(i2)
     if _g0 or _g1 or _g2:
-        _n.s_i3 = _SV(i3)
+        if i3.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := i3._vc) is not _INFERENCE_VC:
+            _n.s_i3 = i3
+            _n.v_i3 = 0 if _v is None else _v.value
+        else:
+            _n.s_i3 = _SV(i3)
     if _g0 or _g1 or _g2:
         _n.s_sumdim = sumdim
     _res = _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
@@ -3741,7 +4278,10 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

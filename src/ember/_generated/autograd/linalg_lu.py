@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.linalg_lu import (linalg_lu_backward, linalg_lu_solve_backward,
@@ -342,11 +346,17 @@ class LinalgLuSolveBackward0(_Node):
         _r0 = None
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
-            B = _n.s_B.unpack(_n)
-            LU = _n.s_LU.unpack(_n)
+            B = _n.s_B
+            if B.__class__ not in _TENSOR_TYPES or (_v := B._vc) is not None and _v.value != _n.v_B:
+                B = _unpack_slot(_n, 'B')
+            LU = _n.s_LU
+            if LU.__class__ not in _TENSOR_TYPES or (_v := LU._vc) is not None and _v.value != _n.v_LU:
+                LU = _unpack_slot(_n, 'LU')
             adjoint = _n.s_adjoint
             left = _n.s_left
-            pivots = _n.s_pivots.unpack(_n)
+            pivots = _n.s_pivots
+            if pivots.__class__ not in _TENSOR_TYPES or (_v := pivots._vc) is not None and _v.value != _n.v_pivots:
+                pivots = _unpack_slot(_n, 'pivots')
             result = _n.s_result.unpack(_n)
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = linalg_lu_solve_backward(grad, LU, pivots, result, B, left, adjoint, grad_input_mask)
@@ -358,13 +368,22 @@ class LinalgLuSolveBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_B', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_B = _RELEASED
         _s = getattr(_n, 's_LU', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_LU = _RELEASED
         _s = getattr(_n, 's_pivots', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_pivots = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
             _s.release()
@@ -431,21 +450,36 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(LU) if LU._base is not None else (_f, LU._output_nr) if (_f := LU.grad_fn) is not None else _leaf_edge(LU)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_B = _SV(B)
+        if B.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := B._vc) is not _INFERENCE_VC:
+            _n.s_B = B
+            _n.v_B = 0 if _v is None else _v.value
+        else:
+            _n.s_B = _SV(B)
     if _g0 or _g1:
-        _n.s_LU = _SV(LU)
+        if LU.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := LU._vc) is not _INFERENCE_VC:
+            _n.s_LU = LU
+            _n.v_LU = 0 if _v is None else _v.value
+        else:
+            _n.s_LU = _SV(LU)
     if _g0 or _g1:
         _n.s_adjoint = adjoint
     if _g0 or _g1:
         _n.s_left = left
     if _g0 or _g1:
-        _n.s_pivots = _SV(pivots)
+        if pivots.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := pivots._vc) is not _INFERENCE_VC:
+            _n.s_pivots = pivots
+            _n.v_pivots = 0 if _v is None else _v.value
+        else:
+            _n.s_pivots = _SV(pivots)
     _res = _k(LU, pivots, B, left=left, adjoint=adjoint)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
 from ember.autograd.formulas.loss import (bce_with_logits_backward,
@@ -52,10 +56,16 @@ class NllLossBackward0(_Node):
         if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             total_weight = _n.s_total_weight.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = _aten.nll_loss_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
         return [_r0]
 
@@ -63,16 +73,25 @@ class NllLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_total_weight', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_nll_loss_forward = getattr(_aten.nll_loss_forward, 'default')
@@ -144,11 +163,23 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     if _g0:
         _n.s_reduction = reduction
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, target, weight, reduction, ignore_index)
     _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
@@ -169,10 +200,16 @@ class NllLoss2DBackward0(_Node):
         if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             total_weight = _n.s_total_weight.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = _aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, ignore_index, total_weight)
         return [_r0]
 
@@ -180,16 +217,25 @@ class NllLoss2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_total_weight', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_nll_loss2d_forward = getattr(_aten.nll_loss2d_forward, 'default')
@@ -261,11 +307,23 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     if _g0:
         _n.s_reduction = reduction
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, target, weight, reduction, ignore_index)
     _set_history(_res, _n, True)
     _n.s_total_weight = _SV(_res[1], True)
@@ -285,14 +343,22 @@ class MseLossBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r0 = _aten.mse_loss_backward.default(grad, self, target, reduction)
         _r1 = None
         if _e[1] is not None:
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r1 = _aten.mse_loss_backward.default(grad, target, self, reduction)
         return [_r0, _r1]
 
@@ -300,10 +366,16 @@ class MseLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
 
 
 _OP_mse_loss = getattr(_aten.mse_loss, 'default')
@@ -366,15 +438,26 @@ def mse_loss(self, target, reduction=0):
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     _res = _k(self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -399,15 +482,23 @@ class SmoothL1LossBackward0(_Node):
         if _e[0] is not None:
             beta = _n.s_beta
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r0 = smooth_l1_loss_backward(grad, self, target, reduction, beta)
         _r1 = None
         if _e[1] is not None:
             beta = _n.s_beta
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r1 = smooth_l1_loss_backward(grad, target, self, reduction, beta)
         return [_r0, _r1]
 
@@ -415,10 +506,16 @@ class SmoothL1LossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
 
 
 _OP_smooth_l1_loss = getattr(_aten.smooth_l1_loss, 'default')
@@ -485,15 +582,26 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     _res = _k(self, target, reduction, beta)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -518,15 +626,23 @@ class HuberLossBackward0(_Node):
         if _e[0] is not None:
             delta = _n.s_delta
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r0 = huber_loss_backward(grad, self, target, reduction, delta)
         _r1 = None
         if _e[1] is not None:
             delta = _n.s_delta
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r1 = huber_loss_backward(grad, target, self, reduction, delta)
         return [_r0, _r1]
 
@@ -534,10 +650,16 @@ class HuberLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
 
 
 _OP_huber_loss = getattr(_aten.huber_loss, 'default')
@@ -604,15 +726,26 @@ def huber_loss(self, target, reduction=0, delta=1.0):
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     _res = _k(self, target, reduction, delta)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -636,8 +769,12 @@ class SoftMarginLossBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r0 = soft_margin_loss_backward(grad, self, target, reduction)
         _r1 = None
         if _e[1] is not None:
@@ -648,10 +785,16 @@ class SoftMarginLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
 
 
 _OP_soft_margin_loss = getattr(_aten.soft_margin_loss, 'default')
@@ -714,15 +857,26 @@ def soft_margin_loss(self, target, reduction=0):
     if _g0:
         _n.s_reduction = reduction
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     _res = _k(self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -746,16 +900,28 @@ class BinaryCrossEntropyBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = binary_cross_entropy_backward(grad, self, target, weight, reduction)
         _r1 = None
         if _e[1] is not None:
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r1 = binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
         return [_r0, _r1]
 
@@ -763,13 +929,22 @@ class BinaryCrossEntropyBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_binary_cross_entropy = getattr(_aten.binary_cross_entropy, 'default')
@@ -835,17 +1010,32 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0 or _g1:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, target, weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -868,19 +1058,35 @@ class BinaryCrossEntropyWithLogitsBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            pos_weight = _n.s_pos_weight.unpack(_n)
+            pos_weight = _n.s_pos_weight
+            if pos_weight.__class__ not in _TENSOR_TYPES or (_v := pos_weight._vc) is not None and _v.value != _n.v_pos_weight:
+                pos_weight = _unpack_slot(_n, 'pos_weight')
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = bce_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
         _r1 = None
         if _e[1] is not None:
-            pos_weight = _n.s_pos_weight.unpack(_n)
+            pos_weight = _n.s_pos_weight
+            if pos_weight.__class__ not in _TENSOR_TYPES or (_v := pos_weight._vc) is not None and _v.value != _n.v_pos_weight:
+                pos_weight = _unpack_slot(_n, 'pos_weight')
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r1 = bce_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
         return [_r0, _r1]
 
@@ -888,16 +1094,28 @@ class BinaryCrossEntropyWithLogitsBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_pos_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_pos_weight = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_binary_cross_entropy_with_logits = getattr(_aten.binary_cross_entropy_with_logits, 'default')
@@ -964,21 +1182,40 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
     if _g0 or _g1:
-        _n.s_pos_weight = _SV(pos_weight)
+        if pos_weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := pos_weight._vc) is not _INFERENCE_VC:
+            _n.s_pos_weight = pos_weight
+            _n.v_pos_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_pos_weight = _SV(pos_weight)
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g1:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0 or _g1:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, target, weight, pos_weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1003,11 +1240,15 @@ class CtcLossBackward0(_Node):
         if _e[0] is not None:
             blank = _n.s_blank
             input_lengths = _n.s_input_lengths
-            log_probs = _n.s_log_probs.unpack(_n)
+            log_probs = _n.s_log_probs
+            if log_probs.__class__ not in _TENSOR_TYPES or (_v := log_probs._vc) is not None and _v.value != _n.v_log_probs:
+                log_probs = _unpack_slot(_n, 'log_probs')
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
             target_lengths = _n.s_target_lengths
-            targets = _n.s_targets.unpack(_n)
+            targets = _n.s_targets
+            if targets.__class__ not in _TENSOR_TYPES or (_v := targets._vc) is not None and _v.value != _n.v_targets:
+                targets = _unpack_slot(_n, 'targets')
             zero_infinity = _n.s_zero_infinity
             _r0 = _aten._ctc_loss_backward.default(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
         return [_r0]
@@ -1016,7 +1257,10 @@ class CtcLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_log_probs', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_log_probs = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
@@ -1025,7 +1269,10 @@ class CtcLossBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_targets', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_targets = _RELEASED
 
 
 _OP__ctc_loss = getattr(_aten._ctc_loss, 'default')
@@ -1049,11 +1296,19 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     if _g0:
         _n.s_input_lengths = input_lengths
     if _g0:
-        _n.s_log_probs = _SV(log_probs)
+        if log_probs.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := log_probs._vc) is not _INFERENCE_VC:
+            _n.s_log_probs = log_probs
+            _n.v_log_probs = 0 if _v is None else _v.value
+        else:
+            _n.s_log_probs = _SV(log_probs)
     if _g0:
         _n.s_target_lengths = target_lengths
     if _g0:
-        _n.s_targets = _SV(targets)
+        if targets.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := targets._vc) is not _INFERENCE_VC:
+            _n.s_targets = targets
+            _n.v_targets = 0 if _v is None else _v.value
+        else:
+            _n.s_targets = _SV(targets)
     if _g0:
         _n.s_zero_infinity = zero_infinity
     _res = _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -1076,12 +1331,20 @@ class CtcLossBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             blank = _n.s_blank
-            input_lengths = _n.s_input_lengths.unpack(_n)
-            log_probs = _n.s_log_probs.unpack(_n)
+            input_lengths = _n.s_input_lengths
+            if input_lengths.__class__ not in _TENSOR_TYPES or (_v := input_lengths._vc) is not None and _v.value != _n.v_input_lengths:
+                input_lengths = _unpack_slot(_n, 'input_lengths')
+            log_probs = _n.s_log_probs
+            if log_probs.__class__ not in _TENSOR_TYPES or (_v := log_probs._vc) is not None and _v.value != _n.v_log_probs:
+                log_probs = _unpack_slot(_n, 'log_probs')
             result0 = _n.s_result0.unpack(_n)
             result1 = _n.s_result1.unpack(_n)
-            target_lengths = _n.s_target_lengths.unpack(_n)
-            targets = _n.s_targets.unpack(_n)
+            target_lengths = _n.s_target_lengths
+            if target_lengths.__class__ not in _TENSOR_TYPES or (_v := target_lengths._vc) is not None and _v.value != _n.v_target_lengths:
+                target_lengths = _unpack_slot(_n, 'target_lengths')
+            targets = _n.s_targets
+            if targets.__class__ not in _TENSOR_TYPES or (_v := targets._vc) is not None and _v.value != _n.v_targets:
+                targets = _unpack_slot(_n, 'targets')
             zero_infinity = _n.s_zero_infinity
             _r0 = _aten._ctc_loss_backward.Tensor(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
         return [_r0]
@@ -1090,10 +1353,16 @@ class CtcLossBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_input_lengths', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input_lengths = _RELEASED
         _s = getattr(_n, 's_log_probs', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_log_probs = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
@@ -1102,10 +1371,16 @@ class CtcLossBackward1(_Node):
             _s.release()
         _s = getattr(_n, 's_target_lengths', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target_lengths = _RELEASED
         _s = getattr(_n, 's_targets', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_targets = _RELEASED
 
 
 _OP__ctc_loss_Tensor = getattr(_aten._ctc_loss, 'Tensor')
@@ -1150,13 +1425,29 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
     if _g0:
         _n.s_blank = blank
     if _g0:
-        _n.s_input_lengths = _SV(input_lengths)
+        if input_lengths.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input_lengths._vc) is not _INFERENCE_VC:
+            _n.s_input_lengths = input_lengths
+            _n.v_input_lengths = 0 if _v is None else _v.value
+        else:
+            _n.s_input_lengths = _SV(input_lengths)
     if _g0:
-        _n.s_log_probs = _SV(log_probs)
+        if log_probs.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := log_probs._vc) is not _INFERENCE_VC:
+            _n.s_log_probs = log_probs
+            _n.v_log_probs = 0 if _v is None else _v.value
+        else:
+            _n.s_log_probs = _SV(log_probs)
     if _g0:
-        _n.s_target_lengths = _SV(target_lengths)
+        if target_lengths.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target_lengths._vc) is not _INFERENCE_VC:
+            _n.s_target_lengths = target_lengths
+            _n.v_target_lengths = 0 if _v is None else _v.value
+        else:
+            _n.s_target_lengths = _SV(target_lengths)
     if _g0:
-        _n.s_targets = _SV(targets)
+        if targets.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := targets._vc) is not _INFERENCE_VC:
+            _n.s_targets = targets
+            _n.v_targets = 0 if _v is None else _v.value
+        else:
+            _n.s_targets = _SV(targets)
     if _g0:
         _n.s_zero_infinity = zero_infinity
     _res = _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -1180,12 +1471,18 @@ class NllLossBackwardBackward0(_Node):
         if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1193,13 +1490,22 @@ class NllLossBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_nll_loss_backward = getattr(_aten.nll_loss_backward, 'default')
@@ -1272,17 +1578,32 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     if _g0:
         _n.s_reduction = reduction
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1307,12 +1628,18 @@ class NllLoss2DBackwardBackward0(_Node):
         if _e[0] is not None:
             ignore_index = _n.s_ignore_index
             reduction = _n.s_reduction
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = nll_loss_double_backward_grad_output(grad, target, weight, reduction, ignore_index, True)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1320,13 +1647,22 @@ class NllLoss2DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_nll_loss2d_backward = getattr(_aten.nll_loss2d_backward, 'default')
@@ -1399,17 +1735,32 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     if _g0:
         _n.s_reduction = reduction
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1433,20 +1784,32 @@ class MseLossBackwardBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r0 = mse_loss_double_backward_grad_output(grad, self, target, reduction)
         _r1 = None
         if _e[1] is not None:
-            grad_output = _n.s_grad_output.unpack(_n)
+            grad_output = _n.s_grad_output
+            if grad_output.__class__ not in _TENSOR_TYPES or (_v := grad_output._vc) is not None and _v.value != _n.v_grad_output:
+                grad_output = _unpack_slot(_n, 'grad_output')
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = mse_loss_double_backward_self(grad, grad_output, self, reduction)
         _r2 = None
         if _e[2] is not None:
-            grad_output = _n.s_grad_output.unpack(_n)
+            grad_output = _n.s_grad_output
+            if grad_output.__class__ not in _TENSOR_TYPES or (_v := grad_output._vc) is not None and _v.value != _n.v_grad_output:
+                grad_output = _unpack_slot(_n, 'grad_output')
             reduction = _n.s_reduction
-            target = _n.s_target.unpack(_n)
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r2 = -mse_loss_double_backward_self(grad, grad_output, target, reduction)
         return [_r0, _r1, _r2]
 
@@ -1454,13 +1817,22 @@ class MseLossBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_output = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
 
 
 _OP_mse_loss_backward = getattr(_aten.mse_loss_backward, 'default')
@@ -1529,19 +1901,34 @@ def mse_loss_backward(grad_output, self, target, reduction):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g2 else None), )
     if _g1 or _g2:
-        _n.s_grad_output = _SV(grad_output)
+        if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
+            _n.s_grad_output = grad_output
+            _n.v_grad_output = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1 or _g2:
         _n.s_reduction = reduction
     if _g0 or _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0 or _g2:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     _res = _k(grad_output, self, target, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1567,9 +1954,15 @@ class MultiMarginLossBackward0(_Node):
             margin = _n.s_margin
             p = _n.s_p
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             _r0 = _aten.multi_margin_loss_backward.default(grad, self, target, p, margin, weight, reduction)
         return [_r0]
 
@@ -1577,13 +1970,22 @@ class MultiMarginLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_multi_margin_loss = getattr(_aten.multi_margin_loss, 'default')
@@ -1651,17 +2053,32 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
     if _g0:
         _n.s_reduction = reduction
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     if _g0:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(self, target, p, margin, weight, reduction)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1686,8 +2103,12 @@ class MultilabelMarginLossBackward0(_Node):
         if _e[0] is not None:
             is_target = _n.s_is_target.unpack(_n)
             reduction = _n.s_reduction
-            self = _n.s_self.unpack(_n)
-            target = _n.s_target.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
+            target = _n.s_target
+            if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
+                target = _unpack_slot(_n, 'target')
             _r0 = _aten.multilabel_margin_loss_backward.default(grad, self, target, reduction, is_target)
         return [_r0]
 
@@ -1698,10 +2119,16 @@ class MultilabelMarginLossBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
         _s = getattr(_n, 's_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_target = _RELEASED
 
 
 _OP_multilabel_margin_loss_forward = getattr(_aten.multilabel_margin_loss_forward, 'default')
@@ -1766,9 +2193,17 @@ def multilabel_margin_loss_forward(self, target, reduction):
     if _g0:
         _n.s_reduction = reduction
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
-        _n.s_target = _SV(target)
+        if target.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := target._vc) is not _INFERENCE_VC:
+            _n.s_target = target
+            _n.v_target = 0 if _v is None else _v.value
+        else:
+            _n.s_target = _SV(target)
     _res = _k(self, target, reduction)
     _set_history(_res, _n, True)
     _n.s_is_target = _SV(_res[1], True)

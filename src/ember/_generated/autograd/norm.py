@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.norm import (batch_norm_backward_, batch_norm_double_backward,
@@ -45,12 +49,18 @@ class NativeLayerNormBackward0(_Node):
         _r1 = None
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
-            bias = _n.s_bias.unpack(_n)
-            input = _n.s_input.unpack(_n)
+            bias = _n.s_bias
+            if bias.__class__ not in _TENSOR_TYPES or (_v := bias._vc) is not None and _v.value != _n.v_bias:
+                bias = _unpack_slot(_n, 'bias')
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             normalized_shape = _n.s_normalized_shape
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = _aten.native_layer_norm_backward.default(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -62,10 +72,16 @@ class NativeLayerNormBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_bias', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_bias = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
@@ -74,7 +90,10 @@ class NativeLayerNormBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_native_layer_norm = getattr(_aten.native_layer_norm, 'default')
@@ -130,13 +149,25 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     _n.input_meta = []
     _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
     if _g0 or _g1 or _g2:
-        _n.s_bias = _SV(bias)
+        if bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := bias._vc) is not _INFERENCE_VC:
+            _n.s_bias = bias
+            _n.v_bias = 0 if _v is None else _v.value
+        else:
+            _n.s_bias = _SV(bias)
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
         _n.s_normalized_shape = normalized_shape
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
@@ -159,13 +190,21 @@ class NativeBatchNormBackward0(_Node):
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
             eps = _n.s_eps
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
-            running_mean = _n.s_running_mean.unpack(_n)
-            running_var = _n.s_running_var.unpack(_n)
+            running_mean = _n.s_running_mean
+            if running_mean.__class__ not in _TENSOR_TYPES or (_v := running_mean._vc) is not None and _v.value != _n.v_running_mean:
+                running_mean = _unpack_slot(_n, 'running_mean')
+            running_var = _n.s_running_var
+            if running_var.__class__ not in _TENSOR_TYPES or (_v := running_var._vc) is not None and _v.value != _n.v_running_var:
+                running_var = _unpack_slot(_n, 'running_var')
             training = _n.s_training
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = batch_norm_backward_(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -177,7 +216,10 @@ class NativeBatchNormBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
@@ -186,13 +228,22 @@ class NativeBatchNormBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_running_mean', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_running_mean = _RELEASED
         _s = getattr(_n, 's_running_var', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_running_var = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_native_batch_norm = getattr(_aten.native_batch_norm, 'default')
@@ -281,15 +332,31 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
-        _n.s_running_mean = _SV(running_mean)
+        if running_mean.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := running_mean._vc) is not _INFERENCE_VC:
+            _n.s_running_mean = running_mean
+            _n.v_running_mean = 0 if _v is None else _v.value
+        else:
+            _n.s_running_mean = _SV(running_mean)
     if _g0 or _g1 or _g2:
-        _n.s_running_var = _SV(running_var)
+        if running_var.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := running_var._vc) is not _INFERENCE_VC:
+            _n.s_running_var = running_var
+            _n.v_running_var = 0 if _v is None else _v.value
+        else:
+            _n.s_running_var = _SV(running_var)
     if _g0 or _g1 or _g2:
         _n.s_training = training
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
@@ -315,10 +382,14 @@ class NativeGroupNormBackward0(_Node):
             HxW = _n.s_HxW
             N = _n.s_N
             group = _n.s_group
-            input = _n.s_input.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = _aten.native_group_norm_backward.default(grad, input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -330,7 +401,10 @@ class NativeGroupNormBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
@@ -339,7 +413,10 @@ class NativeGroupNormBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_native_group_norm = getattr(_aten.native_group_norm, 'default')
@@ -434,9 +511,17 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if _g0 or _g1 or _g2:
         _n.s_group = group
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(input, weight, bias, N, C, HxW, group, eps)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)
@@ -458,11 +543,19 @@ class NativeLayerNormBackwardBackward0(_Node):
         _r1 = None
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
-            grad_out = _n.s_grad_out.unpack(_n)
-            input = _n.s_input.unpack(_n)
+            grad_out = _n.s_grad_out
+            if grad_out.__class__ not in _TENSOR_TYPES or (_v := grad_out._vc) is not None and _v.value != _n.v_grad_out:
+                grad_out = _unpack_slot(_n, 'grad_out')
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             normalized_shape = _n.s_normalized_shape
-            rstd = _n.s_rstd.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            rstd = _n.s_rstd
+            if rstd.__class__ not in _TENSOR_TYPES or (_v := rstd._vc) is not None and _v.value != _n.v_rstd:
+                rstd = _unpack_slot(_n, 'rstd')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = layer_norm_double_backward(grads, grad_out, input, normalized_shape, rstd, weight, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -474,16 +567,28 @@ class NativeLayerNormBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_out', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_out = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_rstd', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_rstd = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_native_layer_norm_backward = getattr(_aten.native_layer_norm_backward, 'default')
@@ -542,15 +647,31 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     _n.input_meta = []
     _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
     if _g0 or _g1 or _g2:
-        _n.s_grad_out = _SV(grad_out)
+        if grad_out.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_out._vc) is not _INFERENCE_VC:
+            _n.s_grad_out = grad_out
+            _n.v_grad_out = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_out = _SV(grad_out)
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
         _n.s_normalized_shape = normalized_shape
     if _g0 or _g1 or _g2:
-        _n.s_rstd = _SV(rstd)
+        if rstd.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := rstd._vc) is not _INFERENCE_VC:
+            _n.s_rstd = rstd
+            _n.v_rstd = 0 if _v is None else _v.value
+        else:
+            _n.s_rstd = _SV(rstd)
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     _set_history(_res, _n)
     return _res
@@ -571,12 +692,22 @@ class NativeBatchNormBackwardBackward0(_Node):
         _r2 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
             eps = _n.s_eps
-            grad_out = _n.s_grad_out.unpack(_n)
-            input = _n.s_input.unpack(_n)
-            running_mean = _n.s_running_mean.unpack(_n)
-            running_var = _n.s_running_var.unpack(_n)
+            grad_out = _n.s_grad_out
+            if grad_out.__class__ not in _TENSOR_TYPES or (_v := grad_out._vc) is not None and _v.value != _n.v_grad_out:
+                grad_out = _unpack_slot(_n, 'grad_out')
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
+            running_mean = _n.s_running_mean
+            if running_mean.__class__ not in _TENSOR_TYPES or (_v := running_mean._vc) is not None and _v.value != _n.v_running_mean:
+                running_mean = _unpack_slot(_n, 'running_mean')
+            running_var = _n.s_running_var
+            if running_var.__class__ not in _TENSOR_TYPES or (_v := running_var._vc) is not None and _v.value != _n.v_running_var:
+                running_var = _unpack_slot(_n, 'running_var')
             train = _n.s_train
-            weight = _n.s_weight.unpack(_n)
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = batch_norm_double_backward(grads, grad_out, input, weight, running_mean, running_var, train, eps, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -588,19 +719,34 @@ class NativeBatchNormBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_out', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_out = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_running_mean', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_running_mean = _RELEASED
         _s = getattr(_n, 's_running_var', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_running_var = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_native_batch_norm_backward = getattr(_aten.native_batch_norm_backward, 'default')
@@ -692,17 +838,37 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
-        _n.s_grad_out = _SV(grad_out)
+        if grad_out.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_out._vc) is not _INFERENCE_VC:
+            _n.s_grad_out = grad_out
+            _n.v_grad_out = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_out = _SV(grad_out)
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
-        _n.s_running_mean = _SV(running_mean)
+        if running_mean.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := running_mean._vc) is not _INFERENCE_VC:
+            _n.s_running_mean = running_mean
+            _n.v_running_mean = 0 if _v is None else _v.value
+        else:
+            _n.s_running_mean = _SV(running_mean)
     if _g0 or _g1 or _g2:
-        _n.s_running_var = _SV(running_var)
+        if running_var.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := running_var._vc) is not _INFERENCE_VC:
+            _n.s_running_var = running_var
+            _n.v_running_var = 0 if _v is None else _v.value
+        else:
+            _n.s_running_var = _SV(running_var)
     if _g0 or _g1 or _g2:
         _n.s_train = train
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _set_history(_res, _n)
     return _res
@@ -724,11 +890,19 @@ class NativeGroupNormBackwardBackward0(_Node):
         if _e[0] is not None or _e[1] is not None or _e[2] is not None:
             C = _n.s_C
             N = _n.s_N
-            grad_out = _n.s_grad_out.unpack(_n)
+            grad_out = _n.s_grad_out
+            if grad_out.__class__ not in _TENSOR_TYPES or (_v := grad_out._vc) is not None and _v.value != _n.v_grad_out:
+                grad_out = _unpack_slot(_n, 'grad_out')
             group = _n.s_group
-            input = _n.s_input.unpack(_n)
-            rstd = _n.s_rstd.unpack(_n)
-            weight = _n.s_weight.unpack(_n)
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
+            rstd = _n.s_rstd
+            if rstd.__class__ not in _TENSOR_TYPES or (_v := rstd._vc) is not None and _v.value != _n.v_rstd:
+                rstd = _unpack_slot(_n, 'rstd')
+            weight = _n.s_weight
+            if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
+                weight = _unpack_slot(_n, 'weight')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None]
             _g = group_norm_double_backward(grads, grad_out, input, rstd, weight, N, C, group, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -740,16 +914,28 @@ class NativeGroupNormBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_out', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_out = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_rstd', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_rstd = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight = _RELEASED
 
 
 _OP_native_group_norm_backward = getattr(_aten.native_group_norm_backward, 'default')
@@ -845,15 +1031,31 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     if _g0 or _g1 or _g2:
         _n.s_N = N
     if _g0 or _g1 or _g2:
-        _n.s_grad_out = _SV(grad_out)
+        if grad_out.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_out._vc) is not _INFERENCE_VC:
+            _n.s_grad_out = grad_out
+            _n.v_grad_out = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_out = _SV(grad_out)
     if _g0 or _g1 or _g2:
         _n.s_group = group
     if _g0 or _g1 or _g2:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2:
-        _n.s_rstd = _SV(rstd)
+        if rstd.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := rstd._vc) is not _INFERENCE_VC:
+            _n.s_rstd = rstd
+            _n.v_rstd = 0 if _v is None else _v.value
+        else:
+            _n.s_rstd = _SV(rstd)
     if _g0 or _g1 or _g2:
-        _n.s_weight = _SV(weight)
+        if weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight._vc) is not _INFERENCE_VC:
+            _n.s_weight = weight
+            _n.v_weight = 0 if _v is None else _v.value
+        else:
+            _n.s_weight = _SV(weight)
     _res = _k(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _set_history(_res, _n)
     return _res
@@ -873,9 +1075,13 @@ class WeightNormInterfaceBackward0(_Node):
         _r1 = None
         if _e[0] is not None or _e[1] is not None:
             dim = _n.s_dim
-            g = _n.s_g.unpack(_n)
+            g = _n.s_g
+            if g.__class__ not in _TENSOR_TYPES or (_v := g._vc) is not None and _v.value != _n.v_g:
+                g = _unpack_slot(_n, 'g')
             result1 = _n.s_result1.unpack(_n)
-            v = _n.s_v.unpack(_n)
+            v = _n.s_v
+            if v.__class__ not in _TENSOR_TYPES or (_v := v._vc) is not None and _v.value != _n.v_v:
+                v = _unpack_slot(_n, 'v')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = _aten._weight_norm_differentiable_backward.default(grad.contiguous(), v, g, result1, dim)
             _r0 = _g[0] if _e[0] is not None else None
@@ -886,13 +1092,19 @@ class WeightNormInterfaceBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_g', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_g = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
         _s = getattr(_n, 's_v', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_v = _RELEASED
 
 
 _OP__weight_norm_interface = getattr(_aten._weight_norm_interface, 'default')
@@ -964,9 +1176,17 @@ def _weight_norm_interface(v, g, dim=0):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
-        _n.s_g = _SV(g)
+        if g.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := g._vc) is not _INFERENCE_VC:
+            _n.s_g = g
+            _n.v_g = 0 if _v is None else _v.value
+        else:
+            _n.s_g = _SV(g)
     if _g0 or _g1:
-        _n.s_v = _SV(v)
+        if v.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := v._vc) is not _INFERENCE_VC:
+            _n.s_v = v
+            _n.v_v = 0 if _v is None else _v.value
+        else:
+            _n.s_v = _SV(v)
     _res = _k(v, g, dim)
     _set_history(_res, _n, True)
     _n.s_result1 = _SV(_res[1], True)

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.index import gather_backward
@@ -91,7 +95,10 @@ def constant_pad_nd(self, pad, value=0):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -115,7 +122,9 @@ class ReflectionPad1DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad1d.default(x, padding))
         return [_r0]
 
@@ -123,7 +132,10 @@ class ReflectionPad1DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_reflection_pad1d = getattr(_aten.reflection_pad1d, 'default')
@@ -163,13 +175,20 @@ def reflection_pad1d(self, padding):
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_reflection_pad1d.redispatch(_below_ks((self, padding)), self, padding)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -193,7 +212,9 @@ class ReflectionPad2DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad2d.default(x, padding))
         return [_r0]
 
@@ -201,7 +222,10 @@ class ReflectionPad2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_reflection_pad2d = getattr(_aten.reflection_pad2d, 'default')
@@ -241,13 +265,20 @@ def reflection_pad2d(self, padding):
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_reflection_pad2d.redispatch(_below_ks((self, padding)), self, padding)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -271,7 +302,9 @@ class ReflectionPad3DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = gather_backward(grad, self, lambda x: _aten.reflection_pad3d.default(x, padding))
         return [_r0]
 
@@ -279,7 +312,10 @@ class ReflectionPad3DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_reflection_pad3d = getattr(_aten.reflection_pad3d, 'default')
@@ -319,13 +355,20 @@ def reflection_pad3d(self, padding):
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_reflection_pad3d.redispatch(_below_ks((self, padding)), self, padding)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -349,7 +392,9 @@ class ReplicationPad1DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad1d.default(x, padding))
         return [_r0]
 
@@ -357,7 +402,10 @@ class ReplicationPad1DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_replication_pad1d = getattr(_aten.replication_pad1d, 'default')
@@ -397,13 +445,20 @@ def replication_pad1d(self, padding):
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_replication_pad1d.redispatch(_below_ks((self, padding)), self, padding)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -427,7 +482,9 @@ class ReplicationPad2DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad2d.default(x, padding))
         return [_r0]
 
@@ -435,7 +492,10 @@ class ReplicationPad2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_replication_pad2d = getattr(_aten.replication_pad2d, 'default')
@@ -475,13 +535,20 @@ def replication_pad2d(self, padding):
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_replication_pad2d.redispatch(_below_ks((self, padding)), self, padding)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -505,7 +572,9 @@ class ReplicationPad3DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = gather_backward(grad, self, lambda x: _aten.replication_pad3d.default(x, padding))
         return [_r0]
 
@@ -513,7 +582,10 @@ class ReplicationPad3DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_replication_pad3d = getattr(_aten.replication_pad3d, 'default')
@@ -553,13 +625,20 @@ def replication_pad3d(self, padding):
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_replication_pad3d.redispatch(_below_ks((self, padding)), self, padding)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.pool import (adaptive_max_pool2d_backward_, max_pool_double_backward,
@@ -48,7 +52,9 @@ class MaxPool2DWithIndicesBackward0(_Node):
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             stride = _n.s_stride
             _r0 = _aten.max_pool2d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
         return [_r0]
@@ -60,7 +66,10 @@ class MaxPool2DWithIndicesBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_max_pool2d_with_indices = getattr(_aten.max_pool2d_with_indices, 'default')
@@ -112,7 +121,11 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_stride = stride
     _res = _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -138,7 +151,9 @@ class AdaptiveMaxPool2DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = adaptive_max_pool2d_backward_(grad, self, result1)
         return [_r0]
 
@@ -149,7 +164,10 @@ class AdaptiveMaxPool2DBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_adaptive_max_pool2d = getattr(_aten.adaptive_max_pool2d, 'default')
@@ -193,7 +211,11 @@ def adaptive_max_pool2d(self, output_size):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -221,7 +243,9 @@ class AvgPool2DBackward0(_Node):
             divisor_override = _n.s_divisor_override
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             stride = _n.s_stride
             _r0 = _aten.avg_pool2d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return [_r0]
@@ -230,7 +254,10 @@ class AvgPool2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_avg_pool2d = getattr(_aten.avg_pool2d, 'default')
@@ -278,7 +305,11 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -286,7 +317,10 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -309,7 +343,9 @@ class AdaptiveAvgPool2DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = _aten._adaptive_avg_pool2d_backward.default(grad, self)
         return [_r0]
 
@@ -317,7 +353,10 @@ class AdaptiveAvgPool2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP__adaptive_avg_pool2d = getattr(_aten._adaptive_avg_pool2d, 'default')
@@ -355,13 +394,20 @@ def _adaptive_avg_pool2d(self, output_size):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -384,7 +430,9 @@ class MaxUnpool2DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = max_unpool2d_backward_(grad, indices, self_sym_sizes)
         return [_r0]
@@ -393,7 +441,10 @@ class MaxUnpool2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_max_unpool2d = getattr(_aten.max_unpool2d, 'default')
@@ -432,7 +483,11 @@ def max_unpool2d(self, indices, output_size):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
@@ -440,7 +495,10 @@ def max_unpool2d(self, indices, output_size):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -463,11 +521,15 @@ class MaxPool2DWithIndicesBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             _r0 = max_pool_double_backward(grad, indices)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -475,10 +537,16 @@ class MaxPool2DWithIndicesBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_max_pool2d_with_indices_backward = getattr(_aten.max_pool2d_with_indices_backward, 'default')
@@ -520,15 +588,26 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -560,7 +639,9 @@ class AvgPool2DBackwardBackward0(_Node):
             _r0 = _aten.avg_pool2d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -568,7 +649,10 @@ class AvgPool2DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_avg_pool2d_backward = getattr(_aten.avg_pool2d_backward, 'default')
@@ -620,7 +704,11 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     if _g0:
         _n.s_padding = padding
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -628,7 +716,10 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -655,7 +746,9 @@ class AdaptiveAvgPool2DBackwardBackward0(_Node):
             _r0 = _aten._adaptive_avg_pool2d.default(grad, grad_output_sym_sizes[-2:])
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -663,7 +756,10 @@ class AdaptiveAvgPool2DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP__adaptive_avg_pool2d_backward = getattr(_aten._adaptive_avg_pool2d_backward, 'default')
@@ -725,13 +821,20 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     if _g0:
         _n.s_grad_output_sym_sizes = grad_output._size
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(grad_output, self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -759,7 +862,9 @@ class MaxPool3DWithIndicesBackward0(_Node):
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             stride = _n.s_stride
             _r0 = _aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
         return [_r0]
@@ -771,7 +876,10 @@ class MaxPool3DWithIndicesBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_max_pool3d_with_indices = getattr(_aten.max_pool3d_with_indices, 'default')
@@ -823,7 +931,11 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_stride = stride
     _res = _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -848,11 +960,15 @@ class MaxPool3DWithIndicesBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -860,10 +976,16 @@ class MaxPool3DWithIndicesBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_max_pool3d_with_indices_backward = getattr(_aten.max_pool3d_with_indices_backward, 'default')
@@ -906,15 +1028,26 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -942,7 +1075,9 @@ class AvgPool3DBackward0(_Node):
             divisor_override = _n.s_divisor_override
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             stride = _n.s_stride
             _r0 = _aten.avg_pool3d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return [_r0]
@@ -951,7 +1086,10 @@ class AvgPool3DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_avg_pool3d = getattr(_aten.avg_pool3d, 'default')
@@ -999,7 +1137,11 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
     if _g0:
         _n.s_padding = padding
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -1007,7 +1149,10 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1039,7 +1184,9 @@ class AvgPool3DBackwardBackward0(_Node):
             _r0 = _aten.avg_pool3d.default(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1047,7 +1194,10 @@ class AvgPool3DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_avg_pool3d_backward = getattr(_aten.avg_pool3d_backward, 'default')
@@ -1099,7 +1249,11 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     if _g0:
         _n.s_padding = padding
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_stride = stride
     _res = _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -1107,7 +1261,10 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1130,7 +1287,9 @@ class AdaptiveAvgPool3DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = _aten._adaptive_avg_pool3d_backward.default(grad, self)
         return [_r0]
 
@@ -1138,7 +1297,10 @@ class AdaptiveAvgPool3DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP__adaptive_avg_pool3d = getattr(_aten._adaptive_avg_pool3d, 'default')
@@ -1176,13 +1338,20 @@ def _adaptive_avg_pool3d(self, output_size):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1205,11 +1374,15 @@ class AdaptiveAvgPool3DBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            grad_output = _n.s_grad_output.unpack(_n)
+            grad_output = _n.s_grad_output
+            if grad_output.__class__ not in _TENSOR_TYPES or (_v := grad_output._vc) is not None and _v.value != _n.v_grad_output:
+                grad_output = _unpack_slot(_n, 'grad_output')
             _r0 = _aten._adaptive_avg_pool3d.default(grad, grad_output.shape[-3:])
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1217,10 +1390,16 @@ class AdaptiveAvgPool3DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_output = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP__adaptive_avg_pool3d_backward = getattr(_aten._adaptive_avg_pool3d_backward, 'default')
@@ -1279,15 +1458,26 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
-        _n.s_grad_output = _SV(grad_output)
+        if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
+            _n.s_grad_output = grad_output
+            _n.v_grad_output = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_output = _SV(grad_output)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(grad_output, self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1311,7 +1501,9 @@ class AdaptiveMaxPool3DBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = _aten.adaptive_max_pool3d_backward.default(grad, self, result1)
         return [_r0]
 
@@ -1322,7 +1514,10 @@ class AdaptiveMaxPool3DBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_adaptive_max_pool3d = getattr(_aten.adaptive_max_pool3d, 'default')
@@ -1366,7 +1561,11 @@ def adaptive_max_pool3d(self, output_size):
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -1389,11 +1588,15 @@ class AdaptiveMaxPool3DBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1401,10 +1604,16 @@ class AdaptiveMaxPool3DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_adaptive_max_pool3d_backward = getattr(_aten.adaptive_max_pool3d_backward, 'default')
@@ -1466,15 +1675,26 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(grad_output, self, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1500,7 +1720,9 @@ class FractionalMaxPool2DBackward0(_Node):
             kernel_size = _n.s_kernel_size
             output_size = _n.s_output_size
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = _aten.fractional_max_pool2d_backward.default(grad, self, kernel_size, output_size, result1)
         return [_r0]
 
@@ -1511,7 +1733,10 @@ class FractionalMaxPool2DBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fractional_max_pool2d = getattr(_aten.fractional_max_pool2d, 'default')
@@ -1560,7 +1785,11 @@ def fractional_max_pool2d(self, kernel_size, output_size, random_samples):
     if _g0:
         _n.s_output_size = output_size
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_fractional_max_pool2d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -1583,11 +1812,15 @@ class FractionalMaxPool2DBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             _r0 = grad.flatten(-2).gather(-1, indices.flatten(-2)).view_as(indices)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1595,10 +1828,16 @@ class FractionalMaxPool2DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fractional_max_pool2d_backward = getattr(_aten.fractional_max_pool2d_backward, 'default')
@@ -1640,15 +1879,26 @@ def fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, 
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_fractional_max_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1674,7 +1924,9 @@ class FractionalMaxPool3DBackward0(_Node):
             kernel_size = _n.s_kernel_size
             output_size = _n.s_output_size
             result1 = _n.s_result1.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = _aten.fractional_max_pool3d_backward.default(grad, self, kernel_size, output_size, result1)
         return [_r0]
 
@@ -1685,7 +1937,10 @@ class FractionalMaxPool3DBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fractional_max_pool3d = getattr(_aten.fractional_max_pool3d, 'default')
@@ -1734,7 +1989,11 @@ def fractional_max_pool3d(self, kernel_size, output_size, random_samples):
     if _g0:
         _n.s_output_size = output_size
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_fractional_max_pool3d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -1757,11 +2016,15 @@ class FractionalMaxPool3DBackwardBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            indices = _n.s_indices.unpack(_n)
+            indices = _n.s_indices
+            if indices.__class__ not in _TENSOR_TYPES or (_v := indices._vc) is not None and _v.value != _n.v_indices:
+                indices = _unpack_slot(_n, 'indices')
             _r0 = grad.flatten(-3).gather(-1, indices.flatten(-3)).view_as(indices)
         _r1 = None
         if _e[1] is not None:
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r1 = zeros_like(self)
         return [_r0, _r1]
 
@@ -1769,10 +2032,16 @@ class FractionalMaxPool3DBackwardBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_fractional_max_pool3d_backward = getattr(_aten.fractional_max_pool3d_backward, 'default')
@@ -1814,15 +2083,26 @@ def fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, 
         _record_anomaly(_n)
     _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
     if _g0:
-        _n.s_indices = _SV(indices)
+        if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
+            _n.s_indices = indices
+            _n.v_indices = 0 if _v is None else _v.value
+        else:
+            _n.s_indices = _SV(indices)
     if _g1:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _OP_fractional_max_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.rnn import (fused_gru_cell_backward_, fused_lstm_cell_backward_,
@@ -47,11 +51,21 @@ class ThnnFusedLstmCellBackward0(_Node):
         _r3 = None
         _r4 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None or _e[3] is not None or _e[4] is not None:
-            cx = _n.s_cx.unpack(_n)
-            hidden_bias = _n.s_hidden_bias.unpack(_n)
-            hidden_gates = _n.s_hidden_gates.unpack(_n)
-            input_bias = _n.s_input_bias.unpack(_n)
-            input_gates = _n.s_input_gates.unpack(_n)
+            cx = _n.s_cx
+            if cx.__class__ not in _TENSOR_TYPES or (_v := cx._vc) is not None and _v.value != _n.v_cx:
+                cx = _unpack_slot(_n, 'cx')
+            hidden_bias = _n.s_hidden_bias
+            if hidden_bias.__class__ not in _TENSOR_TYPES or (_v := hidden_bias._vc) is not None and _v.value != _n.v_hidden_bias:
+                hidden_bias = _unpack_slot(_n, 'hidden_bias')
+            hidden_gates = _n.s_hidden_gates
+            if hidden_gates.__class__ not in _TENSOR_TYPES or (_v := hidden_gates._vc) is not None and _v.value != _n.v_hidden_gates:
+                hidden_gates = _unpack_slot(_n, 'hidden_gates')
+            input_bias = _n.s_input_bias
+            if input_bias.__class__ not in _TENSOR_TYPES or (_v := input_bias._vc) is not None and _v.value != _n.v_input_bias:
+                input_bias = _unpack_slot(_n, 'input_bias')
+            input_gates = _n.s_input_gates
+            if input_gates.__class__ not in _TENSOR_TYPES or (_v := input_gates._vc) is not None and _v.value != _n.v_input_gates:
+                input_gates = _unpack_slot(_n, 'input_gates')
             result1 = _n.s_result1.unpack(_n)
             result2 = _n.s_result2.unpack(_n)
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None, _e[4] is not None]
@@ -67,19 +81,34 @@ class ThnnFusedLstmCellBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_cx', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_cx = _RELEASED
         _s = getattr(_n, 's_hidden_bias', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_hidden_bias = _RELEASED
         _s = getattr(_n, 's_hidden_gates', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_hidden_gates = _RELEASED
         _s = getattr(_n, 's_input_bias', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input_bias = _RELEASED
         _s = getattr(_n, 's_input_gates', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input_gates = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
@@ -181,15 +210,35 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
     _n.input_meta = []
     _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else _leaf_edge(input_gates)) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else _leaf_edge(hidden_gates)) if _g1 else None), ((_gedge(cx) if cx._base is not None else (_f, cx._output_nr) if (_f := cx.grad_fn) is not None else _leaf_edge(cx)) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else _leaf_edge(input_bias)) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else _leaf_edge(hidden_bias)) if _g4 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_cx = _SV(cx)
+        if cx.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := cx._vc) is not _INFERENCE_VC:
+            _n.s_cx = cx
+            _n.v_cx = 0 if _v is None else _v.value
+        else:
+            _n.s_cx = _SV(cx)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_hidden_bias = _SV(hidden_bias)
+        if hidden_bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hidden_bias._vc) is not _INFERENCE_VC:
+            _n.s_hidden_bias = hidden_bias
+            _n.v_hidden_bias = 0 if _v is None else _v.value
+        else:
+            _n.s_hidden_bias = _SV(hidden_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_hidden_gates = _SV(hidden_gates)
+        if hidden_gates.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hidden_gates._vc) is not _INFERENCE_VC:
+            _n.s_hidden_gates = hidden_gates
+            _n.v_hidden_gates = 0 if _v is None else _v.value
+        else:
+            _n.s_hidden_gates = _SV(hidden_gates)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_input_bias = _SV(input_bias)
+        if input_bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input_bias._vc) is not _INFERENCE_VC:
+            _n.s_input_bias = input_bias
+            _n.v_input_bias = 0 if _v is None else _v.value
+        else:
+            _n.s_input_bias = _SV(input_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_input_gates = _SV(input_gates)
+        if input_gates.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input_gates._vc) is not _INFERENCE_VC:
+            _n.s_input_gates = input_gates
+            _n.v_input_gates = 0 if _v is None else _v.value
+        else:
+            _n.s_input_gates = _SV(input_gates)
     _res = _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     for _x, _d in zip(_res, (True, True, False)):
         if _d:
@@ -217,11 +266,21 @@ class ThnnFusedGruCellBackward0(_Node):
         _r3 = None
         _r4 = None
         if _e[0] is not None or _e[1] is not None or _e[2] is not None or _e[3] is not None or _e[4] is not None:
-            hidden_bias = _n.s_hidden_bias.unpack(_n)
-            hidden_gates = _n.s_hidden_gates.unpack(_n)
-            hx = _n.s_hx.unpack(_n)
-            input_bias = _n.s_input_bias.unpack(_n)
-            input_gates = _n.s_input_gates.unpack(_n)
+            hidden_bias = _n.s_hidden_bias
+            if hidden_bias.__class__ not in _TENSOR_TYPES or (_v := hidden_bias._vc) is not None and _v.value != _n.v_hidden_bias:
+                hidden_bias = _unpack_slot(_n, 'hidden_bias')
+            hidden_gates = _n.s_hidden_gates
+            if hidden_gates.__class__ not in _TENSOR_TYPES or (_v := hidden_gates._vc) is not None and _v.value != _n.v_hidden_gates:
+                hidden_gates = _unpack_slot(_n, 'hidden_gates')
+            hx = _n.s_hx
+            if hx.__class__ not in _TENSOR_TYPES or (_v := hx._vc) is not None and _v.value != _n.v_hx:
+                hx = _unpack_slot(_n, 'hx')
+            input_bias = _n.s_input_bias
+            if input_bias.__class__ not in _TENSOR_TYPES or (_v := input_bias._vc) is not None and _v.value != _n.v_input_bias:
+                input_bias = _unpack_slot(_n, 'input_bias')
+            input_gates = _n.s_input_gates
+            if input_gates.__class__ not in _TENSOR_TYPES or (_v := input_gates._vc) is not None and _v.value != _n.v_input_gates:
+                input_gates = _unpack_slot(_n, 'input_gates')
             result1 = _n.s_result1.unpack(_n)
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None, _e[4] is not None]
             _g = fused_gru_cell_backward_(grad, input_gates, hidden_gates, hx, input_bias, hidden_bias, result1)
@@ -236,19 +295,34 @@ class ThnnFusedGruCellBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_hidden_bias', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_hidden_bias = _RELEASED
         _s = getattr(_n, 's_hidden_gates', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_hidden_gates = _RELEASED
         _s = getattr(_n, 's_hx', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_hx = _RELEASED
         _s = getattr(_n, 's_input_bias', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input_bias = _RELEASED
         _s = getattr(_n, 's_input_gates', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input_gates = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
             _s.release()
@@ -343,15 +417,35 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
     _n.input_meta = []
     _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else _leaf_edge(input_gates)) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else _leaf_edge(hidden_gates)) if _g1 else None), ((_gedge(hx) if hx._base is not None else (_f, hx._output_nr) if (_f := hx.grad_fn) is not None else _leaf_edge(hx)) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else _leaf_edge(input_bias)) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else _leaf_edge(hidden_bias)) if _g4 else None), )
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_hidden_bias = _SV(hidden_bias)
+        if hidden_bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hidden_bias._vc) is not _INFERENCE_VC:
+            _n.s_hidden_bias = hidden_bias
+            _n.v_hidden_bias = 0 if _v is None else _v.value
+        else:
+            _n.s_hidden_bias = _SV(hidden_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_hidden_gates = _SV(hidden_gates)
+        if hidden_gates.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hidden_gates._vc) is not _INFERENCE_VC:
+            _n.s_hidden_gates = hidden_gates
+            _n.v_hidden_gates = 0 if _v is None else _v.value
+        else:
+            _n.s_hidden_gates = _SV(hidden_gates)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_hx = _SV(hx)
+        if hx.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hx._vc) is not _INFERENCE_VC:
+            _n.s_hx = hx
+            _n.v_hx = 0 if _v is None else _v.value
+        else:
+            _n.s_hx = _SV(hx)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_input_bias = _SV(input_bias)
+        if input_bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input_bias._vc) is not _INFERENCE_VC:
+            _n.s_input_bias = input_bias
+            _n.v_input_bias = 0 if _v is None else _v.value
+        else:
+            _n.s_input_bias = _SV(input_bias)
     if _g0 or _g1 or _g2 or _g3 or _g4:
-        _n.s_input_gates = _SV(input_gates)
+        if input_gates.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input_gates._vc) is not _INFERENCE_VC:
+            _n.s_input_gates = input_gates
+            _n.v_input_gates = 0 if _v is None else _v.value
+        else:
+            _n.s_input_gates = _SV(input_gates)
     _res = _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -383,11 +477,17 @@ class MkldnnRnnLayerBackward0(_Node):
             batch_first = _n.s_batch_first
             batch_sizes = _n.s_batch_sizes
             bidirectional = _n.s_bidirectional
-            cx_ = _n.s_cx_.unpack(_n)
+            cx_ = _n.s_cx_
+            if cx_.__class__ not in _TENSOR_TYPES or (_v := cx_._vc) is not None and _v.value != _n.v_cx_:
+                cx_ = _unpack_slot(_n, 'cx_')
             has_biases = _n.s_has_biases
             hidden_size = _n.s_hidden_size
-            hx_ = _n.s_hx_.unpack(_n)
-            input = _n.s_input.unpack(_n)
+            hx_ = _n.s_hx_
+            if hx_.__class__ not in _TENSOR_TYPES or (_v := hx_._vc) is not None and _v.value != _n.v_hx_:
+                hx_ = _unpack_slot(_n, 'hx_')
+            input = _n.s_input
+            if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
+                input = _unpack_slot(_n, 'input')
             mode = _n.s_mode
             num_layers = _n.s_num_layers
             result0 = _n.s_result0.unpack(_n)
@@ -396,10 +496,18 @@ class MkldnnRnnLayerBackward0(_Node):
             result3 = _n.s_result3.unpack(_n)
             reverse = _n.s_reverse
             train = _n.s_train
-            weight0 = _n.s_weight0.unpack(_n)
-            weight1 = _n.s_weight1.unpack(_n)
-            weight2 = _n.s_weight2.unpack(_n)
-            weight3 = _n.s_weight3.unpack(_n)
+            weight0 = _n.s_weight0
+            if weight0.__class__ not in _TENSOR_TYPES or (_v := weight0._vc) is not None and _v.value != _n.v_weight0:
+                weight0 = _unpack_slot(_n, 'weight0')
+            weight1 = _n.s_weight1
+            if weight1.__class__ not in _TENSOR_TYPES or (_v := weight1._vc) is not None and _v.value != _n.v_weight1:
+                weight1 = _unpack_slot(_n, 'weight1')
+            weight2 = _n.s_weight2
+            if weight2.__class__ not in _TENSOR_TYPES or (_v := weight2._vc) is not None and _v.value != _n.v_weight2:
+                weight2 = _unpack_slot(_n, 'weight2')
+            weight3 = _n.s_weight3
+            if weight3.__class__ not in _TENSOR_TYPES or (_v := weight3._vc) is not None and _v.value != _n.v_weight3:
+                weight3 = _unpack_slot(_n, 'weight3')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None, _e[4] is not None, _e[5] is not None, _e[6] is not None]
             _g = mkldnn_rnn_layer_backward_(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1, result2, result3, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
             _r0 = _g[0] if _e[0] is not None else None
@@ -415,13 +523,22 @@ class MkldnnRnnLayerBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_cx_', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_cx_ = _RELEASED
         _s = getattr(_n, 's_hx_', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_hx_ = _RELEASED
         _s = getattr(_n, 's_input', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_input = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
             _s.release()
@@ -436,16 +553,28 @@ class MkldnnRnnLayerBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_weight0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight0 = _RELEASED
         _s = getattr(_n, 's_weight1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight1 = _RELEASED
         _s = getattr(_n, 's_weight2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight2 = _RELEASED
         _s = getattr(_n, 's_weight3', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_weight3 = _RELEASED
 
 
 _OP_mkldnn_rnn_layer = getattr(_aten.mkldnn_rnn_layer, 'default')
@@ -527,15 +656,27 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_bidirectional = bidirectional
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_cx_ = _SV(cx_)
+        if cx_.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := cx_._vc) is not _INFERENCE_VC:
+            _n.s_cx_ = cx_
+            _n.v_cx_ = 0 if _v is None else _v.value
+        else:
+            _n.s_cx_ = _SV(cx_)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_has_biases = has_biases
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_hidden_size = hidden_size
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_hx_ = _SV(hx_)
+        if hx_.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hx_._vc) is not _INFERENCE_VC:
+            _n.s_hx_ = hx_
+            _n.v_hx_ = 0 if _v is None else _v.value
+        else:
+            _n.s_hx_ = _SV(hx_)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_input = _SV(input)
+        if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
+            _n.s_input = input
+            _n.v_input = 0 if _v is None else _v.value
+        else:
+            _n.s_input = _SV(input)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_mode = mode
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
@@ -545,13 +686,29 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_train = train
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_weight0 = _SV(weight0)
+        if weight0.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight0._vc) is not _INFERENCE_VC:
+            _n.s_weight0 = weight0
+            _n.v_weight0 = 0 if _v is None else _v.value
+        else:
+            _n.s_weight0 = _SV(weight0)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_weight1 = _SV(weight1)
+        if weight1.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight1._vc) is not _INFERENCE_VC:
+            _n.s_weight1 = weight1
+            _n.v_weight1 = 0 if _v is None else _v.value
+        else:
+            _n.s_weight1 = _SV(weight1)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_weight2 = _SV(weight2)
+        if weight2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight2._vc) is not _INFERENCE_VC:
+            _n.s_weight2 = weight2
+            _n.v_weight2 = 0 if _v is None else _v.value
+        else:
+            _n.s_weight2 = _SV(weight2)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
-        _n.s_weight3 = _SV(weight3)
+        if weight3.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := weight3._vc) is not _INFERENCE_VC:
+            _n.s_weight3 = weight3
+            _n.v_weight3 = 0 if _v is None else _v.value
+        else:
+            _n.s_weight3 = _SV(weight3)
     _res = _OP_mkldnn_rnn_layer.redispatch(_below_ks((input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
     for _x, _d in zip(_res, (True, True, True, False)):
         if _d:

@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to, to_dtype
 from ember.autograd.formulas.reduction import value_selecting_backward
@@ -103,7 +107,10 @@ def cumsum(self, dim, *, dtype=None):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -180,7 +187,9 @@ class CumprodBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             self_scalar_type = _n.s_self_scalar_type
             _r0 = cumprod_backward(grad, self, to_dtype(result, self_scalar_type), dim, self_scalar_type)
         return [_r0]
@@ -192,7 +201,10 @@ class CumprodBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_cumprod = getattr(_aten.cumprod, 'default')
@@ -248,7 +260,11 @@ def cumprod(self, dim, *, dtype=None):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     if _g0:
         _n.s_self_scalar_type = self.dtype
     _res = _k(self, dim, dtype=dtype)
@@ -256,7 +272,10 @@ def cumprod(self, dim, *, dtype=None):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -509,7 +528,9 @@ class LogcumsumexpBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             result = _n.s_result.unpack(_n)
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             _r0 = logcumsumexp_backward(grad, self, result, dim)
         return [_r0]
 
@@ -520,7 +541,10 @@ class LogcumsumexpBackward0(_Node):
             _s.release()
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_logcumsumexp = getattr(_aten.logcumsumexp, 'default')
@@ -575,13 +599,20 @@ def logcumsumexp(self, dim):
     if _g0:
         _n.s_dim = dim
     if _g0:
-        _n.s_self = _SV(self)
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

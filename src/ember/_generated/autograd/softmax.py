@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.softmax import (log_softmax_double_backward_grad_output,
@@ -116,7 +120,10 @@ def _softmax(self, dim, half_to_float):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -212,7 +219,10 @@ def _log_softmax(self, dim, half_to_float):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -237,13 +247,19 @@ class SoftmaxBackwardDataBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            output = _n.s_output.unpack(_n)
+            output = _n.s_output
+            if output.__class__ not in _TENSOR_TYPES or (_v := output._vc) is not None and _v.value != _n.v_output:
+                output = _unpack_slot(_n, 'output')
             _r0 = softmax_backward_data_(grad, output, dim)
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
-            grad_output = _n.s_grad_output.unpack(_n)
-            output = _n.s_output.unpack(_n)
+            grad_output = _n.s_grad_output
+            if grad_output.__class__ not in _TENSOR_TYPES or (_v := grad_output._vc) is not None and _v.value != _n.v_grad_output:
+                grad_output = _unpack_slot(_n, 'grad_output')
+            output = _n.s_output
+            if output.__class__ not in _TENSOR_TYPES or (_v := output._vc) is not None and _v.value != _n.v_output:
+                output = _unpack_slot(_n, 'output')
             _r1 = softmax_double_backward(grad, grad_output, output, dim)
         return [_r0, _r1]
 
@@ -251,10 +267,16 @@ class SoftmaxBackwardDataBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_output = _RELEASED
         _s = getattr(_n, 's_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_output = _RELEASED
 
 
 _OP__softmax_backward_data = getattr(_aten._softmax_backward_data, 'default')
@@ -317,15 +339,26 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
-        _n.s_grad_output = _SV(grad_output)
+        if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
+            _n.s_grad_output = grad_output
+            _n.v_grad_output = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1:
-        _n.s_output = _SV(output)
+        if output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := output._vc) is not _INFERENCE_VC:
+            _n.s_output = output
+            _n.v_output = 0 if _v is None else _v.value
+        else:
+            _n.s_output = _SV(output)
     _res = _k(grad_output, output, dim, input_dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -349,13 +382,19 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            output = _n.s_output.unpack(_n)
+            output = _n.s_output
+            if output.__class__ not in _TENSOR_TYPES or (_v := output._vc) is not None and _v.value != _n.v_output:
+                output = _unpack_slot(_n, 'output')
             _r0 = log_softmax_double_backward_grad_output(grad, output, dim)
         _r1 = None
         if _e[1] is not None:
             dim = _n.s_dim
-            grad_output = _n.s_grad_output.unpack(_n)
-            output = _n.s_output.unpack(_n)
+            grad_output = _n.s_grad_output
+            if grad_output.__class__ not in _TENSOR_TYPES or (_v := grad_output._vc) is not None and _v.value != _n.v_grad_output:
+                grad_output = _unpack_slot(_n, 'grad_output')
+            output = _n.s_output
+            if output.__class__ not in _TENSOR_TYPES or (_v := output._vc) is not None and _v.value != _n.v_output:
+                output = _unpack_slot(_n, 'output')
             _r1 = log_softmax_double_backward_output(grad, grad_output, output, dim)
         return [_r0, _r1]
 
@@ -363,10 +402,16 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_grad_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_grad_output = _RELEASED
         _s = getattr(_n, 's_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_output = _RELEASED
 
 
 _OP__log_softmax_backward_data = getattr(_aten._log_softmax_backward_data, 'default')
@@ -429,15 +474,26 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
-        _n.s_grad_output = _SV(grad_output)
+        if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
+            _n.s_grad_output = grad_output
+            _n.v_grad_output = 0 if _v is None else _v.value
+        else:
+            _n.s_grad_output = _SV(grad_output)
     if _g0 or _g1:
-        _n.s_output = _SV(output)
+        if output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := output._vc) is not _INFERENCE_VC:
+            _n.s_output = output
+            _n.v_output = 0 if _v is None else _v.value
+        else:
+            _n.s_output = _SV(output)
     _res = _k(grad_output, output, dim, input_dtype)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True

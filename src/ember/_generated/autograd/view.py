@@ -25,7 +25,11 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges)
+                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
+                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
 from ember.autograd.formulas.view import (as_strided_backward, axis_select, axis_slice,
@@ -110,7 +114,10 @@ def alias(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -199,7 +206,10 @@ def view(self, size):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -288,7 +298,10 @@ def expand(self, size, *, implicit=False):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -379,7 +392,10 @@ def transpose_int(self, dim0, dim1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -468,7 +484,10 @@ def permute(self, dims):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -551,7 +570,10 @@ def t(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -638,7 +660,10 @@ def unsqueeze(self, dim):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -723,7 +748,10 @@ def squeeze(self):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -810,7 +838,10 @@ def squeeze_dim(self, dim):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -899,7 +930,10 @@ def squeeze_dims(self, dim):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1426,7 +1460,10 @@ def select_int(self, dim, index):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1527,7 +1564,10 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1624,7 +1664,10 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -1729,7 +1772,10 @@ def as_strided(self, size, stride, storage_offset=None):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2059,7 +2105,10 @@ def _unsafe_view(self, size):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2153,7 +2202,10 @@ def _reshape_alias(self, size, stride):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2178,7 +2230,9 @@ class UnfoldBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dimension = _n.s_dimension
-            self = _n.s_self.unpack(_n)
+            self = _n.s_self
+            if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
+                self = _unpack_slot(_n, 'self')
             self_sym_sizes = _n.s_self_sym_sizes
             size = _n.s_size
             step = _n.s_step
@@ -2189,7 +2243,10 @@ class UnfoldBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_self', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_self = _RELEASED
 
 
 _OP_unfold = getattr(_aten.unfold, 'default')
@@ -2254,7 +2311,12 @@ def unfold(self, dimension, size, step):
     else:
         _n._leaf = self
     _n.s_dimension = dimension
-    _n.s_self = _SV(self)
+    if _g0:
+        if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
+            _n.s_self = self
+            _n.v_self = 0 if _v is None else _v.value
+        else:
+            _n.s_self = _SV(self)
     _n.s_self_sym_sizes = self._size
     _n.s_size = size
     _n.s_step = step
@@ -2263,7 +2325,10 @@ def unfold(self, dimension, size, step):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2288,7 +2353,9 @@ class SliceScatterBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             end = _n.s_end
-            src = _n.s_src.unpack(_n)
+            src = _n.s_src
+            if src.__class__ not in _TENSOR_TYPES or (_v := src._vc) is not None and _v.value != _n.v_src:
+                src = _unpack_slot(_n, 'src')
             start = _n.s_start
             step = _n.s_step
             _r0 = slice_scatter(grad, zeros_like(src), dim, start, end, step)
@@ -2305,7 +2372,10 @@ class SliceScatterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_src', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_src = _RELEASED
 
 
 _OP_slice_scatter = getattr(_aten.slice_scatter, 'default')
@@ -2366,7 +2436,11 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     if _g0 or _g1:
         _n.s_end = end
     if _g0:
-        _n.s_src = _SV(src)
+        if src.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := src._vc) is not _INFERENCE_VC:
+            _n.s_src = src
+            _n.v_src = 0 if _v is None else _v.value
+        else:
+            _n.s_src = _SV(src)
     if _g0 or _g1:
         _n.s_start = start
     if _g0 or _g1:
@@ -2376,7 +2450,10 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2401,7 +2478,9 @@ class SelectScatterBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             index = _n.s_index
-            src = _n.s_src.unpack(_n)
+            src = _n.s_src
+            if src.__class__ not in _TENSOR_TYPES or (_v := src._vc) is not None and _v.value != _n.v_src:
+                src = _unpack_slot(_n, 'src')
             _r0 = select_scatter(grad, zeros_like(src), dim, index)
         _r1 = None
         if _e[1] is not None:
@@ -2414,7 +2493,10 @@ class SelectScatterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_src', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_src = _RELEASED
 
 
 _OP_select_scatter = getattr(_aten.select_scatter, 'default')
@@ -2471,13 +2553,20 @@ def select_scatter(self, src, dim, index):
     if _g0 or _g1:
         _n.s_index = index
     if _g0:
-        _n.s_src = _SV(src)
+        if src.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := src._vc) is not _INFERENCE_VC:
+            _n.s_src = src
+            _n.v_src = 0 if _v is None else _v.value
+        else:
+            _n.s_src = _SV(src)
     _res = _k(self, src, dim, index)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2503,7 +2592,9 @@ class DiagonalScatterBackward0(_Node):
             dim1 = _n.s_dim1
             dim2 = _n.s_dim2
             offset = _n.s_offset
-            src = _n.s_src.unpack(_n)
+            src = _n.s_src
+            if src.__class__ not in _TENSOR_TYPES or (_v := src._vc) is not None and _v.value != _n.v_src:
+                src = _unpack_slot(_n, 'src')
             _r0 = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
         _r1 = None
         if _e[1] is not None:
@@ -2517,7 +2608,10 @@ class DiagonalScatterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_src', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_src = _RELEASED
 
 
 _OP_diagonal_scatter = getattr(_aten.diagonal_scatter, 'default')
@@ -2578,13 +2672,20 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     if _g0 or _g1:
         _n.s_offset = offset
     if _g0:
-        _n.s_src = _SV(src)
+        if src.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := src._vc) is not _INFERENCE_VC:
+            _n.s_src = src
+            _n.v_src = 0 if _v is None else _v.value
+        else:
+            _n.s_src = _SV(src)
     _res = _k(self, src, offset, dim1, dim2)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
@@ -2608,7 +2709,9 @@ class AsStridedScatterBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             size = _n.s_size
-            src = _n.s_src.unpack(_n)
+            src = _n.s_src
+            if src.__class__ not in _TENSOR_TYPES or (_v := src._vc) is not None and _v.value != _n.v_src:
+                src = _unpack_slot(_n, 'src')
             storage_offset = _n.s_storage_offset
             stride = _n.s_stride
             _r0 = as_strided_scatter(grad.contiguous(), zeros_like(src), size, stride, storage_offset)
@@ -2624,7 +2727,10 @@ class AsStridedScatterBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_src', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_src = _RELEASED
 
 
 _OP_as_strided_scatter = getattr(_aten.as_strided_scatter, 'default')
@@ -2658,7 +2764,11 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     if _g0 or _g1:
         _n.s_size = size
     if _g0:
-        _n.s_src = _SV(src)
+        if src.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := src._vc) is not _INFERENCE_VC:
+            _n.s_src = src
+            _n.v_src = 0 if _v is None else _v.value
+        else:
+            _n.s_src = _SV(src)
     if _g0 or _g1:
         _n.s_storage_offset = storage_offset
     if _g0 or _g1:
@@ -2668,7 +2778,10 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
         if _res._base is not None:
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
-        _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
+        if _x == _PLAIN_CPU:
+            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+        else:
+            _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
         _res.grad_fn = _n
         _res._requires_grad = True
