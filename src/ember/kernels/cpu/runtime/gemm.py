@@ -95,13 +95,14 @@ def _plan(m, n, k, count, threads, dt, force=False):
     unit = BLOCK.get(dt)
     if unit is None:
         return (0, 1, 1, count, 1) if count >= 2 else None
-    for cols in (0, 1):                 # rows first: measured as fast or faster than columns on the step's shapes
-        span, rest = (n, m * k) if cols else (m, n * k)
+    best = None
+    for cols in (0, 1):     # the axis giving more blocks (up to two per thread), rows on a tie: a 128-row product
+        span, rest = (n, m * k) if cols else (m, n * k)         # (an MLP's) has only 2 row blocks of 64
         least = max(unit, -(-(SMALL_MNK // max(1, rest) + 1) // unit) * unit)     # a block's least rows (columns)
         nblk = min(2 * threads, span // least)
-        if nblk * count >= 2:
-            return cols, unit, nblk, count * nblk, 1
-    return None
+        if nblk * count >= 2 and (best is None or nblk > best[2]):
+            best = (cols, unit, nblk, count * nblk, 1)
+    return best
 
 
 def _run(st, a, b, c, la, lb, m, n, k, batch, sa, sb, sc, plan, threads, bias=None):
