@@ -149,3 +149,14 @@ def test_double_backward_through_saved_inputs_as_torch():
         return g.detach().numpy(), gg.numpy()
     for e, t in zip(run(ember), run(torch)):
         np.testing.assert_allclose(e, t, rtol=1e-6)
+
+
+def test_multi_output_node_records_are_shared():
+    from ember.autograd.graph import cpu_meta
+    x = ember.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+    s, m = ember.std_mean(x, dim=0)
+    n = s.grad_fn
+    assert m.grad_fn is n and len(n.input_meta) == 2
+    assert n.input_meta[0] is cpu_meta(s._size, s.dtype)[0] and n.input_meta[1] is n.input_meta[0]
+    (s.sum() + m.sum()).backward()
+    assert x.grad.shape == x.shape

@@ -8,7 +8,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Ten
 from .._core.device import CPU as _CPU, META as _META
 from .forward_ad import _FW, fw_has, fw_unsupported
 from ._views import rebase_view
-from .graph import Node, _clone_detached, gradient_edge
+from .graph import PLAIN_CPU, Node, _clone_detached, cpu_meta, gradient_edge
 
 BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
 BELOW_AUTOGRAD_OR_PYTHON = BELOW_AUTOGRAD | PYTHON_BIT   # what below_ks keeps
@@ -72,7 +72,10 @@ def set_history(result, node, single_grad=False):
             meta = node.input_meta
             result._output_nr = len(meta)
             ks = result._ks
-            meta.append((result._size, dt, _META if ks & META_BIT else _CPU))     # (result.device)
+            # (result.device); a plain cpu output's record is the shared tuple of graph.cpu_meta (one object
+            # fewer for the cyclic GC per output of a multi-output node while the graph lives)
+            meta.append(cpu_meta(result._size, dt)[0] if ks == PLAIN_CPU else
+                        (result._size, dt, _META if ks & META_BIT else _CPU))
             result.grad_fn = node
             result._requires_grad = True
             result._ks = ks | AUTOGRAD_BIT

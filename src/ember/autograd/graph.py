@@ -48,18 +48,21 @@ ANOMALY = _ANOMALY
 # the table is emptied when it grows past META_CACHE_MAX (shapes that vary per step must not grow it for ever).
 # input_meta is read by position and len() only (engine, _validate_outputs); builders that append (set_history,
 # custom Functions, rebase_history) start their own list.
-META_CACHE = {}
+META_CACHE = {}         # dtype -> {size: ((size, dtype, cpu),)}: two dict subscripts, no key tuple built
 META_CACHE_MAX = 4096
 
 
 def cpu_meta(size, dtype):
     """The shared `((size, dtype, cpu),)` input_meta of a node with one plain cpu output (the generated kernels
-    read META_CACHE inline and call this on a miss)."""
-    m = META_CACHE.get((size, dtype))
+    read `META_CACHE[dtype][size]` inline and call this on a miss)."""
+    d = META_CACHE.get(dtype)
+    if d is None:
+        d = META_CACHE[dtype] = {}
+    m = d.get(size)
     if m is None:
-        if len(META_CACHE) >= META_CACHE_MAX:
-            META_CACHE.clear()
-        m = META_CACHE[(size, dtype)] = ((size, dtype, _CPU),)
+        if len(d) >= META_CACHE_MAX:
+            d.clear()
+        m = d[size] = ((size, dtype, _CPU),)
     return m
 
 
@@ -288,8 +291,13 @@ def gradient_edge(t):
         if acc is None:                               # AccumulateGrad(t), without its __init__ frame
             acc = new_node(AccumulateGrad)
             acc.variable = t
-            acc.input_meta = (META_CACHE.get((t._size, t.dtype)) or cpu_meta(t._size, t.dtype)) \
-                if t._ks & _PLAIN_MASK == _PLAIN_CPU else [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            if t._ks & _PLAIN_MASK == _PLAIN_CPU:
+                try:
+                    acc.input_meta = META_CACHE[t.dtype][t._size]
+                except KeyError:
+                    acc.input_meta = cpu_meta(t._size, t.dtype)
+            else:
+                acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
             if _ANOMALY[0]:
                 record_anomaly(acc)     # the same stack depth as from __init__
             t._grad_acc_ref = _weakref(acc)
@@ -307,8 +315,13 @@ def leaf_edge(t):
         if acc is None:                               # AccumulateGrad(t), without its __init__ frame
             acc = new_node(AccumulateGrad)
             acc.variable = t
-            acc.input_meta = (META_CACHE.get((t._size, t.dtype)) or cpu_meta(t._size, t.dtype)) \
-                if t._ks & _PLAIN_MASK == _PLAIN_CPU else [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+            if t._ks & _PLAIN_MASK == _PLAIN_CPU:
+                try:
+                    acc.input_meta = META_CACHE[t.dtype][t._size]
+                except KeyError:
+                    acc.input_meta = cpu_meta(t._size, t.dtype)
+            else:
+                acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
             if _ANOMALY[0]:
                 record_anomaly(acc)     # the same stack depth as from __init__
             t._grad_acc_ref = _weakref(acc)

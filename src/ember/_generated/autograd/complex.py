@@ -98,7 +98,10 @@ def conj_physical(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -237,7 +240,10 @@ def _conj(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -323,7 +329,10 @@ def _neg_view(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -409,7 +418,10 @@ def view_as_real(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -495,7 +507,10 @@ def view_as_complex(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -593,7 +608,10 @@ def sgn(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -736,7 +754,10 @@ def angle(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -831,7 +852,10 @@ def complex(real, imag):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -934,7 +958,10 @@ def polar(abs, angle):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -171,7 +171,10 @@ def _cdist_forward(x1, x2, p, compute_mode):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -323,7 +326,10 @@ def dist(self, other, p=2):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -433,7 +439,10 @@ def _pdist_forward(self, p=2.0):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -543,7 +552,10 @@ def _pdist_backward(grad, self, p, pdist):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

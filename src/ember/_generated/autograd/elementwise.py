@@ -122,7 +122,10 @@ def add_Tensor(self, other, *, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -261,7 +264,10 @@ def add_Scalar(self, other, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -407,7 +413,10 @@ def sub_Tensor(self, other, *, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -546,7 +555,10 @@ def sub_Scalar(self, other, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -692,7 +704,10 @@ def rsub_Tensor(self, other, *, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -813,7 +828,10 @@ def mul_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -957,7 +975,10 @@ def mul_Scalar(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1131,7 +1152,10 @@ def div_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1275,7 +1299,10 @@ def div_Scalar(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1458,7 +1485,10 @@ def div_Tensor_mode(self, other, *, rounding_mode):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1601,7 +1631,10 @@ def remainder_Scalar(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1736,7 +1769,10 @@ def rsub_Scalar(self, other, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1857,7 +1893,10 @@ def remainder_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2047,7 +2086,10 @@ def pow_Tensor_Tensor(self, exponent):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2208,7 +2250,10 @@ def pow_Tensor_Scalar(self, exponent):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2362,7 +2407,10 @@ def pow_Scalar(self, exponent):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2443,7 +2491,10 @@ def neg(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2582,7 +2633,10 @@ def abs(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2714,7 +2768,10 @@ def exp(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2857,7 +2914,10 @@ def log(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2989,7 +3049,10 @@ def sqrt(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3121,7 +3184,10 @@ def rsqrt(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3264,7 +3330,10 @@ def sin(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3407,7 +3476,10 @@ def cos(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3539,7 +3611,10 @@ def tanh(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3671,7 +3746,10 @@ def sigmoid(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3824,7 +3902,10 @@ def clamp(self, min=None, max=None):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4045,7 +4126,10 @@ def clamp_Tensor(self, min=None, max=None):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4215,7 +4299,10 @@ def clamp_min(self, min):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4367,7 +4454,10 @@ def clamp_max(self, max):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -4528,7 +4618,10 @@ def where_self(condition, self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5186,7 +5279,10 @@ def exp2(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5318,7 +5414,10 @@ def expm1(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5461,7 +5560,10 @@ def log1p(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5604,7 +5706,10 @@ def log2(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5747,7 +5852,10 @@ def log10(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -5875,7 +5983,10 @@ def sign(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6001,7 +6112,10 @@ def floor(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6127,7 +6241,10 @@ def ceil(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6253,7 +6370,10 @@ def round(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6381,7 +6501,10 @@ def round_decimals(self, *, decimals):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6509,7 +6632,10 @@ def trunc(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6635,7 +6761,10 @@ def frac(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6765,7 +6894,10 @@ def reciprocal(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -6908,7 +7040,10 @@ def erf(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7051,7 +7186,10 @@ def erfc(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7183,7 +7321,10 @@ def erfinv(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7326,7 +7467,10 @@ def asin(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7469,7 +7613,10 @@ def acos(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7612,7 +7759,10 @@ def atan(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7755,7 +7905,10 @@ def sinh(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -7898,7 +8051,10 @@ def cosh(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8030,7 +8186,10 @@ def tan(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8173,7 +8332,10 @@ def asinh(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8316,7 +8478,10 @@ def acosh(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8459,7 +8624,10 @@ def atanh(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8608,7 +8776,10 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8762,7 +8933,10 @@ def logit(self, eps=None):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -8940,7 +9114,10 @@ def hypot(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9128,7 +9305,10 @@ def atan2(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9284,7 +9464,10 @@ def lerp_Scalar(self, end, weight):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9489,7 +9672,10 @@ def lerp_Tensor(self, end, weight):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9680,7 +9866,10 @@ def fmod_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9821,7 +10010,10 @@ def fmod_Scalar(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -9994,7 +10186,10 @@ def copysign_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10156,7 +10351,10 @@ def copysign_Scalar(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10335,7 +10533,10 @@ def maximum(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10462,7 +10663,10 @@ def minimum(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10589,7 +10793,10 @@ def fmax(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10716,7 +10923,10 @@ def fmin(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -10917,7 +11127,10 @@ def addcmul(self, tensor1, tensor2, *, value=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11130,7 +11343,10 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11329,7 +11545,10 @@ def xlogy_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11486,7 +11705,10 @@ def xlogy_Scalar_Self(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11586,7 +11808,10 @@ def xlogy_Scalar_Other(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11765,7 +11990,10 @@ def logaddexp(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11845,7 +12073,10 @@ def deg2rad(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -11971,7 +12202,10 @@ def rad2deg(self):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -12141,7 +12375,10 @@ def logaddexp2(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -12248,7 +12485,10 @@ def ldexp_Tensor(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -12428,7 +12668,10 @@ def nextafter(self, other):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -12753,7 +12996,10 @@ def clamp_min_Tensor(self, min):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -12939,7 +13185,10 @@ def clamp_max_Tensor(self, max):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -79,7 +79,10 @@ def special_chebyshev_polynomial_t(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -139,7 +142,10 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -199,7 +205,10 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -259,7 +268,10 @@ def special_chebyshev_polynomial_u(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -319,7 +331,10 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -379,7 +394,10 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -439,7 +457,10 @@ def special_chebyshev_polynomial_v(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -499,7 +520,10 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -559,7 +583,10 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -619,7 +646,10 @@ def special_chebyshev_polynomial_w(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -679,7 +709,10 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -739,7 +772,10 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -799,7 +835,10 @@ def special_hermite_polynomial_h(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -859,7 +898,10 @@ def special_hermite_polynomial_h_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -919,7 +961,10 @@ def special_hermite_polynomial_h_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -979,7 +1024,10 @@ def special_hermite_polynomial_he(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1039,7 +1087,10 @@ def special_hermite_polynomial_he_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1099,7 +1150,10 @@ def special_hermite_polynomial_he_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1159,7 +1213,10 @@ def special_laguerre_polynomial_l(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1219,7 +1276,10 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1279,7 +1339,10 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1339,7 +1402,10 @@ def special_legendre_polynomial_p(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1399,7 +1465,10 @@ def special_legendre_polynomial_p_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1459,7 +1528,10 @@ def special_legendre_polynomial_p_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1519,7 +1591,10 @@ def special_shifted_chebyshev_polynomial_t(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1579,7 +1654,10 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1639,7 +1717,10 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1699,7 +1780,10 @@ def special_shifted_chebyshev_polynomial_u(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1759,7 +1843,10 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1819,7 +1906,10 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1879,7 +1969,10 @@ def special_shifted_chebyshev_polynomial_v(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1939,7 +2032,10 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1999,7 +2095,10 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2059,7 +2158,10 @@ def special_shifted_chebyshev_polynomial_w(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2119,7 +2221,10 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2179,7 +2284,10 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0

@@ -94,7 +94,10 @@ def index_Tensor(self, indices):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -199,7 +202,10 @@ def index_put(self, indices, values, accumulate=False):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -367,7 +373,10 @@ def index_fill_int_Tensor(self, dim, index, value):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -593,7 +602,10 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -833,7 +845,10 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1023,7 +1038,10 @@ def gather(self, dim, index, *, sparse_grad=False):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1146,7 +1164,10 @@ def scatter_src(self, dim, index, src):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1320,7 +1341,10 @@ def scatter_value(self, dim, index, value):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1500,7 +1524,10 @@ def scatter_add(self, dim, index, src):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1691,7 +1718,10 @@ def index_select(self, dim, index):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -1830,7 +1860,10 @@ def index_add(self, dim, index, source, *, alpha=1):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2042,7 +2075,10 @@ def index_copy(self, dim, index, source):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2222,7 +2258,10 @@ def index_fill_int_Scalar(self, dim, index, value):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2392,7 +2431,10 @@ def masked_fill_Scalar(self, mask, value):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2572,7 +2614,10 @@ def masked_fill_Tensor(self, mask, value):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2756,7 +2801,10 @@ def masked_select(self, mask):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -2888,7 +2936,10 @@ def masked_scatter(self, mask, source):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3061,7 +3112,10 @@ def take(self, index):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
@@ -3199,7 +3253,10 @@ def put(self, index, source, accumulate=False):
             _res._gfv = _v.value if (_v := _res._vc) is not None else _res._version_counter.value
         _x = _res._ks
         if _x == _PLAIN_CPU:
-            _n.input_meta = _META_CACHE.get((_s := _res._size, _d)) or _cpu_meta(_s, _d)
+            try:
+                _n.input_meta = _META_CACHE[_d][_res._size]
+            except KeyError:
+                _n.input_meta = _cpu_meta(_res._size, _d)
         else:
             _n.input_meta = [(_res._size, _d, _META if _x & _META_BIT else _CPU)]
         _res._output_nr = 0
