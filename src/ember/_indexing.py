@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from ._core.symint import SymInt
+from ._core.scalar_value import check_number as _check_scalar
 from ._core import dtype as D
 from ._ops import ops
 from ._core.dispatch_keys import AUTOGRAD_BIT
@@ -293,54 +294,15 @@ def getitem(self, index):
     return result
 
 
-# c10's names of the dtypes in "value cannot be converted to type ... without overflow"; the integer ranges
-_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-            "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-_INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2 ** 15, 2 ** 15 - 1),
-              "int32": (-2 ** 31, 2 ** 31 - 1), "int64": (-2 ** 63, 2 ** 63 - 1)}
-_F32_MAX = 3.4028234663852886e38
-
-
 def _check_number(self, value):
     """torch's conversion of an assigned Python number to the tensor's dtype (valueToTensor: an int unpacked to
-    int64, a float to double, then c10's checked_convert): RuntimeError where the value overflows the dtype.
-    Returns the value to store (a negative int for uint8 wrapped)."""
-    name = self.dtype.name
+    int64, a float to double, then c10's checked_convert, `_core/scalar_value.py`): RuntimeError where
+    the value overflows the dtype. Returns the value to store (a negative int for uint8 wrapped)."""
     if isinstance(value, np.bool_):
         raise TypeError(f"can't assign a numpy.bool to a {self.type()}")
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, np.integer)):
-        v = int(value)
-        if not -2 ** 63 <= v < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")
-        r = _INT_RANGE.get(name)
-        if r is not None and (v > r[1] or v < (-r[1] if r[0] == 0 else r[0])):     # uint8 takes -255..-1 too
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[name]} without overflow")
-        return v % 256 if name == "uint8" else v        # (a negative one wraps, as the C cast does)
-    if name == "bool":
-        return value
-    if isinstance(value, float):
-        real, imag = value, 0.0
-    elif isinstance(value, complex):
-        real, imag = value.real, value.imag
-    else:
-        return value            # (a symbolic number: its checks are the tracer's)
-    cname = _C_NAMES[name]
-    if imag != 0 and not self.dtype.is_complex:
-        raise RuntimeError(f"value cannot be converted to type "
-                           f"{'float' if name == 'float32' else cname if name in _INT_RANGE else 'double'} "
-                           "without overflow")
-    r = _INT_RANGE.get(name)
-    if r is not None:
-        if real != real or not r[0] <= real <= r[1]:
-            raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
-    elif name in ("float32", "complex64"):
-        for x in (real, imag):
-            if x - x == 0 and not -_F32_MAX <= x <= _F32_MAX:       # finite and beyond float32 (inf converts)
-                raise RuntimeError(f"value cannot be converted to type {cname} without overflow")
-    return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")       # (valueToTensor's unpacking, not the parser's)
+    return _check_scalar(self.dtype, value)
 
 
 def _value_tensor(self, value):

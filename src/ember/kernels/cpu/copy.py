@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from ..._core.scalar_value import check_number
 from ..._core.device import as_device
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
@@ -149,7 +150,7 @@ def resize_(self, size, memory_format=None):
 def fill_(self, value):
     M.check_fill_value(value)
     M.check_fill_overlap(self, value)
-    v = value._np if isinstance(value, Tensor) else value
+    v = value._np if isinstance(value, Tensor) else check_number(self.dtype, value)
     if isinstance(value, Tensor) and value._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     a = self._np

@@ -9,6 +9,7 @@ from ..._core.device import CPU
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.promotion import get_default_dtype
 from ..common import as_dtype
+from ..._core.scalar_value import check_number
 from ..meta.creation import (alloc, arange_spec, check_size, check_strides, eye_spec, like_spec, linspace_spec,
                              memory_format_strides, new_spec, scalar_dtype, _num)
 from ..._core import dtype as D
@@ -42,7 +43,8 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _filled(check_size(size), as_dtype(dtype) or scalar_dtype(fill_value), CPU, fill_value)
+    dt = as_dtype(dtype) or scalar_dtype(fill_value)
+    return _filled(check_size(size), dt, CPU, check_number(dt, fill_value))
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):

@@ -7,6 +7,7 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, empty_tensor
 from ..out_rules import exact, same_scalar_type, TAKE
 from ..meta import index as M
+from ..._core.scalar_value import check_number
 from ..meta.index import check_index_put
 from ..meta.index import index_plan
 from ..meta.index import index_strides
@@ -302,7 +303,7 @@ def _index_fill_into(target, d, index, value):
     i = _bounds(index._np.reshape(-1).astype(np.intp), d, n, exc=IndexError, negative=True)
     if target.numel() == 0 or i.size == 0:
         return target
-    _along(target._np, d)[i] = _np(value)
+    _along(target._np, d)[i] = _np(value if isinstance(value, Tensor) else check_number(target.dtype, value))
     return target
 
 
@@ -361,6 +362,8 @@ def masked_fill_Scalar(self, mask, value):
         if r.dtype == a.dtype and r.flags.c_contiguous:
             return Tensor._wrap_fresh(r, self.dtype)
     shape = M.masked_fill_check(self, mask, value, False)
+    if not isinstance(value, Tensor):
+        value = check_number(self.dtype, value)         # (uint8's negatives wrapped)
     if self._size == shape:
         a = self._np
         r = np.empty(a.shape, a.dtype) if a is not None else None
@@ -374,6 +377,8 @@ def masked_fill_Scalar(self, mask, value):
 
 def masked_fill__Scalar(self, mask, value):
     M.masked_fill_check(self, mask, value, True)
+    if not isinstance(value, Tensor):
+        value = check_number(self.dtype, value)
     if self.numel() and not _c_masked_fill(self, mask, value, self._np):
         np.copyto(self._np, np.asarray(_np(value)), casting="unsafe", where=mask._np)
     return self

@@ -1,6 +1,7 @@
 """Meta functions for gather/scatter, index_* along a dim, masked_* and take (ATen's ScatterGatherChecks.h,
 TensorAdvancedIndexing.cpp): torch's argument checks and output shapes. Data-dependent shapes (nonzero,
 masked_select) cannot be known on meta and raise like torch's meta does."""
+from ..._core.scalar_value import check_number
 from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import dense_strides_like, wrap_dim
@@ -293,9 +294,12 @@ def index_fill_check(self, dim, index, value):
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if index.dim() > 1:
         raise RuntimeError("Index has to be a vector/scalar")
-    if isinstance(value, Tensor) and value.dim() != 0:
-        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                           f"{value.dim()} dimension(s).")
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.dim()} dimension(s).")
+    else:
+        check_number(self.dtype, value)
     return d
 
 
@@ -321,9 +325,12 @@ index_fill__int_Tensor = index_fill__int_Scalar
 def masked_fill_check(self, mask, value, inplace):
     if mask.dtype is not D.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_tname(mask.dtype).lower()}")
-    if isinstance(value, Tensor) and value.dim() != 0:
-        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                           f"{value.dim()} dimension(s).")
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.dim()} dimension(s).")
+    else:
+        check_number(self.dtype, value)
     if inplace:
         shape = bshape(self._size, mask._size)
         if shape != tuple(self._size):
