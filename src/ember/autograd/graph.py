@@ -277,6 +277,24 @@ class LeafEdges:
 LEAF_EDGES = LeafEdges()
 
 
+def _new_accumulator(t):
+    """AccumulateGrad(t) without its __init__ frame (anomaly mode records it at __init__'s stack depth), held
+    weakly by the leaf."""
+    acc = new_node(AccumulateGrad)
+    acc.variable = t
+    if t._ks & _PLAIN_MASK == _PLAIN_CPU:
+        try:
+            acc.input_meta = META_CACHE[t.dtype][t._size]
+        except KeyError:
+            acc.input_meta = cpu_meta(t._size, t.dtype)
+    else:
+        acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
+    if _ANOMALY[0] and _anomaly._state.enabled:
+        _anomaly.record(acc)        # at __init__'s depth: this function stands where __init__ would
+    t._grad_acc_ref = _weakref(acc)
+    return acc
+
+
 def gradient_edge(t):
     """Where the gradient of t goes: (its grad_fn, output_nr), its leaf's AccumulateGrad, or None.
     A view whose base was written in place since its grad_fn was set gets a new one first."""
@@ -288,19 +306,8 @@ def gradient_edge(t):
     if t._requires_grad:
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
-        if acc is None:                               # AccumulateGrad(t), without its __init__ frame
-            acc = new_node(AccumulateGrad)
-            acc.variable = t
-            if t._ks & _PLAIN_MASK == _PLAIN_CPU:
-                try:
-                    acc.input_meta = META_CACHE[t.dtype][t._size]
-                except KeyError:
-                    acc.input_meta = cpu_meta(t._size, t.dtype)
-            else:
-                acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
-            if _ANOMALY[0]:
-                record_anomaly(acc)     # the same stack depth as from __init__
-            t._grad_acc_ref = _weakref(acc)
+        if acc is None:
+            acc = _new_accumulator(t)
         return (acc, 0)
     return None
 
@@ -308,23 +315,12 @@ def gradient_edge(t):
 def leaf_edge(t):
     """gradient_edge's leaf half, for the generated kernels, which have read `_base` (None) and `grad_fn` (None)
     already: each is a class attribute read through the instance on a leaf, CPython 3.11's slow generic lookup.
-    (A copy rather than a call from gradient_edge: record_anomaly needs the same stack depth from both.)"""
+    (A copy of that half rather than a call from gradient_edge: both reach _new_accumulator at one depth.)"""
     if t._requires_grad:
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
-        if acc is None:                               # AccumulateGrad(t), without its __init__ frame
-            acc = new_node(AccumulateGrad)
-            acc.variable = t
-            if t._ks & _PLAIN_MASK == _PLAIN_CPU:
-                try:
-                    acc.input_meta = META_CACHE[t.dtype][t._size]
-                except KeyError:
-                    acc.input_meta = cpu_meta(t._size, t.dtype)
-            else:
-                acc.input_meta = [(t._size, t.dtype, _META if t._ks & META_BIT else _CPU)]
-            if _ANOMALY[0]:
-                record_anomaly(acc)     # the same stack depth as from __init__
-            t._grad_acc_ref = _weakref(acc)
+        if acc is None:
+            acc = _new_accumulator(t)
         return (acc, 0)
     return None
 

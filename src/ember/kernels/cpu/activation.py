@@ -10,7 +10,7 @@ from ..meta.activation import ACTIVATION_KINDS, check_rrelu_with_noise, gelu_bac
 from ..._random import _gen
 from ..meta.elementwise_math import unary_kind_dtype
 from .runtime.pool import split_run
-from .runtime import clib, flat
+from .runtime import clib, cparts, flat
 from . import activation_gelu
 from .elementwise_math import make_unary_p
 from .elementwise_special import erf
@@ -37,21 +37,12 @@ _C_NAMES = {np.dtype(np.float32): ("gelu_f32", "gelu_backward_f32"),
 # busy other core costs a call about nothing (GELU is compute bound: a worker that joins halves it);
 # _C_MIN_SPLIT stays the Python pool's bound, for when the C pool is unavailable.
 _C_MIN_SPLIT = 1 << 22
-_PARTS = {}
 
 
 def _gelu_part(dtype, backward):
     """The address of csrc/gelu.c's pool-chunk form (gelu_part_f32, gelu_backward_part_f64, ...), or 0."""
-    key = (dtype, backward)
-    a = _PARTS.get(key)
-    if a is None:
-        a = 0
-        lib = clib.library("gelu") if clib.enabled() and dtype in _C_NAMES else None
-        if lib is not None:
-            name = _C_NAMES[dtype][backward].replace("_f", "_part_f")
-            a = ctypes.cast(lib[name], ctypes.c_void_p).value or 0
-        _PARTS[key] = a
-    return a
+    names = _C_NAMES.get(dtype)
+    return cparts.entry("gelu", names[backward].replace("_f", "_part_f")) if names is not None else 0
 
 
 def _gelu_c(arrays, approximate, backward):
