@@ -522,3 +522,29 @@ def test_forked_child_runs_big_ops_on_its_own_workers():
         _same((ember.from_numpy(a) + ember.from_numpy(b)).numpy(), a + b)   # the parent's pool still works
     finally:
         ember.set_num_threads(old)
+
+
+@pytest.mark.parametrize("spin_us", [0, 50, 2000])
+def test_spin_budgets_and_pool_counters(spin_us):
+    """Any idle spin budget (0: workers sleep at once and are woken for every job) gives the same bits;
+    the pool's counters (runtime/flat.py's pool_stats) account for every split job and chunk."""
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    prev = flat.set_spin_us(spin_us)
+    try:
+        assert prev >= 0
+        flat.pool_stats(reset=True)
+        x, y = ember.from_numpy(a), ember.from_numpy(b)
+        for _ in range(10):
+            _same((x * y).numpy(), a * b)
+            time.sleep(0.0002)                         # let a short budget run out between jobs
+        st = flat.pool_stats(reset=True)
+        assert st["jobs"] == 10 and st["busy"] == 0
+        assert 0 <= st["joined"] <= 10 and st["asleep"] <= 10 and st["waited"] <= st["joined"]
+        assert st["caller_chunks"] <= st["chunks"] == 10 * -(-a.size // flat._grain(a.size, 2))
+        assert st["woke_late"] <= st["woke"]
+        assert flat.pool_stats()["jobs"] == 0          # reset
+    finally:
+        flat.set_spin_us(prev)
+        ember.set_num_threads(old)

@@ -6,12 +6,18 @@
    Why not the Python pool (runtime/pool.py): a Python worker sleeps on a lock, wakes through the scheduler
    and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
-   - workers spin for a short while after each job (EP_SPIN_NS of their own cpu time, so time spent
-     preempted by other processes does not use it up; GOMP counts spins rather than time for the same
-     reason) before they sleep on a condition variable, so a run of big ops finds them awake, as OpenMP's
-     spinning threads are. Kept short: a spinning worker takes a core from OpenBLAS's threads in a matmul
-     that follows. On a loaded machine a worker still misses many jobs (benchmarks/elementwise_bandwidth.py
-     reports how often one took part);
+   - workers spin for a short while after each job (EP_SPIN_NS of wall time) before they sleep on a
+     condition variable, so a run of big ops with a little Python between them (5-30 us) finds them awake,
+     as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
+     time (as it was up to session 13): on a loaded machine a spinning worker is preempted, and one that
+     keeps spinning when it gets its core back takes cpu from the caller and everything else while the
+     scheduler ranks it below a thread that slept (a woken sleeper is run sooner: CFS's wake-up credit).
+     Measured on the MLP train step at 2 threads, load ~7.5 on 2 cores, alternated in one process (ms,
+     median of 40-50 steps): spin 0 / 20 / 50 / 200 / 1000 us of cpu: step 14.6 / 13.9 / 15.6 / 16.7 / 26.9
+     wall, process cpu 6.4 / 6.5 / 6.6 / 7.3 / 9.6, and a worker joined 60 / 61 / 57 / 51 / 38% of the
+     jobs (a spinning worker that was preempted joins less often than one woken from sleep). A spinning
+     worker also takes a core from OpenBLAS's threads in a matmul that follows. On a loaded machine a
+     worker still misses many jobs (benchmarks/elementwise_bandwidth.py reports how often and why);
    - each thread runs its own contiguous part first (the same elements each call: cache affinity), chunk
      by chunk from an atomic counter, then claims the chunks left in the others' parts; the caller does the
      same: when a worker is not running (its core busy with another process), the caller does its part
@@ -31,8 +37,15 @@
 
 #define EP_MAX_WORKERS 63
 #define EP_CLOSED (1ull << 31)
-#define EP_SPIN_NS 200000          /* how long an idle worker spins before it sleeps: 0.2 ms */
+#define EP_SPIN_NS 50000           /* how long an idle worker spins before it sleeps: 50 us of wall time */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
+
+/* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
+   whose caller waited for a joined worker after its own chunks, the ns it waited, chunks of split jobs, chunks
+   the caller ran, calls run inline because another thread's job held the pool; then (worker side) wake-ups
+   from the condition variable and wake-ups that found their job already closed. */
+enum { EP_JOBS, EP_JOINED, EP_ASLEEP, EP_WAITED, EP_WAIT_NS_SUM, EP_CHUNKS, EP_CALLER_CHUNKS, EP_BUSY,
+       EP_NSTATS };
 
 typedef void (*ep_fn)(void *const *p, const double *s, int64_t begin, int64_t end);
 
@@ -54,7 +67,11 @@ static struct {
     int64_t n, grain, nchunks;
     int nworkers;                  /* workers allowed to take part (nthreads - 1) */
     int nparts;                    /* nworkers + 1 */
-} P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    _Atomic int64_t spin_ns;       /* the idle spin budget (ember_parallel_set_spin) */
+    /* counters for benchmarks (ember_parallel_stats): the caller's written under `busy`, the workers' atomic */
+    int64_t st[EP_NSTATS];
+    _Atomic int64_t st_woke, st_woke_late;
+} P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .spin_ns = EP_SPIN_NS};
 
 static inline void ep_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -70,19 +87,17 @@ static int64_t ep_clock_ns(clockid_t clock) {
 
 static int64_t ep_now_ns(void) { return ep_clock_ns(CLOCK_MONOTONIC); }
 
-/* the worker's own cpu time: its spin budget is not used up while another process holds its core */
-static int64_t ep_cpu_ns(void) { return ep_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
-
 /* The chunks are split into one contiguous part per thread (part 0 the caller's, part i + 1 worker i's): a
    thread runs its own part first, front to back, then claims what is left of the others'. A run of ops over
    the same tensors so gives each thread the same elements each time when all threads are running (what is
    in its core's L2 cache from the last op: torch's static split has that affinity, a shared chunk counter
    lost it: 1M-element in-place float ops ran at half torch's best GB/s), and a part whose thread is late
    is done by the others. */
-static void ep_chunks(int me) {
+static int64_t ep_chunks(int me) {
     const int64_t nchunks = P.nchunks, grain = P.grain, n = P.n;
     const int nparts = P.nparts;
     const ep_fn fn = P.fn;
+    int64_t done = 0;
     for (int r = 0; r < nparts; r++) {
         const int q = (me + r) % nparts;
         const int64_t end = (q + 1) * nchunks / nparts;
@@ -92,8 +107,10 @@ static void ep_chunks(int me) {
                 break;
             int64_t b = c * grain, e = b + grain < n ? b + grain : n;
             fn(P.p, P.s, b, e);
+            done++;
         }
     }
+    return done;
 }
 
 /* A worker joins job g unless the caller has closed it (finished every chunk): a worker that wakes late
@@ -113,14 +130,15 @@ static void *ep_worker(void *arg) {
     uint64_t seen = atomic_load(&P.gen);
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
+        int slept = 0;
         if (g == seen) {
-            int64_t t0 = ep_cpu_ns();
+            const int64_t t0 = ep_now_ns(), budget = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
             int spins = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
-                if (++spins == 1024) {
+                if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
                     spins = 0;
-                    if (ep_cpu_ns() - t0 > EP_SPIN_NS)
+                    if (ep_now_ns() - t0 > budget)
                         break;
                 }
             }
@@ -131,13 +149,18 @@ static void *ep_worker(void *arg) {
                     pthread_cond_wait(&P.cv, &P.mu);
                 atomic_fetch_sub(&P.sleeping, 1);
                 pthread_mutex_unlock(&P.mu);
+                slept = 1;
             }
         }
         seen = g;
         if (index < EP_MAX_WORKERS && ep_join((uint32_t)g, index)) {
             ep_chunks(index + 1);
             atomic_fetch_add_explicit(&P.left, 1, memory_order_release);
+        } else if (slept) {
+            atomic_fetch_add_explicit(&P.st_woke_late, 1, memory_order_relaxed);
         }
+        if (slept)
+            atomic_fetch_add_explicit(&P.st_woke, 1, memory_order_relaxed);
     }
     return 0;
 }
@@ -185,7 +208,12 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     int64_t nchunks = (n + grain - 1) / grain;
     if (nthreads > EP_MAX_WORKERS + 1)
         nthreads = EP_MAX_WORKERS + 1;
-    if (nthreads < 2 || nchunks < 2 || pthread_mutex_trylock(&P.busy) != 0) {
+    if (nthreads < 2 || nchunks < 2) {
+        f(p, s, 0, n);
+        return 1;
+    }
+    if (pthread_mutex_trylock(&P.busy) != 0) {
+        __atomic_fetch_add(&P.st[EP_BUSY], 1, __ATOMIC_RELAXED);     /* the one counter written without `busy` */
         f(p, s, 0, n);
         return 1;
     }
@@ -207,16 +235,23 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     uint64_t g = atomic_load(&P.gen) + 1;
     atomic_store(&P.ticket, (uint64_t)(uint32_t)g << 32);
     atomic_store(&P.gen, g);                          /* publishes the job (sequentially consistent) */
-    if (atomic_load(&P.sleeping) > 0) {
+    const int asleep = atomic_load(&P.sleeping) > 0;
+    if (asleep) {
         pthread_mutex_lock(&P.mu);
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
     }
-    ep_chunks(0);
+    const int64_t mine = ep_chunks(0);
     /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
        chunks finished, and none reads the job's fields once the next job starts writing them) */
     int joined = (int)(atomic_fetch_or(&P.ticket, EP_CLOSED) & (EP_CLOSED - 1));
     int64_t t0 = 0;
+    P.st[EP_JOBS]++;
+    P.st[EP_JOINED] += joined > 0;
+    P.st[EP_ASLEEP] += asleep;
+    P.st[EP_CHUNKS] += nchunks;
+    P.st[EP_CALLER_CHUNKS] += mine;
+    const int64_t w0 = joined && atomic_load_explicit(&P.left, memory_order_acquire) < joined ? ep_now_ns() : 0;
     for (int spins = 0; atomic_load_explicit(&P.left, memory_order_acquire) < joined;) {
         ep_pause();
         if (++spins == 256) {      /* a chunk takes microseconds: spin, yield only when a worker lost its core */
@@ -228,6 +263,28 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
                 sched_yield();
         }
     }
+    if (w0) {
+        P.st[EP_WAITED]++;
+        P.st[EP_WAIT_NS_SUM] += ep_now_ns() - w0;
+    }
     pthread_mutex_unlock(&P.busy);
     return joined + 1;
+}
+
+/* Counters since the last reset into out[0 .. EP_NSTATS + 1] (see the enum; then wake-ups, late wake-ups);
+   reset when `reset` is set. For benchmarks: read while no job runs. */
+void ember_parallel_stats(int64_t *out, int reset) {
+    for (int i = 0; i < EP_NSTATS; i++) {
+        out[i] = P.st[i];
+        if (reset)
+            P.st[i] = 0;
+    }
+    out[EP_NSTATS] = reset ? atomic_exchange(&P.st_woke, 0) : atomic_load(&P.st_woke);
+    out[EP_NSTATS + 1] = reset ? atomic_exchange(&P.st_woke_late, 0) : atomic_load(&P.st_woke_late);
+}
+
+/* Sets how many ns (wall time) an idle worker spins before it sleeps (0: sleep at once); returns the previous
+   budget. Benchmarks compare policies with it (benchmarks/elementwise_bandwidth.py --spin-us). */
+int64_t ember_parallel_set_spin(int64_t ns) {
+    return atomic_exchange(&P.spin_ns, ns < 0 ? 0 : ns);
 }

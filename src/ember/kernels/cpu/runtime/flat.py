@@ -162,6 +162,33 @@ def sum_rows(a):
     return out
 
 
+_STAT_NAMES = ("jobs", "joined", "asleep", "waited", "wait_ns", "chunks", "caller_chunks", "busy", "woke", "woke_late")
+
+
+def pool_stats(reset=False):
+    """csrc/parallel.c's counters since the last reset, as a dict (benchmarks/elementwise_bandwidth.py reports
+    them): split `jobs`; jobs a worker `joined`; jobs published while a worker was `asleep` (it must be woken
+    through the scheduler); joined jobs whose caller `waited` for the worker after its own chunks and the
+    `wait_ns` summed; `chunks` of split jobs and the `caller_chunks` the caller ran; calls run inline because
+    the pool was `busy` with another thread's job; the workers' wake-ups from sleep (`woke`) and those that
+    found their job already done (`woke_late`). None when C is off."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_stats", "pi")
+    out = np.zeros(len(_STAT_NAMES), np.int64)
+    f(out.ctypes.data, 1 if reset else 0)
+    return dict(zip(_STAT_NAMES, out.tolist()))
+
+
+def set_spin_us(us):
+    """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps; returns the
+    previous setting, or None when C is off. Default 50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_spin", "l", "l")
+    return f(int(us * 1000)) / 1000
+
+
 def last_threads():
     """How many threads took part in the last kernel run here (1: the caller alone)."""
     return _LAST[0]
