@@ -155,7 +155,8 @@ def resize_(self, size, memory_format=None):
 def fill_(self, value):
     M.check_fill_value(value)
     M.check_fill_overlap(self, value)
-    v = value._np if isinstance(value, Tensor) else check_number(self.dtype, value)
+    # one element: torch's scalar_fill stores a float16/bfloat16 value without its range check
+    v = value._np if isinstance(value, Tensor) else check_number(self.dtype, value, self.numel() != 1)
     if isinstance(value, Tensor) and value._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     a = self._np

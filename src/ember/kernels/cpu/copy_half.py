@@ -133,3 +133,17 @@ def _bf16_nans(dst, src, nan, s):
     seg = row_end - row_start
     scalar = pos - row_start >= seg - seg % step
     o_t[nan_t] = np.where(scalar, np.uint16(0x7fc0), np.uint16(0xffff))
+
+
+def from_numbers(arr, d):
+    """A numpy array of Python numbers (`torch.tensor(data)`) as float16/bfloat16 `d` the way torch stores
+    them one by one (c10's scalar conversion): rounded through float32, a NaN bfloat16 0x7fc0."""
+    if arr.dtype.kind == "c":
+        arr = arr.real
+    with np.errstate(all="ignore"):
+        out = arr.astype(_F32).astype(d)
+    if is_bf16(d) and arr.dtype.kind == "f":
+        nan = np.isnan(arr)
+        if nan.any():
+            out.view(np.uint16)[nan] = 0x7FC0
+    return out
