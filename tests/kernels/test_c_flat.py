@@ -524,15 +524,17 @@ def test_forked_child_runs_big_ops_on_its_own_workers():
         ember.set_num_threads(old)
 
 
-@pytest.mark.parametrize("spin_us", [0, 50, 2000])
-def test_spin_budgets_and_pool_counters(spin_us):
-    """Any idle spin budget (0: workers sleep at once and are woken for every job) gives the same bits;
-    the pool's counters (runtime/flat.py's pool_stats) account for every split job and chunk."""
+@pytest.mark.parametrize("spin_us,backoff", [(0, 0), (0, 32), (50, 32), (2000, 1)])
+def test_spin_budgets_and_pool_counters(spin_us, backoff):
+    """Any idle spin budget (0: workers sleep at once) and wake-up back-off (0: wake them for every job) gives
+    the same bits; the pool's counters (runtime/flat.py's pool_stats) account for every split job and chunk."""
     a, b = _data(np.float32, n=4 * N)
     old = ember.get_num_threads()
     ember.set_num_threads(2)
     prev = flat.set_spin_us(spin_us)
+    prev_backoff = flat.set_wake_backoff(backoff)
     try:
+        assert prev_backoff >= 0
         assert prev >= 0
         flat.pool_stats(reset=True)
         x, y = ember.from_numpy(a), ember.from_numpy(b)
@@ -543,8 +545,10 @@ def test_spin_budgets_and_pool_counters(spin_us):
         assert st["jobs"] == 10 and st["busy"] == 0
         assert 0 <= st["joined"] <= 10 and st["asleep"] <= 10 and st["waited"] <= st["joined"]
         assert st["caller_chunks"] <= st["chunks"] == 10 * -(-a.size // flat._grain(a.size, 2))
-        assert st["woke_late"] <= st["woke"]
+        assert st["woke_late"] <= st["woke"] and st["same_cpu"] <= st["woke"]
+        assert st["wake_skipped"] <= st["asleep"] and (backoff or st["wake_skipped"] == 0)
         assert flat.pool_stats()["jobs"] == 0          # reset
     finally:
         flat.set_spin_us(prev)
+        flat.set_wake_backoff(prev_backoff)
         ember.set_num_threads(old)
