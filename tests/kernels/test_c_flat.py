@@ -552,3 +552,37 @@ def test_spin_budgets_and_pool_counters(spin_us, backoff):
         flat.set_spin_us(prev)
         flat.set_wake_backoff(prev_backoff)
         ember.set_num_threads(old)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "sched_setaffinity"), reason="needs fork, affinity")
+def test_pool_on_one_allowed_cpu():
+    """A process allowed a single cpu (taskset 1 core) starts workers that can only run beside the caller:
+    a worker cannot move off the caller's cpu (csrc/parallel.c's ep_move_off), the wake-up back-off applies,
+    and every result is still right and nothing hangs."""
+    a, b = _data(np.float32, n=4 * N)
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+            ember.set_num_threads(2)        # the child's workers start here, with the one-cpu mask
+            flat.pool_stats(reset=True)
+            for _ in range(40):
+                r = (ember.from_numpy(a) * ember.from_numpy(b)).numpy()
+                s = ember.from_numpy(a).sum().item()
+            st = flat.pool_stats()
+            ok = (np.array_equal(r, a * b, equal_nan=True) and np.isnan(s) == np.isnan(np.add.reduce(a))
+                  and st["moved"] == 0 and st["jobs"] >= 40)
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.time() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.time() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the one-cpu child hung in ember's C pool")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

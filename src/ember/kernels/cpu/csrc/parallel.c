@@ -74,7 +74,7 @@ static struct {
     _Atomic int64_t spin_ns;       /* the idle spin budget (ember_parallel_set_spin) */
     /* counters for benchmarks (ember_parallel_stats): the caller's written under `busy`, the workers' atomic */
     int64_t st[EP_NSTATS];
-    _Atomic int64_t st_woke, st_woke_late, st_same_cpu;
+    _Atomic int64_t st_woke, st_woke_late, st_same_cpu, st_moved;
     _Atomic int caller_cpu;        /* the cpu the caller last ran on (at publishing, after each chunk), or -1 */
     _Atomic int woke_where;        /* wake-ups since the caller last looked: 1 on the caller's cpu, 2 elsewhere */
     int backoff, wake_skip;        /* the caller's wake-up back-off (ep_wake_policy), under `busy` */
@@ -102,6 +102,32 @@ static inline int ep_cpu(void) {
 static inline int ep_on_callers_cpu(void) {
     const int c = ep_cpu();
     return c >= 0 && c == atomic_load_explicit(&P.caller_cpu, memory_order_relaxed);
+}
+
+/* A worker found on the caller's cpu moves itself off it: its cpu affinity becomes the cpus it was allowed at
+   its start minus the caller's, so the kernel migrates it now and later wake-ups place it there too (a woken
+   thread goes back to its last cpu or its waker's; with both the caller's it stayed beside the caller for
+   good: under nice -20, with torch's two threads getting both cores in the same process, every wake-up of
+   ember's worker still landed on the caller's cpu). When the caller later runs on the worker's cpu, the worker
+   moves again. Returns 1 when moved (0: no other cpu allowed, or not Linux). */
+#ifdef __linux__
+static __thread cpu_set_t ep_allowed;          /* the worker's affinity when it started */
+static __thread int ep_allowed_ok;
+#endif
+static int ep_move_off(void) {
+#ifdef __linux__
+    const int c = atomic_load_explicit(&P.caller_cpu, memory_order_relaxed);
+    if (!ep_allowed_ok || c < 0 || c >= CPU_SETSIZE)
+        return 0;
+    cpu_set_t m = ep_allowed;
+    CPU_CLR(c, &m);
+    if (CPU_COUNT(&m) == 0 || sched_setaffinity(0, sizeof m, &m) != 0)
+        return 0;
+    atomic_fetch_add_explicit(&P.st_moved, 1, memory_order_relaxed);
+    return 1;
+#else
+    return 0;
+#endif
 }
 
 static inline void ep_pause(void) {
@@ -161,6 +187,9 @@ static int ep_join(uint32_t g, int index) {
 static void *ep_worker(void *arg) {
     const int index = (int)(intptr_t)arg;
     uint64_t seen = atomic_load(&P.gen);
+#ifdef __linux__
+    ep_allowed_ok = sched_getaffinity(0, sizeof ep_allowed, &ep_allowed) == 0;
+#endif
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
         int slept = 0;
@@ -171,7 +200,7 @@ static void *ep_worker(void *arg) {
                 ep_pause();
                 if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
                     spins = 0;
-                    if (ep_now_ns() - t0 > budget || ep_on_callers_cpu())
+                    if (ep_now_ns() - t0 > budget || (ep_on_callers_cpu() && !ep_move_off()))
                         break;
                 }
             }
@@ -188,7 +217,8 @@ static void *ep_worker(void *arg) {
         seen = g;
         if (slept) {
             const int same = ep_on_callers_cpu();
-            atomic_fetch_or_explicit(&P.woke_where, same ? 1 : 2, memory_order_relaxed);
+            const int stuck = same && !ep_move_off();
+            atomic_fetch_or_explicit(&P.woke_where, stuck ? 1 : 2, memory_order_relaxed);
             if (same)
                 atomic_fetch_add_explicit(&P.st_same_cpu, 1, memory_order_relaxed);
         }
@@ -341,8 +371,8 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     return joined + 1;
 }
 
-/* Counters since the last reset into out[0 .. EP_NSTATS + 2] (see the enum; then wake-ups, late wake-ups,
-   same-cpu joins);
+/* Counters since the last reset into out[0 .. EP_NSTATS + 3] (see the enum; then wake-ups, late wake-ups,
+   wake-ups on the caller's cpu, moves off it);
    reset when `reset` is set. For benchmarks: read while no job runs. */
 void ember_parallel_stats(int64_t *out, int reset) {
     for (int i = 0; i < EP_NSTATS; i++) {
@@ -353,6 +383,7 @@ void ember_parallel_stats(int64_t *out, int reset) {
     out[EP_NSTATS] = reset ? atomic_exchange(&P.st_woke, 0) : atomic_load(&P.st_woke);
     out[EP_NSTATS + 1] = reset ? atomic_exchange(&P.st_woke_late, 0) : atomic_load(&P.st_woke_late);
     out[EP_NSTATS + 2] = reset ? atomic_exchange(&P.st_same_cpu, 0) : atomic_load(&P.st_same_cpu);
+    out[EP_NSTATS + 3] = reset ? atomic_exchange(&P.st_moved, 0) : atomic_load(&P.st_moved);
 }
 
 /* Sets how many ns (wall time) an idle worker spins before it sleeps (0: sleep at once); returns the previous

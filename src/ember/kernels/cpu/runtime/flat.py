@@ -163,7 +163,7 @@ def sum_rows(a):
 
 
 _STAT_NAMES = ("jobs", "joined", "asleep", "waited", "wait_ns", "chunks", "caller_chunks", "busy", "wake_skipped",
-               "woke", "woke_late", "same_cpu")
+               "woke", "woke_late", "same_cpu", "moved")
 
 
 def pool_stats(reset=False):
@@ -175,7 +175,8 @@ def pool_stats(reset=False):
     (`wake_skipped`: the back-off of csrc/parallel.c's ep_wake_policy); the workers' wake-ups from sleep
     (`woke`), those that found their job already done (`woke_late`), and those that ran on the caller's cpu
     (`same_cpu`: on a loaded machine the scheduler puts a woken worker beside the caller, where it preempts
-    the caller and a split gains nothing; csrc/parallel.c's ep_on_callers_cpu).
+    the caller and a split gains nothing; csrc/parallel.c's ep_on_callers_cpu), and the workers' moves off
+    the caller's cpu (`moved`: ep_move_off).
     None when C is off."""
     if _parallel_for() is None:
         return None
