@@ -18,8 +18,10 @@ shared with other jobs only a quiet run says how close ember is to torch: the lo
 `ember_joined` is the fraction of ember's calls in which a pool worker took part (0: the caller did every chunk
 because the other core was busy elsewhere); `pool` says why (csrc/parallel.c's counters over the row's timed
 calls, runtime/flat.py's pool_stats): `asleep` the fraction of split calls published while the worker slept (it
-had spun out its budget: woken through the scheduler, it mostly arrives after the caller has done every chunk,
-`woke_late`), `caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
+had spun out its budget), `wake_skipped` the fraction published without waking it (csrc/parallel.c's back-off
+while woken workers land on the caller's own cpu), `woke_late` / `same_cpu` the fractions of its wake-ups that
+found the job done / ran on the caller's cpu (the other core busy elsewhere: no parallelism),
+`caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
 caller waited for the worker after its own chunks and `wait_us` the mean wait (a worker preempted mid-chunk).
 `--spin-us` sets the workers' idle spin budget (default 50 us of wall time) to compare policies.
 """
@@ -141,7 +143,9 @@ def main(argv=None):
             st = pool_stats(reset=True)
             if st and st["jobs"]:
                 row["pool"] = {"asleep": round(st["asleep"] / st["jobs"], 2),
+                               "wake_skipped": round(st["wake_skipped"] / st["jobs"], 2),
                                "woke_late": round(st["woke_late"] / max(1, st["woke"]), 2),
+                               "same_cpu": round(st["same_cpu"] / max(1, st["woke"]), 2),
                                "caller_share": round(st["caller_chunks"] / st["chunks"], 2),
                                "waited": round(st["waited"] / max(1, st["joined"]), 2),
                                "wait_us": round(st["wait_ns"] / max(1, st["waited"]) / 1e3, 1)}

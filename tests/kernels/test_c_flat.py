@@ -540,15 +540,17 @@ def test_forked_child_runs_big_ops_on_its_own_workers():
         ember.set_num_threads(old)
 
 
-@pytest.mark.parametrize("spin_us", [0, 50, 2000])
-def test_spin_budgets_and_pool_counters(spin_us):
-    """Any idle spin budget (0: workers sleep at once and are woken for every job) gives the same bits;
-    the pool's counters (runtime/flat.py's pool_stats) account for every split job and chunk."""
+@pytest.mark.parametrize("spin_us,backoff", [(0, 0), (0, 32), (50, 32), (2000, 1)])
+def test_spin_budgets_and_pool_counters(spin_us, backoff):
+    """Any idle spin budget (0: workers sleep at once) and wake-up back-off (0: wake them for every job) gives
+    the same bits; the pool's counters (runtime/flat.py's pool_stats) account for every split job and chunk."""
     a, b = _data(np.float32, n=4 * N)
     old = ember.get_num_threads()
     ember.set_num_threads(2)
     prev = flat.set_spin_us(spin_us)
+    prev_backoff = flat.set_wake_backoff(backoff)
     try:
+        assert prev_backoff >= 0
         assert prev >= 0
         flat.pool_stats(reset=True)
         x, y = ember.from_numpy(a), ember.from_numpy(b)
@@ -559,8 +561,44 @@ def test_spin_budgets_and_pool_counters(spin_us):
         assert st["jobs"] == 10 and st["busy"] == 0
         assert 0 <= st["joined"] <= 10 and st["asleep"] <= 10 and st["waited"] <= st["joined"]
         assert st["caller_chunks"] <= st["chunks"] == 10 * -(-a.size // flat._grain(a.size, 2))
-        assert st["woke_late"] <= st["woke"]
+        assert st["woke_late"] <= st["woke"] and st["same_cpu"] <= st["woke"]
+        assert st["wake_skipped"] <= st["asleep"] and (backoff or st["wake_skipped"] == 0)
         assert flat.pool_stats()["jobs"] == 0          # reset
     finally:
         flat.set_spin_us(prev)
+        flat.set_wake_backoff(prev_backoff)
         ember.set_num_threads(old)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "sched_setaffinity"), reason="needs fork, affinity")
+def test_pool_on_one_allowed_cpu():
+    """A process allowed a single cpu (taskset 1 core) starts workers that can only run beside the caller:
+    a worker cannot move off the caller's cpu (csrc/parallel.c's ep_move_off), the wake-up back-off applies,
+    and every result is still right and nothing hangs."""
+    a, b = _data(np.float32, n=4 * N)
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+            ember.set_num_threads(2)        # the child's workers start here, with the one-cpu mask
+            flat.pool_stats(reset=True)
+            for _ in range(40):
+                r = (ember.from_numpy(a) * ember.from_numpy(b)).numpy()
+                s = ember.from_numpy(a).sum().item()
+            st = flat.pool_stats()
+            ok = (np.array_equal(r, a * b, equal_nan=True) and np.isnan(s) == np.isnan(np.add.reduce(a))
+                  and st["moved"] == 0 and st["jobs"] >= 40)
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.time() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.time() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the one-cpu child hung in ember's C pool")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -162,7 +162,8 @@ def sum_rows(a):
     return out
 
 
-_STAT_NAMES = ("jobs", "joined", "asleep", "waited", "wait_ns", "chunks", "caller_chunks", "busy", "woke", "woke_late")
+_STAT_NAMES = ("jobs", "joined", "asleep", "waited", "wait_ns", "chunks", "caller_chunks", "busy", "wake_skipped",
+               "woke", "woke_late", "same_cpu", "moved")
 
 
 def pool_stats(reset=False):
@@ -170,8 +171,13 @@ def pool_stats(reset=False):
     them): split `jobs`; jobs a worker `joined`; jobs published while a worker was `asleep` (it must be woken
     through the scheduler); joined jobs whose caller `waited` for the worker after its own chunks and the
     `wait_ns` summed; `chunks` of split jobs and the `caller_chunks` the caller ran; calls run inline because
-    the pool was `busy` with another thread's job; the workers' wake-ups from sleep (`woke`) and those that
-    found their job already done (`woke_late`). None when C is off."""
+    the pool was `busy` with another thread's job; jobs published without waking a sleeping worker
+    (`wake_skipped`: the back-off of csrc/parallel.c's ep_wake_policy); the workers' wake-ups from sleep
+    (`woke`), those that found their job already done (`woke_late`), and those that ran on the caller's cpu
+    (`same_cpu`: on a loaded machine the scheduler puts a woken worker beside the caller, where it preempts
+    the caller and a split gains nothing; csrc/parallel.c's ep_on_callers_cpu), and the workers' moves off
+    the caller's cpu (`moved`: ep_move_off).
+    None when C is off."""
     if _parallel_for() is None:
         return None
     f = clib.kernel("parallel", "ember_parallel_stats", "pi")
@@ -187,6 +193,15 @@ def set_spin_us(us):
         return None
     f = clib.kernel("parallel", "ember_parallel_set_spin", "l", "l")
     return f(int(us * 1000)) / 1000
+
+
+def set_wake_backoff(jobs):
+    """The cap (in jobs) of csrc/parallel.c's wake-up back-off (ep_wake_policy; 0: wake sleeping workers for
+    every job); returns the previous cap, or None when C is off. Default 32."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_backoff", "i", "i")
+    return f(int(jobs))
 
 
 def last_threads():
