@@ -90,8 +90,8 @@ def test_conv_c_batch_sizes_big_enough_to_thread(n):
         e = _run(2, False, x, w, b, kw, go)
     for a, r in zip(c, e):
         np.testing.assert_allclose(a, r, rtol=1e-4, atol=1e-3)
-    if blas.available():
-        assert blas._STATE[0] == 0 and blas._fns()[1]() == before
+    if blas.available():        # (one thread for good once a gemm was split over ember's pool: blas.hold_single)
+        assert blas._STATE[0] == 0 and blas._fns()[1]() == (1 if blas.held() else before)
 
 
 def test_single_blas_nests_and_restores():

@@ -253,3 +253,119 @@ def test_compiled_entries_get_openblas_threads_back_while_held(threads):
     threads(1)
     with blas.native_threads():
         assert blas.get_num_threads() == 1
+
+
+def test_split_mm_writes_into_out_and_refuses_unusable_outs(threads):
+    threads(2)
+    rng = np.random.default_rng(9)
+    a, b = _operand(rng, 300, 200, np.float32, False), _operand(rng, 200, 400, np.float32, True)
+    out = np.full((300, 400), np.nan, np.float32)
+    assert gemm.mm(a, b, out=out) is out
+    np.testing.assert_array_equal(out, a.dot(b))
+    assert gemm.mm(a, b, out=np.empty((400, 300), np.float32).T) is None           # not c-contiguous
+    assert gemm.mm(a, b, out=np.empty((300, 400), np.float64)) is None             # another dtype
+    big = np.zeros((300, 600), np.float32)
+    assert gemm.mm(big[:, :200], b, out=big[:, 200:]) is None                     # overlaps an operand
+
+
+def test_split_mm_of_random_float32_shapes_is_the_single_call(threads):
+    """Irregular sizes and layouts (the float64 counterpart of this differed in 205 of 450 cases: float64 stays
+    unsplit, see runtime/gemm.py)."""
+    rng = np.random.default_rng(10)
+    done = 0
+    while done < 40:
+        m, k, n = (int(v) for v in np.exp(rng.uniform(np.log(8), np.log(900), 3)))
+        if m * n * k < gemm.SPLIT_MACS:
+            continue
+        ta, tb = rng.integers(0, 2, 2)
+        a, b = _operand(rng, m, k, np.float32, ta), _operand(rng, k, n, np.float32, tb)
+        threads(1)
+        want = a.dot(b)
+        threads(int(rng.integers(2, 5)))
+        got = gemm.mm(a, b)
+        if got is not None:
+            np.testing.assert_array_equal(got, want, err_msg=str((m, k, n, ta, tb)))
+            done += 1
+    assert gemm._plan(1024, 512, 128, 1, 2, np.dtype(np.float64)) is None
+
+
+def _spy_mm(monkeypatch):
+    """Records each split gemm.mm actually ran (a non-None result)."""
+    used = []
+    real = gemm.mm
+
+    def spy(*a, **kw):
+        r = real(*a, **kw)
+        if r is not None:
+            used.append(a[0].shape)
+        return r
+    monkeypatch.setattr(gemm, "mm", spy)
+    return used
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_rnn_layer_gemms_split_over_the_pool_bit_for_bit(mode, threads, monkeypatch):
+    """rnn_layer.py's input projection, per-step hidden gemms and weight gradients run split (OpenBLAS is held at
+    one thread once ember splits a gemm, so numpy's calls stayed on one core): the same bits at 1 and 2 threads,
+    torch's values and gradients."""
+    torch = pytest.importorskip("torch")
+    used = _spy_mm(monkeypatch)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((5, 32, 128)).astype(np.float32)
+    torch.manual_seed(0)
+    ref = getattr(torch.nn, mode)(128, 256)
+    tx = torch.tensor(x, requires_grad=True)
+    ty, _ = ref(tx)
+    (ty * ty).sum().backward()
+    outs = {}
+    for t in (1, 2):
+        threads(t)
+        mod = getattr(ember.nn, mode)(128, 256)
+        with ember.no_grad():
+            for p, tp in zip(mod.parameters(), ref.parameters()):
+                p.copy_(ember.tensor(tp.detach().numpy()))
+        del used[:]
+        ex = ember.tensor(x, requires_grad=True)
+        ey, _ = mod(ex)
+        (ey * ey).sum().backward()
+        outs[t] = [ey.detach().numpy(), ex.grad.numpy()] + [p.grad.numpy() for p in mod.parameters()]
+        if t == 2:
+            assert len(used) >= 5 + 2, used            # at least the per-step hidden gemms and the projections
+        np.testing.assert_allclose(outs[t][0], ty.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(outs[t][1], tx.grad.numpy(), rtol=1e-3, atol=1e-3)
+        for g, tp in zip(outs[t][2:], ref.parameters()):
+            np.testing.assert_allclose(g, tp.grad.numpy(), rtol=1e-3, atol=1e-2)
+    for a1, a2 in zip(outs[1], outs[2]):
+        np.testing.assert_array_equal(a1, a2)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("groups", [1, 2])
+def test_one_image_convolution_splits_its_gemms_bit_for_bit(groups, threads, monkeypatch):
+    """A batch of one image runs conv_im2col.py's chunks on the calling thread; its gemms now split over the C
+    pool: the same bits at 1 and 2 threads as numpy's calls, torch's values and gradients."""
+    torch = pytest.importorskip("torch")
+    used = _spy_mm(monkeypatch)
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((1, 32, 40, 40)).astype(np.float32)
+    w = (rng.standard_normal((64, 32 // groups, 3, 3)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.conv2d(tx, tw, tb, stride=2, padding=1, groups=groups)
+    (ty * ty).sum().backward()
+    outs = {}
+    for t in (1, 2):
+        threads(t)
+        del used[:]
+        ex, ew, eb = (ember.tensor(a, requires_grad=True) for a in (x, w, b))
+        ey = ember.nn.functional.conv2d(ex, ew, eb, stride=2, padding=1, groups=groups)
+        (ey * ey).sum().backward()
+        outs[t] = [ey.detach().numpy(), ex.grad.numpy(), ew.grad.numpy(), eb.grad.numpy()]
+        if t == 2 and groups == 1:
+            assert len(used) >= 3, used                 # forward, input and weight gradients
+        np.testing.assert_allclose(outs[t][0], ty.detach().numpy(), rtol=1e-4, atol=1e-4)
+        for g, tg in zip(outs[t][1:], (tx, tw, tb)):
+            np.testing.assert_allclose(g, tg.grad.numpy(), rtol=1e-3, atol=1e-2)
+    for a1, a2 in zip(outs[1], outs[2]):
+        np.testing.assert_array_equal(a1, a2)

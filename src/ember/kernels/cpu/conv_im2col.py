@@ -12,13 +12,17 @@ chunk of images on each pool thread). While the images are on the pool, `runtime
 OpenBLAS at one thread (nested BLAS threads were 2-10x slower). OpenBLAS's thread count is
 process-wide, so a matmul in another Python thread during a conv also runs on one thread.
 """
+import threading
+
 import numpy as np
 
 from .runtime.pool import _pool, run_parts
 from .runtime import blas, clib
+from .runtime import gemm as _gemm
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _MIN_WORK = 1 << 17         # multiply-adds below which one thread does the whole batch
+_INLINE = threading.local()     # .on: over_images runs every image on this thread (its gemms may use the C pool)
 
 
 def _fn(name, dtype, sig):
@@ -41,7 +45,11 @@ def over_images(fn, n, work):
     threads cannot be pinned per thread). Returns the number of chunks used."""
     k = min(workers(), n) if work >= _MIN_WORK and blas.available() else 1
     if k <= 1:
-        fn(0, n, 0)
+        _INLINE.on = True           # _mm splits each gemm over the C pool instead
+        try:
+            fn(0, n, 0)
+        finally:
+            _INLINE.on = False
         return 1
     bounds = [n * i // k for i in range(k + 1)]
     with blas.single_blas():
@@ -80,7 +88,21 @@ def _packed(pack, go, s, m, groups, og, o):
 
 
 def _mm(a, b, out=None):
-    """matmul of (G, M, K) by (G, K, N); one plain 2-d gemm when G = 1."""
+    """matmul of (G, M, K) by (G, K, N); one plain 2-d gemm when G = 1. When over_images runs every image on
+    the calling thread (one image, or one pool thread), the gemm is split over ember's C pool instead
+    (runtime/gemm.py: the same bits as numpy's call); with OpenBLAS held at one thread (blas.hold_single) a
+    one-image convolution otherwise ran all its gemms on one core. Inside the Python pool's parts the gemms stay
+    numpy's (each part is already one thread's work)."""
+    if getattr(_INLINE, "on", False):
+        if a.shape[0] == 1:
+            r = _gemm.mm(a[0], b[0], out=None if out is None else out[0]) if a[0].size * b.shape[-1] > \
+                _gemm.OPENBLAS_SERIAL else None
+            if r is not None:
+                return r[None]
+        elif a[0].size * b.shape[-1] * a.shape[0] > _gemm.OPENBLAS_SERIAL:
+            r = _gemm.bmm(a, b, out=out) if out is None or out.flags.c_contiguous else None
+            if r is not None:
+                return r
     if a.shape[0] == 1:
         return np.matmul(a[0], b[0], out=None if out is None else out[0])[None]
     return np.matmul(a, b, out=out)

@@ -20,6 +20,7 @@ import numpy as np
 from ..meta import rnn as M
 from .rnn import _sigmoid_
 from .runtime import clib
+from .runtime.gemm import matmul as _matmul
 from .runtime.arrays import acc, wrap
 from .runtime.clib import address as _addr
 from ..._core.tensor_impl import TensorImpl as _Tensor
@@ -98,7 +99,7 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     g = 4 if lstm else 3
     w_ih = acc(weight0)
     w_hh_t = acc(weight1).T
-    gates = np.matmul(x.reshape(L * n, i), w_ih.T).reshape(L, n, g, h)
+    gates = _matmul(x.reshape(L * n, i), w_ih.T).reshape(L, n, g, h)
     b_hh = acc(weight3).reshape(g, h) if has_biases else None
     if has_biases:
         gates += acc(weight2).reshape(g, h)
@@ -118,7 +119,7 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
         hp = np.ascontiguousarray(hp, gates.dtype)
         for t in range(L):
             z = ws[t]
-            gh = np.matmul(hp, w_hh_t)
+            gh = _matmul(hp, w_hh_t)
             hn = out[t]
             if lstm_c is not None:
                 lstm_c(_addr(z), _addr(gh), _addr(c), c.strides[0] // c.itemsize, _addr(hn),
@@ -133,7 +134,7 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
         b_hn = np.ascontiguousarray(b_hh[2]) if has_biases else None
         hp = np.ascontiguousarray(hp, gates.dtype)
         for t in range(L):
-            gh = np.matmul(hp, w_hh_t)
+            gh = _matmul(hp, w_hh_t)
             ho = out[t]
             if gru_c is not None:
                 gru_c(_addr(gates[t]), _addr(gh), None if b_hn is None else _addr(b_hn),
@@ -180,7 +181,7 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
             cp, stride = (cx, h) if t == 0 else (ws[t - 1, :, 4], 6 * h)
             step(_addr(ws[t]), _addr(cp), stride, None if go is None else _addr(go[t]), _addr(dh),
                  _addr(dc), _addr(d[t]), n, h)
-            dh = np.matmul(d[t].reshape(n, 4 * h), w_hh)
+            dh = _matmul(d[t].reshape(n, 4 * h), w_hh)
         d_in = d_hid = d.reshape(L * n, 4 * h)
         grad_cx = dc
     elif step is not None:
@@ -188,7 +189,7 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
         for t in range(L - 1, -1, -1):
             step(_addr(ws[t]), _addr(h_prev[t]), None if go is None else _addr(go[t]), _addr(dh),
                  _addr(d[t]), _addr(direct), n, h)
-            dh = np.matmul(d[t, :, :3].reshape(n, 3 * h), w_hh)
+            dh = _matmul(d[t, :, :3].reshape(n, 3 * h), w_hh)
             dh += direct
         d_hid = d[:, :, :3].reshape(L * n, 3 * h)
         d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
@@ -223,7 +224,7 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
             np.multiply(dc[:, None], p[t, :, :3], out=dt_[:, :3])
             np.multiply(dh, p[t, :, 3], out=dt_[:, 3])
             dc *= fg[t]
-            dh = np.matmul(dt_.reshape(n, 4 * h), w_hh)
+            dh = _matmul(dt_.reshape(n, 4 * h), w_hh)
         d_in = d_hid = d.reshape(L * n, 4 * h)
         grad_cx = dc
     else:
@@ -245,16 +246,16 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
                 dh += go[t]
             dt_ = d[t]
             dt_ *= dh[:, None]
-            nh = np.matmul(dt_[:, :3].reshape(n, 3 * h), w_hh)
+            nh = _matmul(dt_[:, :3].reshape(n, 3 * h), w_hh)
             nh += dh * z[t]
             dh = nh
         d_hid = d[:, :, :3].reshape(L * n, 3 * h)
         d_in = d[:, :, [0, 1, 3]].reshape(L * n, 3 * h)
         grad_cx = None
     x2 = x.reshape(L * n, i)
-    grad_x = np.matmul(d_in, acc(weight1)).reshape(L, n, i)
-    grad_w_ih = np.matmul(d_in.T, x2)
-    grad_w_hh = np.matmul(d_hid.T, h_prev.reshape(L * n, h))
+    grad_x = _matmul(d_in, acc(weight1)).reshape(L, n, i)
+    grad_w_ih = _matmul(d_in.T, x2)
+    grad_w_hh = _matmul(d_hid.T, h_prev.reshape(L * n, h))
     if has_biases:
         grad_b_ih, grad_b_hh = d_in.sum(0), d_hid.sum(0)
     else:

@@ -26,6 +26,10 @@ split is checked against the single call on a probe product (`_exact`); if it di
 blocks. float64 products are never split into blocks (there, blocks of 64 rows differ from the single call: its
 tiles are 24 rows, and column blocks narrower than ~200 differ whatever their edges): only the matrices of a
 batch are shared out, each one numpy's own call, which is exact by construction.
+Re-measured in session 13 (same machine, OpenBLAS 0.3.31): float64 blocks at 64-row/column edges, each above
+SMALL_MNK, differed from the single call in 205 of 450 random cases (8-1500 per side, NN/NT/TN/TT, 2-4 threads)
+while float32 blocks matched in all 450; a fixed set of round shapes (multiples of 32 rows) had matched, so the
+one-product `_exact` probe cannot vouch for float64 and float64 stays unsplit.
 """
 import ctypes
 
@@ -157,11 +161,12 @@ def _blas_ready(macs):
     return st
 
 
-def mm(a, b, bias=None):
-    """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array,
-    or None (the caller runs numpy). `bias`: a c-contiguous (n,) or (m, n) array of the dtype added to the
-    product (addmm's `np.add(a.dot(b), bias)`, the same bits), each block right after its product while in
-    cache and on its thread."""
+def mm(a, b, bias=None, out=None):
+    """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array (or
+    `out`, a c-contiguous (m, n) array of the dtype sharing no memory with the operands), or None (the caller runs
+    numpy). `bias`: a c-contiguous (n,) or (m, n) array of the dtype added to the product (addmm's
+    `np.add(a.dot(b), bias)`, the same bits), each block right after its product while in cache and on its
+    thread."""
     dt = a.dtype
     if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
         return None
@@ -183,9 +188,27 @@ def mm(a, b, bias=None):
                              or bias.shape not in ((n,), (m, n)) or np.may_share_memory(bias, a)
                              or np.may_share_memory(bias, b)):
         return None
-    c = np.empty((m, n), dt)
+    if out is None:
+        c = np.empty((m, n), dt)
+    elif (out.dtype is not dt or out.shape != (m, n) or not out.flags.c_contiguous or not out.flags.writeable
+          or np.may_share_memory(out, a) or np.may_share_memory(out, b)):
+        return None
+    else:
+        c = out
     _run(st, a, b, c, la, lb, m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, threads, bias)
     return c
+
+
+def matmul(a, b):
+    """np.matmul(a, b) of two 2-d arrays, split over the pool when mm takes it (float32/float64 of one dtype, big
+    enough for threads, readable in place), else numpy's own call: the same bits either way. For kernels that call
+    BLAS directly (rnn_layer.py's per-step hidden gemms and its projections, conv_im2col.py's one-image gemms):
+    with OpenBLAS held at one thread (blas.hold_single) their numpy calls would otherwise never use a second core."""
+    if a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[-1] > OPENBLAS_SERIAL:
+        r = mm(a, b)
+        if r is not None:
+            return r
+    return np.matmul(a, b)
 
 
 def bmm(a, b, out=None):
