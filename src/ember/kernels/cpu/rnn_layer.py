@@ -45,15 +45,16 @@ _SWAP_MAX_ROWS = 48
 def _xwt(x, w):
     """x @ w^T for x (m, k) and w (n, k), both c-contiguous: the input projection and each step's hidden product.
 
-    For float32 at 2-48 rows it is computed as (w @ x^T)^T, a view of an (n, m) result: the same k-long sums in
+    For float32 at 1-48 rows it is computed as (w @ x^T)^T, a view of an (n, m) result: the same k-long sums in
     the same order, so bit for bit x @ w^T (tests/ops/test_rnn_layer.py; nn/functional/linear.py `_direct` gives
     the measurements behind the swap), on a path of OpenBLAS's that is 2x faster at a cell's shapes. numpy hands
     x @ w^T to cblas as a row-major NT gemm, which OpenBLAS (0.3.31, one thread, AVX-512 EPYC) runs slowly at
     few rows: min CPU us, NT / swapped, load ~6: LSTMCell(51, 51) at batch 8 (8 x 51 @ 51 x 204) 8.5 / 4.4,
-    its input projection (k = 1) 3.0 / 1.2, (16 x 64 @ 64 x 192) 11.4 / 6.1. float64 stays NT (linear.py: with
+    its input projection (k = 1) 3.0 / 1.2, (16 x 64 @ 64 x 192) 11.4 / 6.1, one row (a BiLSTM at batch 1,
+    1 x 32 @ 32 x 128) 1.36 / 0.79. float64 stays NT (linear.py: with
     two threads dgemm's split differs between the orders in the last bit)."""
     m = x.shape[0]
-    if x.dtype is _F32 and 2 <= m <= _SWAP_MAX_ROWS and w.flags.c_contiguous and x.flags.c_contiguous:
+    if x.dtype is _F32 and 0 < m <= _SWAP_MAX_ROWS and w.flags.c_contiguous and x.flags.c_contiguous:
         return w.dot(x.T).T
     return np.matmul(x, w.T)
 
