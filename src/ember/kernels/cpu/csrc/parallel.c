@@ -242,6 +242,9 @@ static void ep_after_fork_child(void) {
     P.cv = c;
     P.started = 0;                 /* the parent's workers do not exist here */
     atomic_store(&P.sleeping, 0);
+    atomic_store(&P.woke_where, 0);  /* nor their wake-up reports: the child's back-off starts afresh */
+    P.backoff = 0;
+    P.wake_skip = 0;
 }
 
 static int ep_start(int want) {
