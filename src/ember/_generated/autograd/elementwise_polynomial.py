@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -70,9 +70,10 @@ def special_chebyshev_polynomial_t(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -133,9 +134,10 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -196,9 +198,10 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -259,9 +262,10 @@ def special_chebyshev_polynomial_u(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -322,9 +326,10 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -385,9 +390,10 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -448,9 +454,10 @@ def special_chebyshev_polynomial_v(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -511,9 +518,10 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -574,9 +582,10 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -637,9 +646,10 @@ def special_chebyshev_polynomial_w(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -700,9 +710,10 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -763,9 +774,10 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -826,9 +838,10 @@ def special_hermite_polynomial_h(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -889,9 +902,10 @@ def special_hermite_polynomial_h_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -952,9 +966,10 @@ def special_hermite_polynomial_h_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1015,9 +1030,10 @@ def special_hermite_polynomial_he(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1078,9 +1094,10 @@ def special_hermite_polynomial_he_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1141,9 +1158,10 @@ def special_hermite_polynomial_he_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1204,9 +1222,10 @@ def special_laguerre_polynomial_l(x, n):
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1267,9 +1286,10 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1330,9 +1350,10 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1393,9 +1414,10 @@ def special_legendre_polynomial_p(x, n):
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1456,9 +1478,10 @@ def special_legendre_polynomial_p_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1519,9 +1542,10 @@ def special_legendre_polynomial_p_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1582,9 +1606,10 @@ def special_shifted_chebyshev_polynomial_t(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1645,9 +1670,10 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1708,9 +1734,10 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1771,9 +1798,10 @@ def special_shifted_chebyshev_polynomial_u(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1834,9 +1862,10 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1897,9 +1926,10 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1960,9 +1990,10 @@ def special_shifted_chebyshev_polynomial_v(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2023,9 +2054,10 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2086,9 +2118,10 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2149,9 +2182,10 @@ def special_shifted_chebyshev_polynomial_w(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2212,9 +2246,10 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2275,9 +2310,10 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
