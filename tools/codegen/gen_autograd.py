@@ -414,8 +414,6 @@ def emit_node(w, e, cls):
     saved = sorted({n for v in uses.values() for n in v})
     w.w(f"class {cls}(_Node):")
     w.w(f"    _op_name = {('aten::' + str(e.fn.func.name))!r}")
-    if _is_view_op(e, e.fn, False):
-        w.w("    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)")
     if e.complex_mode is not None:
         w.w(f"    _complex = {e.complex_mode!r}")
     if cls == "CopyBackwards":          # hand-written in torch: name() reports the C++ class
@@ -730,8 +728,9 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     # Node.__init__ inlined (no Python frame): a sequence number, and the anomaly-mode trace when enabled
     w.w(f"    _n = _new({cls})")
     w.w("    _n._sequence_nr = _next_seq()")
-    w.w("    if _ANOMALY[0]:")
-    w.w("        _record_anomaly(_n)")
+    if view_op:
+        w.w("    if _ANOMALY[0]:")
+        w.w("        _record_anomaly(_n)")
     # a single Tensor output gets its history inline below; every other kind starts from an empty input_meta
     inline_history = not inplace and e.output_mask is None and len(e.returns) == 1 and not e.is_list_return()
     if not inline_history:
@@ -743,12 +742,14 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
             # a non-leaf, non-view input's edge is (grad_fn, output_nr): inline; anything else via gradient_edge
+            # a leaf input needing grad goes in as itself: its AccumulateGrad edge is made when the edge is first
+            # read (graph.leaf_edges; the engine's first pass, next_functions), not at every forward op
             edge = (f"(_gedge({a.name}) if {a.name}._base is not None else (_f, {a.name}._output_nr) "
-                    f"if (_f := {a.name}.grad_fn) is not None else _leaf_edge({a.name}))")
+                    f"if (_f := {a.name}.grad_fn) is not None else {a.name})")
             edges.append(edge if view_op else f"({edge} if {rg_of[a.name]} else None)")
     if view_op:
         # a leaf's AccumulateGrad is made when the edge is first read (backward, next_functions), not here: a
-        # forward without backward (inference with parameters needing grad) never makes it (graph.LeafEdges)
+        # forward without backward (inference with parameters needing grad) never makes it (graph.leaf_edges)
         w.w("    if self._base is not None:")
         w.w("        _n.next_edges = (_gedge(self), )")
         w.w("    elif (_f := self.grad_fn) is not None:")
@@ -756,9 +757,14 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w("    elif _ANOMALY[0]:")
         w.w("        _n.next_edges = (_leaf_edge(self), )")
         w.w("    else:")
-        w.w("        _n._leaf = self")
+        w.w("        _n.next_edges = (self, )")
     else:
         w.w("    _n.next_edges = (" + "".join(f"{x}, " for x in edges) + ")")
+        # anomaly mode: the trace of the node, then its leaves' AccumulateGrads made at once (their trace is the
+        # forward's too), both at the depth Node.__init__ would record from
+        w.w("    if _ANOMALY[0]:")
+        w.w("        _record_anomaly(_n)")
+        w.w("        _leaf_edges(_n)")
     # an argument the op writes besides self (rrelu_with_noise's noise) is saved after the call: the formula
     # reads what the op wrote, and saving it before would trip the version check (torch saves it after too)
     written = {a.name for a in e.all_args if a.annotation is not None and a.annotation.is_write and a.name != "self"}
@@ -972,7 +978,7 @@ PRELUDE = [
     "from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT",
     "from ember._core.device import CPU as _CPU, META as _META",
     "from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,",
-    "                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,",
+    "                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,",
     "                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,",
     "                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)",
     "from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot",

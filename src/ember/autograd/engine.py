@@ -13,7 +13,7 @@ from .._grad_mode import _set_enabled
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Tensor
 from . import anomaly_mode
 from ._shape_dtype import _PLAIN_CPU, _sum_to_plain, sum_to, to_dtype
-from .graph import AccumulateGrad, _clone_detached
+from .graph import AccumulateGrad, _clone_detached, leaf_edges as _leaf_edges
 from .input_buffer import accumulate as _accumulate
 from .forward_ad import _level as _FW_LEVEL
 from .._core.strides import same_shape
@@ -155,9 +155,14 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
     rootset = set(root_nodes)
     stack = list(rootset)
     while stack:
-        for e in stack.pop().next_edges:
+        node = stack.pop()
+        for e in node.next_edges:
             if e is not None:
-                m = e[0]
+                if e.__class__ is tuple:
+                    m = e[0]
+                else:       # a leaf recorded as itself: the node's edges made now (graph.leaf_edges)
+                    _leaf_edges(node)
+                    m = e._grad_acc_ref()      # the AccumulateGrad the node holds from now on
                 if m in deps:
                     deps[m] += 1
                 else:

@@ -125,7 +125,7 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.next_edges)
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in leaf_edges(self))
 
     @property
     def metadata(self):
@@ -253,28 +253,39 @@ def grad_accumulator(t):
     return acc
 
 
-class LeafEdges:
-    """`next_edges` of a view op's node (the generated TBackward0, SelectBackward0, ...) whose input is a leaf
-    needing grad: the kernel stores the leaf as `_leaf` and this (non-data) descriptor builds the edge to its
-    AccumulateGrad when the edge is first read (the engine, next_functions, rebase), then stores it on the
-    node, whose own attribute wins from then on; a node given its edges by the kernel never comes here.
-    The AccumulateGrad torch makes at the forward op (held by the node, weakly by the leaf) is made here
-    later: a view taken with grad and never differentiated (a parameter's weight.t() at inference) makes
-    none, about 6k instructions of its ~25k. The edge is the same object torch's would be while any node
-    holds the leaf's AccumulateGrad; its input metadata is the leaf's when the edge is first read. In anomaly
-    mode the kernels make the edge at once (the AccumulateGrad's trace is the forward's)."""
-    __slots__ = ()
+def leaf_edges(node):
+    """`node.next_edges` with every leaf entry made an edge, stored back on the node; what every reader of
+    next_edges other than a node's own apply goes through (the engine's first pass, next_functions, DDP).
 
-    def __get__(self, node, cls=None):
-        if node is None:
-            return ()
-        leaf = _getattr(node, "_leaf", None)
-        edges = ((grad_accumulator(leaf), 0), ) if leaf is not None else ()
-        node.next_edges = edges
+    A generated kernel records a leaf input that needs grad as the tensor itself in `next_edges` (where
+    torch's codegen calls gradient_edge and so makes the leaf's AccumulateGrad, held by the node and weakly
+    by the leaf): the edge `(AccumulateGrad, 0)` is made here when the edge is first read. A forward whose
+    graph is never differentiated (inference with parameters needing grad, a loss only printed) makes none:
+    about 2.6k of the ~11k instructions of recording `a + b` with one leaf input, and two GC-tracked objects
+    and a weakref per leaf input per op fewer. The edge is the same object torch's would be while any node
+    holds the leaf's AccumulateGrad (grad_accumulator's weak cache). Differences, torch's edge made at the
+    forward op: its input metadata is the leaf's shape when the edge is first read (differs only if
+    `x.data = <other shape>` between forward and backward), and a tensor that stopped being a leaf between
+    forward and backward (requires_grad_(False), then an in-place op recording history) still gets its
+    gradient accumulated. In anomaly mode the kernels resolve at once (the AccumulateGrad's trace is the
+    forward's). An apply reads its own next_edges only for `is not None`, which a tensor entry answers."""
+    edges = node.next_edges
+    for e in edges:
+        if e is not None and e.__class__ is not tuple:
+            break
+    else:
         return edges
-
-
-LEAF_EDGES = LeafEdges()
+    out = []
+    for e in edges:
+        if e is not None and e.__class__ is not tuple:
+            ref = _getattr(e, "_grad_acc_ref", None)      # grad_accumulator(e), inlined
+            acc = ref() if ref is not None else None
+            if acc is None:
+                acc = _new_accumulator(e)
+            e = (acc, 0)
+        out.append(e)
+    edges = node.next_edges = tuple(out)
+    return edges
 
 
 def _new_accumulator(t):

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -182,10 +182,11 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         return _k(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = _new(ScaledDotProductFlashAttentionForCpuBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else query) if _g0 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else key) if _g1 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else _leaf_edge(query)) if _g0 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else _leaf_edge(key)) if _g1 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         if attn_mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := attn_mask._vc) is not _INFERENCE_VC:
             _n.s_attn_mask = attn_mask
@@ -394,10 +395,11 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
         return _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
     _n = _new(ScaledDotProductFlashAttentionForCpuBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else query) if _g1 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else key) if _g2 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g3 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else _leaf_edge(query)) if _g1 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else _leaf_edge(key)) if _g2 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g3 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2 or _g3:
         if attn_mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := attn_mask._vc) is not _INFERENCE_VC:
             _n.s_attn_mask = attn_mask

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -89,9 +89,10 @@ def conj_physical(self):
         return _k(self)
     _n = _new(ConjPhysicalBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -158,10 +159,11 @@ def conj_physical_(self):
         return _k(self)
     _n = _new(ConjPhysicalBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self)
     _rebase_history(self, _n)
     return _res
@@ -172,7 +174,6 @@ _self_conj_physical_ = conj_physical_   # the kernel, for its forward-AD re-entr
 
 class ConjBackward0(_Node):
     _op_name = 'aten::_conj'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -233,7 +234,7 @@ def _conj(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -261,7 +262,6 @@ _self__conj = _conj   # the kernel, for its forward-AD re-entry (an argument may
 
 class NegViewBackward0(_Node):
     _op_name = 'aten::_neg_view'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -322,7 +322,7 @@ def _neg_view(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -350,7 +350,6 @@ _self__neg_view = _neg_view   # the kernel, for its forward-AD re-entry (an argu
 
 class ViewAsRealBackward0(_Node):
     _op_name = 'aten::view_as_real'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -411,7 +410,7 @@ def view_as_real(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -439,7 +438,6 @@ _self_view_as_real = view_as_real   # the kernel, for its forward-AD re-entry (a
 
 class ViewAsComplexBackward0(_Node):
     _op_name = 'aten::view_as_complex'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -500,7 +498,7 @@ def view_as_complex(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -593,9 +591,10 @@ def sgn(self):
         return _k(self)
     _n = _new(SgnBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -662,10 +661,11 @@ def sgn_(self):
         return _k(self)
     _n = _new(SgnBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -739,9 +739,10 @@ def angle(self):
         return _k(self)
     _n = _new(AngleBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -843,9 +844,10 @@ def complex(real, imag):
         return _k(real, imag)
     _n = _new(ComplexBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(real) if real._base is not None else (_f, real._output_nr) if (_f := real.grad_fn) is not None else real) if _g0 else None), ((_gedge(imag) if imag._base is not None else (_f, imag._output_nr) if (_f := imag.grad_fn) is not None else imag) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(real) if real._base is not None else (_f, real._output_nr) if (_f := real.grad_fn) is not None else _leaf_edge(real)) if _g0 else None), ((_gedge(imag) if imag._base is not None else (_f, imag._output_nr) if (_f := imag.grad_fn) is not None else _leaf_edge(imag)) if _g1 else None), )
+        _leaf_edges(_n)
     _res = _k(real, imag)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -949,9 +951,10 @@ def polar(abs, angle):
         return _k(abs, angle)
     _n = _new(PolarBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(abs) if abs._base is not None else (_f, abs._output_nr) if (_f := abs.grad_fn) is not None else abs) if _g0 else None), ((_gedge(angle) if angle._base is not None else (_f, angle._output_nr) if (_f := angle.grad_fn) is not None else angle) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(abs) if abs._base is not None else (_f, abs._output_nr) if (_f := abs.grad_fn) is not None else _leaf_edge(abs)) if _g0 else None), ((_gedge(angle) if angle._base is not None else (_f, angle._output_nr) if (_f := angle.grad_fn) is not None else _leaf_edge(angle)) if _g1 else None), )
+        _leaf_edges(_n)
     _res = _k(abs, angle)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:

@@ -24,7 +24,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -124,9 +124,10 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     _n = _new(ConvolutionBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
     if _g0 or _g1 or _g2:
@@ -229,9 +230,10 @@ def im2col(self, kernel_size, dilation, padding, stride):
         return _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
     _n = _new(Im2ColBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dilation = dilation
     if _g0:
@@ -318,9 +320,10 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
         return _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
     _n = _new(Col2ImBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dilation = dilation
     if _g0:
@@ -460,10 +463,11 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         return _OP_convolution_backward.redispatch(_below_ks((grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
     _n = _new(ConvolutionBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_dilation = dilation
     if _g0 or _g1 or _g2:

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -146,9 +146,10 @@ def _cdist_forward(x1, x2, p, compute_mode):
         return _k(x1, x2, p, compute_mode)
     _n = _new(CdistBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(x1) if x1._base is not None else (_f, x1._output_nr) if (_f := x1.grad_fn) is not None else x1) if _g0 else None), ((_gedge(x2) if x2._base is not None else (_f, x2._output_nr) if (_f := x2.grad_fn) is not None else x2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(x1) if x1._base is not None else (_f, x1._output_nr) if (_f := x1.grad_fn) is not None else _leaf_edge(x1)) if _g0 else None), ((_gedge(x2) if x2._base is not None else (_f, x2._output_nr) if (_f := x2.grad_fn) is not None else _leaf_edge(x2)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_compute_mode = compute_mode
     if _g0 or _g1:
@@ -299,9 +300,10 @@ def dist(self, other, p=2):
         return _k(self, other, p)
     _n = _new(DistBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -422,9 +424,10 @@ def _pdist_forward(self, p=2.0):
         return _k(self, p)
     _n = _new(PdistBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_p = p
     if _g0:
@@ -543,9 +546,10 @@ def _pdist_backward(grad, self, p, pdist):
         return _k(grad, self, p, pdist)
     _n = _new(PdistBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad) if grad._base is not None else (_f, grad._output_nr) if (_f := grad.grad_fn) is not None else grad) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), ((_gedge(pdist) if pdist._base is not None else (_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None else pdist) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad) if grad._base is not None else (_f, grad._output_nr) if (_f := grad.grad_fn) is not None else _leaf_edge(grad)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(pdist) if pdist._base is not None else (_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None else _leaf_edge(pdist)) if _g2 else None), )
+        _leaf_edges(_n)
     _res = _k(grad, self, p, pdist)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:

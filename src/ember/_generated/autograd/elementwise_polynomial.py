@@ -24,7 +24,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -69,9 +69,10 @@ def special_chebyshev_polynomial_t(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -132,9 +133,10 @@ def special_chebyshev_polynomial_t_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -195,9 +197,10 @@ def special_chebyshev_polynomial_t_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialTBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -258,9 +261,10 @@ def special_chebyshev_polynomial_u(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -321,9 +325,10 @@ def special_chebyshev_polynomial_u_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -384,9 +389,10 @@ def special_chebyshev_polynomial_u_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialUBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -447,9 +453,10 @@ def special_chebyshev_polynomial_v(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -510,9 +517,10 @@ def special_chebyshev_polynomial_v_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -573,9 +581,10 @@ def special_chebyshev_polynomial_v_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialVBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -636,9 +645,10 @@ def special_chebyshev_polynomial_w(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -699,9 +709,10 @@ def special_chebyshev_polynomial_w_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -762,9 +773,10 @@ def special_chebyshev_polynomial_w_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialChebyshevPolynomialWBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -825,9 +837,10 @@ def special_hermite_polynomial_h(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -888,9 +901,10 @@ def special_hermite_polynomial_h_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -951,9 +965,10 @@ def special_hermite_polynomial_h_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1014,9 +1029,10 @@ def special_hermite_polynomial_he(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1077,9 +1093,10 @@ def special_hermite_polynomial_he_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1140,9 +1157,10 @@ def special_hermite_polynomial_he_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialHermitePolynomialHeBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1203,9 +1221,10 @@ def special_laguerre_polynomial_l(x, n):
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1266,9 +1285,10 @@ def special_laguerre_polynomial_l_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1329,9 +1349,10 @@ def special_laguerre_polynomial_l_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLaguerrePolynomialLBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1392,9 +1413,10 @@ def special_legendre_polynomial_p(x, n):
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1455,9 +1477,10 @@ def special_legendre_polynomial_p_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1518,9 +1541,10 @@ def special_legendre_polynomial_p_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialLegendrePolynomialPBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1581,9 +1605,10 @@ def special_shifted_chebyshev_polynomial_t(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1644,9 +1669,10 @@ def special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1707,9 +1733,10 @@ def special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialTBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1770,9 +1797,10 @@ def special_shifted_chebyshev_polynomial_u(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1833,9 +1861,10 @@ def special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1896,9 +1925,10 @@ def special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialUBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1959,9 +1989,10 @@ def special_shifted_chebyshev_polynomial_v(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2022,9 +2053,10 @@ def special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2085,9 +2117,10 @@ def special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialVBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2148,9 +2181,10 @@ def special_shifted_chebyshev_polynomial_w(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2211,9 +2245,10 @@ def special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2274,9 +2309,10 @@ def special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
         return _k(x, n)
     _n = _new(SpecialShiftedChebyshevPolynomialWBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x, n)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:

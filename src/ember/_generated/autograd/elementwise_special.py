@@ -24,7 +24,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -103,9 +103,10 @@ def lgamma(self):
         return _k(self)
     _n = _new(LgammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -171,10 +172,11 @@ def lgamma_(self):
         return _k(self)
     _n = _new(LgammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -249,9 +251,10 @@ def digamma(self):
         return _k(self)
     _n = _new(DigammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -317,10 +320,11 @@ def digamma_(self):
         return _k(self)
     _n = _new(DigammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -395,9 +399,10 @@ def sinc(self):
         return _k(self)
     _n = _new(SincBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -463,10 +468,11 @@ def sinc_(self):
         return _k(self)
     _n = _new(SincBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -542,9 +548,10 @@ def polygamma(n, self):
         return _k(n, self)
     _n = _new(PolygammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_n = n
     if _g0:
@@ -645,9 +652,10 @@ def mvlgamma(self, p):
         return _k(self, p)
     _n = _new(MvlgammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_p = p
     if _g0:
@@ -717,10 +725,11 @@ def mvlgamma_(self, p):
         return _k(self, p)
     _n = _new(MvlgammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_p = p
     if _g0:
@@ -797,9 +806,10 @@ def i0(self):
         return _k(self)
     _n = _new(I0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -865,10 +875,11 @@ def i0_(self):
         return _k(self)
     _n = _new(I0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self = _SV(_saved_clone(self))
     _res = _k(self)
@@ -947,9 +958,10 @@ def special_i0e(self):
         return _k(self)
     _n = _new(SpecialI0EBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1050,9 +1062,10 @@ def special_i1(self):
         return _k(self)
     _n = _new(SpecialI1Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1153,9 +1166,10 @@ def special_i1e(self):
         return _k(self)
     _n = _new(SpecialI1EBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1256,9 +1270,10 @@ def special_erfcx(self):
         return _k(self)
     _n = _new(SpecialErfcxBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1350,9 +1365,10 @@ def special_ndtri(self):
         return _k(self)
     _n = _new(SpecialNdtriBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1447,9 +1463,10 @@ def special_log_ndtr(self):
         return _k(self)
     _n = _new(SpecialLogNdtrBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1515,9 +1532,10 @@ def special_airy_ai(x):
         return _k(x)
     _n = _new(SpecialAiryAiBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1576,9 +1594,10 @@ def special_bessel_j0(self):
         return _k(self)
     _n = _new(SpecialBesselJ0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1637,9 +1656,10 @@ def special_bessel_j1(self):
         return _k(self)
     _n = _new(SpecialBesselJ1Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1698,9 +1718,10 @@ def special_bessel_y0(self):
         return _k(self)
     _n = _new(SpecialBesselY0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1759,9 +1780,10 @@ def special_bessel_y1(self):
         return _k(self)
     _n = _new(SpecialBesselY1Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1820,9 +1842,10 @@ def special_modified_bessel_i0(self):
         return _k(self)
     _n = _new(SpecialModifiedBesselI0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1881,9 +1904,10 @@ def special_modified_bessel_i1(self):
         return _k(self)
     _n = _new(SpecialModifiedBesselI1Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1942,9 +1966,10 @@ def special_modified_bessel_k0(self):
         return _k(self)
     _n = _new(SpecialModifiedBesselK0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2003,9 +2028,10 @@ def special_modified_bessel_k1(self):
         return _k(self)
     _n = _new(SpecialModifiedBesselK1Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2064,9 +2090,10 @@ def special_scaled_modified_bessel_k0(x):
         return _k(x)
     _n = _new(SpecialScaledModifiedBesselK0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2125,9 +2152,10 @@ def special_scaled_modified_bessel_k1(x):
         return _k(x)
     _n = _new(SpecialScaledModifiedBesselK1Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2186,9 +2214,10 @@ def special_spherical_bessel_j0(x):
         return _k(x)
     _n = _new(SpecialSphericalBesselJ0Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = ()
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = ()
+        _leaf_edges(_n)
     _res = _k(x)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -2281,9 +2310,10 @@ def special_zeta(self, other):
         return _k(self, other)
     _n = _new(SpecialZetaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -2388,9 +2418,10 @@ def igamma(self, other):
         return _k(self, other)
     _n = _new(IgammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -2459,10 +2490,11 @@ def igamma_(self, other):
         return _k(self, other)
     _n = _new(IgammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -2546,9 +2578,10 @@ def igammac(self, other):
         return _k(self, other)
     _n = _new(IgammacBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -2617,10 +2650,11 @@ def igammac_(self, other):
         return _k(self, other)
     _n = _new(IgammacBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -2701,9 +2735,10 @@ def special_entr(self):
         return _k(self)
     _n = _new(SpecialEntrBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -2825,9 +2860,10 @@ def special_xlog1py(self, other):
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -2930,9 +2966,10 @@ def special_xlog1py_self_scalar(self, other):
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -3033,9 +3070,10 @@ def special_xlog1py_other_scalar(self, other):
         return _k(self, other)
     _n = _new(SpecialXlog1PyBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_other = other
     if _g0:

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -115,9 +115,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _n = _new(EmbeddingBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -291,10 +292,11 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     _n = _new(EmbeddingBagBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g0 else None), ((_gedge(per_sample_weights) if per_sample_weights._base is not None else (_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None else per_sample_weights) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g0 else None), ((_gedge(per_sample_weights) if per_sample_weights._base is not None else (_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None else _leaf_edge(per_sample_weights)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -409,9 +411,10 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _n = _new(EmbeddingDenseBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -495,10 +498,11 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
         return _k(self, indices, max_norm, norm_type)
     _n = _new(EmbeddingRenormBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, indices, max_norm, norm_type)
     _rebase_history(self, _n)
     return _res

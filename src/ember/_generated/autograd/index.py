@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -81,9 +81,10 @@ def index_Tensor(self, indices):
         return _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     _n = _new(IndexBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_indices = list(indices)
     if _g0:
@@ -181,9 +182,10 @@ def index_put(self, indices, values, accumulate=False):
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _n = _new(IndexPutBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else values) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else _leaf_edge(values)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -243,10 +245,11 @@ def index_put_(self, indices, values, accumulate=False):
         return _OP_index_put_.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _n = _new(IndexPutBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else values) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else _leaf_edge(values)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -356,9 +359,10 @@ def index_fill_int_Tensor(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -436,10 +440,11 @@ def index_fill__int_Tensor(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -569,9 +574,10 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -666,10 +672,11 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -812,9 +819,10 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -909,10 +917,11 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1019,9 +1028,10 @@ def gather(self, dim, index, *, sparse_grad=False):
         return _k(self, dim, index, sparse_grad=sparse_grad)
     _n = _new(GatherBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1147,9 +1157,10 @@ def scatter_src(self, dim, index, src):
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1227,10 +1238,11 @@ def scatter__src(self, dim, index, src):
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -1324,9 +1336,10 @@ def scatter_value(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1401,10 +1414,11 @@ def scatter__value(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1507,9 +1521,10 @@ def scatter_add(self, dim, index, src):
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1587,10 +1602,11 @@ def scatter_add_(self, dim, index, src):
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         _n.s_dim = dim
     if _g1:
@@ -1693,9 +1709,10 @@ def index_select(self, dim, index):
         return _k(self, dim, index)
     _n = _new(IndexSelectBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1835,9 +1852,10 @@ def index_add(self, dim, index, source, *, alpha=1):
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -1925,10 +1943,11 @@ def index_add_(self, dim, index, source, *, alpha=1):
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         _n.s_alpha = alpha
     if _g1:
@@ -2052,9 +2071,10 @@ def index_copy(self, dim, index, source):
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -2138,10 +2158,11 @@ def index_copy_(self, dim, index, source):
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -2241,9 +2262,10 @@ def index_fill_int_Scalar(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2318,10 +2340,11 @@ def index_fill__int_Scalar(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -2414,9 +2437,10 @@ def masked_fill_Scalar(self, mask, value):
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -2489,10 +2513,11 @@ def masked_fill__Scalar(self, mask, value):
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -2597,9 +2622,10 @@ def masked_fill_Tensor(self, mask, value):
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -2675,10 +2701,11 @@ def masked_fill__Tensor(self, mask, value):
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else _leaf_edge(value)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -2778,9 +2805,10 @@ def masked_select(self, mask):
         return _k(self, mask)
     _n = _new(MaskedSelectBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -2915,9 +2943,10 @@ def masked_scatter(self, mask, source):
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -2997,10 +3026,11 @@ def masked_scatter_(self, mask, source):
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if mask.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mask._vc) is not _INFERENCE_VC:
             _n.s_mask = mask
@@ -3095,9 +3125,10 @@ def take(self, index):
         return _k(self, index)
     _n = _new(TakeBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if index.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := index._vc) is not _INFERENCE_VC:
             _n.s_index = index
@@ -3230,9 +3261,10 @@ def put(self, index, source, accumulate=False):
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:
@@ -3314,10 +3346,11 @@ def put_(self, index, source, accumulate=False):
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else _leaf_edge(source)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_accumulate = accumulate
     if _g0 or _g1:

@@ -24,7 +24,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -82,9 +82,10 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
         return _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBilinear2DAaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -165,9 +166,10 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
         return _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBicubic2DAaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -248,9 +250,10 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
         return _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleLanczos2DAaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -330,9 +333,10 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
         return _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBilinear2DAaBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -410,9 +414,10 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
         return _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBicubic2DAaBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -490,9 +495,10 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
         return _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleLanczos2DAaBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -584,9 +590,10 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
         return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = _new(UpsampleNearest1DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
             _n.s_input = input
@@ -680,9 +687,10 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
         return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = _new(UpsampleNearest2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
             _n.s_input = input
@@ -776,9 +784,10 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
         return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = _new(UpsampleNearestExact2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
             _n.s_input = input
@@ -873,9 +882,10 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
         return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = _new(UpsampleLinear1DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -972,9 +982,10 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
         return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = _new(UpsampleBilinear2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -1071,9 +1082,10 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
         return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = _new(UpsampleBicubic2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_align_corners = align_corners
     if _g0:
@@ -1211,9 +1223,10 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     _n = _new(GridSampler2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(grid) if grid._base is not None else (_f, grid._output_nr) if (_f := grid.grad_fn) is not None else grid) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(grid) if grid._base is not None else (_f, grid._output_nr) if (_f := grid.grad_fn) is not None else _leaf_edge(grid)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_align_corners = align_corners
     if _g0 or _g1:
@@ -1313,9 +1326,10 @@ def pixel_shuffle(self, upscale_factor):
         return _k(self, upscale_factor)
     _n = _new(PixelShuffleBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_upscale_factor = upscale_factor
     _res = _k(self, upscale_factor)
@@ -1399,9 +1413,10 @@ def pixel_unshuffle(self, downscale_factor):
         return _k(self, downscale_factor)
     _n = _new(PixelUnshuffleBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_downscale_factor = downscale_factor
     _res = _k(self, downscale_factor)

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -131,9 +131,10 @@ def mm(self, mat2):
         return _k(self, mat2)
     _n = _new(MmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else mat2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if mat2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat2._vc) is not _INFERENCE_VC:
             _n.s_mat2 = mat2
@@ -261,9 +262,10 @@ def bmm(self, mat2):
         return _k(self, mat2)
     _n = _new(BmmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else mat2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if mat2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := mat2._vc) is not _INFERENCE_VC:
             _n.s_mat2 = mat2
@@ -383,9 +385,10 @@ def mv(self, vec):
         return _k(self, vec)
     _n = _new(MvBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else vec) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -505,9 +508,10 @@ def dot(self, tensor):
         return _k(self, tensor)
     _n = _new(DotBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(tensor) if tensor._base is not None else (_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None else tensor) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(tensor) if tensor._base is not None else (_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None else _leaf_edge(tensor)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g1:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -647,9 +651,10 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _k(self, mat1, mat2, beta=beta, alpha=alpha)
     _n = _new(AddmmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat1) if mat1._base is not None else (_f, mat1._output_nr) if (_f := mat1.grad_fn) is not None else mat1) if _g1 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else mat2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat1) if mat1._base is not None else (_f, mat1._output_nr) if (_f := mat1.grad_fn) is not None else _leaf_edge(mat1)) if _g1 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else _leaf_edge(mat2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -810,9 +815,10 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(BaddbmmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -904,10 +910,11 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(BaddbmmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -1051,9 +1058,10 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(AddbmmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -1149,10 +1157,11 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(AddbmmBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else _leaf_edge(batch1)) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else _leaf_edge(batch2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g2:
@@ -1292,9 +1301,10 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = _new(AddmvBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else mat) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else vec) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else _leaf_edge(mat)) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1386,10 +1396,11 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
         return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = _new(AddmvBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else mat) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else vec) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else _leaf_edge(mat)) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else _leaf_edge(vec)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1525,9 +1536,10 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = _new(AddrBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else vec1) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else vec2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else _leaf_edge(vec1)) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else _leaf_edge(vec2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1619,10 +1631,11 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = _new(AddrBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else vec1) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else vec2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else _leaf_edge(vec1)) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else _leaf_edge(vec2)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         _n.s_alpha = alpha
     if _g0:
@@ -1709,9 +1722,10 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _n = _new(LinalgVectorNormBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -1823,10 +1837,11 @@ def linalg_inv_ex(A, *, check_errors=False):
         return _k(A, check_errors=check_errors)
     _n = _new(LinalgInvExBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(A, check_errors=check_errors)
     for _x, _d in zip(_res, (True, False)):
         if _d:
@@ -1890,10 +1905,11 @@ def linalg_slogdet(A):
         return _k(A)
     _n = _new(LinalgSlogdetBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
             _n.s_A = A
@@ -2013,10 +2029,11 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         return _k(A, B, left=left, check_errors=check_errors)
     _n = _new(LinalgSolveExBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
             _n.s_A = A
@@ -2111,10 +2128,11 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
         return _k(self, upper=upper, check_errors=check_errors)
     _n = _new(LinalgCholeskyExBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper=upper, check_errors=check_errors)
@@ -2225,9 +2243,10 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         return _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
     _n = _new(LinalgSolveTriangularBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if B.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := B._vc) is not _INFERENCE_VC:
             _n.s_B = B
@@ -2336,9 +2355,10 @@ def cholesky(self, upper=False):
         return _k(self, upper)
     _n = _new(CholeskyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_upper = upper
     _res = _k(self, upper)
@@ -2465,9 +2485,10 @@ def cholesky_solve(self, input2, upper=False):
         return _k(self, input2, upper)
     _n = _new(CholeskySolveBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else input2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else _leaf_edge(input2)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if input2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input2._vc) is not _INFERENCE_VC:
             _n.s_input2 = input2
@@ -2587,10 +2608,11 @@ def linalg_qr(A, mode='reduced'):
         return _k(A, mode)
     _n = _new(LinalgQrBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_mode = mode
     _res = _k(A, mode)
@@ -2698,10 +2720,11 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         return _k(A, full_matrices, compute_uv, driver=driver)
     _n = _new(LinalgSvdBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
             _n.s_A = A
@@ -2780,10 +2803,11 @@ def linalg_eig(self):
         return _k(self)
     _n = _new(LinalgEigBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -2888,10 +2912,11 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
         return _k(A, UPLO, compute_v)
     _n = _new(LinalgEighBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
             _n.s_A = A
@@ -2984,10 +3009,11 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
         return _k(self, b, rcond, driver=driver)
     _n = _new(LinalgLstsqBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(b) if b._base is not None else (_f, b._output_nr) if (_f := b.grad_fn) is not None else b) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(b) if b._base is not None else (_f, b._output_nr) if (_f := b.grad_fn) is not None else _leaf_edge(b)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if b.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := b._vc) is not _INFERENCE_VC:
             _n.s_b = b
@@ -3090,9 +3116,10 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = _new(LinalgPinvBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -3204,9 +3231,10 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = _new(LinalgPinvBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -3327,9 +3355,10 @@ def vdot(self, other):
         return _k(self, other)
     _n = _new(VdotBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if other.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := other._vc) is not _INFERENCE_VC:
             _n.s_other = other
@@ -3429,9 +3458,10 @@ def trace(self):
         return _k(self)
     _n = _new(TraceBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
@@ -3556,9 +3586,10 @@ def linalg_cross(self, other, *, dim=-1):
         return _k(self, other, dim=dim)
     _n = _new(LinalgCrossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else _leaf_edge(other)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0:
@@ -3675,9 +3706,10 @@ def linalg_det(A):
         return _k(A)
     _n = _new(LinalgDetBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if A.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := A._vc) is not _INFERENCE_VC:
             _n.s_A = A
@@ -3779,9 +3811,10 @@ def linalg_matrix_exp(self):
         return _k(self)
     _n = _new(LinalgMatrixExpBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -3887,9 +3920,10 @@ def cholesky_inverse(self, upper=False):
         return _k(self, upper)
     _n = _new(CholeskyInverseBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -4016,9 +4050,10 @@ def linalg_householder_product(input, tau):
         return _k(input, tau)
     _n = _new(LinalgHouseholderProductBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(tau) if tau._base is not None else (_f, tau._output_nr) if (_f := tau.grad_fn) is not None else tau) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(tau) if tau._base is not None else (_f, tau._output_nr) if (_f := tau.grad_fn) is not None else _leaf_edge(tau)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if input.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input._vc) is not _INFERENCE_VC:
             _n.s_input = input
@@ -4169,9 +4204,10 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         return _k(self, input2, input3, left, transpose)
     _n = _new(OrmqrBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else input2) if _g1 else None), ((_gedge(input3) if input3._base is not None else (_f, input3._output_nr) if (_f := input3.grad_fn) is not None else input3) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else _leaf_edge(input2)) if _g1 else None), ((_gedge(input3) if input3._base is not None else (_f, input3._output_nr) if (_f := input3.grad_fn) is not None else _leaf_edge(input3)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         if input2.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := input2._vc) is not _INFERENCE_VC:
             _n.s_input2 = input2
@@ -4313,9 +4349,10 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         return _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
     _n = _new(TrilinearBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(i1) if i1._base is not None else (_f, i1._output_nr) if (_f := i1.grad_fn) is not None else i1) if _g0 else None), ((_gedge(i2) if i2._base is not None else (_f, i2._output_nr) if (_f := i2.grad_fn) is not None else i2) if _g1 else None), ((_gedge(i3) if i3._base is not None else (_f, i3._output_nr) if (_f := i3.grad_fn) is not None else i3) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(i1) if i1._base is not None else (_f, i1._output_nr) if (_f := i1.grad_fn) is not None else _leaf_edge(i1)) if _g0 else None), ((_gedge(i2) if i2._base is not None else (_f, i2._output_nr) if (_f := i2.grad_fn) is not None else _leaf_edge(i2)) if _g1 else None), ((_gedge(i3) if i3._base is not None else (_f, i3._output_nr) if (_f := i3.grad_fn) is not None else _leaf_edge(i3)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_expand1 = expand1
     if _g0 or _g1 or _g2:

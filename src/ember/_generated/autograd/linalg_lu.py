@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -116,10 +116,11 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         return _k(A, pivot=pivot, check_errors=check_errors)
     _n = _new(LinalgLuFactorExBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_pivot = pivot
     _res = _k(A, pivot=pivot, check_errors=check_errors)
@@ -221,10 +222,11 @@ def linalg_lu(A, *, pivot=True):
         return _k(A, pivot=pivot)
     _n = _new(LinalgLuBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else _leaf_edge(A)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_pivot = pivot
     _res = _k(A, pivot=pivot)
@@ -318,10 +320,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         return _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
     _n = _new(LuUnpackBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(LU_data) if LU_data._base is not None else (_f, LU_data._output_nr) if (_f := LU_data.grad_fn) is not None else LU_data) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(LU_data) if LU_data._base is not None else (_f, LU_data._output_nr) if (_f := LU_data.grad_fn) is not None else _leaf_edge(LU_data)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_LU_data_sym_sizes = LU_data._size
     _res = _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
@@ -446,9 +449,10 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return _k(LU, pivots, B, left=left, adjoint=adjoint)
     _n = _new(LinalgLuSolveBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(LU) if LU._base is not None else (_f, LU._output_nr) if (_f := LU.grad_fn) is not None else LU) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(LU) if LU._base is not None else (_f, LU._output_nr) if (_f := LU.grad_fn) is not None else _leaf_edge(LU)) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else _leaf_edge(B)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if B.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := B._vc) is not _INFERENCE_VC:
             _n.s_B = B
@@ -564,10 +568,11 @@ def geqrf(self):
         return _k(self)
     _n = _new(GeqrfBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self)
     _set_history(_res, _n)
     return _res

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -154,10 +154,11 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         return _k(self, target, weight, reduction, ignore_index)
     _n = _new(NllLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -298,10 +299,11 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         return _k(self, target, weight, reduction, ignore_index)
     _n = _new(NllLoss2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -432,9 +434,10 @@ def mse_loss(self, target, reduction=0):
         return _k(self, target, reduction)
     _n = _new(MseLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -577,9 +580,10 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         return _k(self, target, reduction, beta)
     _n = _new(SmoothL1LossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_beta = beta
     if _g0 or _g1:
@@ -724,9 +728,10 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         return _k(self, target, reduction, delta)
     _n = _new(HuberLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_delta = delta
     if _g0 or _g1:
@@ -860,9 +865,10 @@ def soft_margin_loss(self, target, reduction=0):
         return _k(self, target, reduction)
     _n = _new(SoftMarginLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_reduction = reduction
     if _g0:
@@ -1016,9 +1022,10 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
         return _k(self, target, weight, reduction)
     _n = _new(BinaryCrossEntropyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_reduction = reduction
     if _g0 or _g1:
@@ -1193,9 +1200,10 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         return _k(self, target, weight, pos_weight, reduction)
     _n = _new(BinaryCrossEntropyWithLogitsBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         if pos_weight.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := pos_weight._vc) is not _INFERENCE_VC:
             _n.s_pos_weight = pos_weight
@@ -1305,10 +1313,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         return _OP__ctc_loss.redispatch(_below_ks((log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)), log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = _new(CtcLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else log_probs) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else _leaf_edge(log_probs)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1436,10 +1445,11 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
         return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     _n = _new(CtcLossBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else log_probs) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else _leaf_edge(log_probs)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_blank = blank
     if _g0:
@@ -1588,9 +1598,10 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1748,9 +1759,10 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLoss2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ignore_index = ignore_index
     if _g0:
@@ -1921,9 +1933,10 @@ def mse_loss_backward(grad_output, self, target, reduction):
         return _k(grad_output, self, target, reduction)
     _n = _new(MseLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else _leaf_edge(target)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g1 or _g2:
         if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
             _n.s_grad_output = grad_output
@@ -2070,9 +2083,10 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
         return _k(self, target, p, margin, weight, reduction)
     _n = _new(MultiMarginLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_margin = margin
     if _g0:
@@ -2216,10 +2230,11 @@ def multilabel_margin_loss_forward(self, target, reduction):
         return _k(self, target, reduction)
     _n = _new(MultilabelMarginLossBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_reduction = reduction
     if _g0:

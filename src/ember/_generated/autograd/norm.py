@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -144,10 +144,11 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         return _OP_native_layer_norm.redispatch(_below_ks((input, normalized_shape, weight, bias, eps)), input, normalized_shape, weight, bias, eps)
     _n = _new(NativeLayerNormBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         if bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := bias._vc) is not _INFERENCE_VC:
             _n.s_bias = bias
@@ -325,10 +326,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     _n = _new(NativeBatchNormBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
@@ -498,10 +500,11 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         return _k(input, weight, bias, N, C, HxW, group, eps)
     _n = _new(NativeGroupNormBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else _leaf_edge(bias)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_C = C
     if _g0 or _g1 or _g2:
@@ -642,10 +645,11 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         return _OP_native_layer_norm_backward.redispatch(_below_ks((grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     _n = _new(NativeLayerNormBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         if grad_out.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_out._vc) is not _INFERENCE_VC:
             _n.s_grad_out = grad_out
@@ -831,10 +835,11 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     _n = _new(NativeBatchNormBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_eps = eps
     if _g0 or _g1 or _g2:
@@ -1022,10 +1027,11 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         return _k(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
     _n = _new(NativeGroupNormBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else _leaf_edge(grad_out)) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else _leaf_edge(weight)) if _g2 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2:
         _n.s_C = C
     if _g0 or _g1 or _g2:
@@ -1169,10 +1175,11 @@ def _weight_norm_interface(v, g, dim=0):
         return _k(v, g, dim)
     _n = _new(WeightNormInterfaceBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(v) if v._base is not None else (_f, v._output_nr) if (_f := v.grad_fn) is not None else v) if _g0 else None), ((_gedge(g) if g._base is not None else (_f, g._output_nr) if (_f := g.grad_fn) is not None else g) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(v) if v._base is not None else (_f, v._output_nr) if (_f := v.grad_fn) is not None else _leaf_edge(v)) if _g0 else None), ((_gedge(g) if g._base is not None else (_f, g._output_nr) if (_f := g.grad_fn) is not None else _leaf_edge(g)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:

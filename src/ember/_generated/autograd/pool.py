@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -108,10 +108,11 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilati
         return _OP_max_pool2d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     _n = _new(MaxPool2DWithIndicesBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -206,10 +207,11 @@ def adaptive_max_pool2d(self, output_size):
         return _OP_adaptive_max_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = _new(AdaptiveMaxPool2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -291,9 +293,10 @@ def avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, co
         return _OP_avg_pool2d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = _new(AvgPool2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -393,9 +396,10 @@ def _adaptive_avg_pool2d(self, output_size):
         return _OP__adaptive_avg_pool2d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = _new(AdaptiveAvgPool2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -485,9 +489,10 @@ def max_unpool2d(self, indices, output_size):
         return _OP_max_unpool2d.redispatch(_below_ks((self, indices, output_size)), self, indices, output_size)
     _n = _new(MaxUnpool2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -593,9 +598,10 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         return _OP_max_pool2d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     _n = _new(MaxPool2DWithIndicesBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -702,9 +708,10 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         return _OP_avg_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = _new(AvgPool2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -830,9 +837,10 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
         return _k(grad_output, self)
     _n = _new(AdaptiveAvgPool2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_grad_output_sym_sizes = grad_output._size
     if _g1:
@@ -936,10 +944,11 @@ def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0, 0, 0), dil
         return _OP_max_pool3d_with_indices.redispatch(_below_ks((self, kernel_size, stride, padding, dilation, ceil_mode)), self, kernel_size, stride, padding, dilation, ceil_mode)
     _n = _new(MaxPool3DWithIndicesBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -1042,9 +1051,10 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
         return _OP_max_pool3d_with_indices_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     _n = _new(MaxPool3DWithIndicesBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -1144,9 +1154,10 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False,
         return _OP_avg_pool3d.redispatch(_below_ks((self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = _new(AvgPool3DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -1259,9 +1270,10 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         return _OP_avg_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     _n = _new(AvgPool3DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_ceil_mode = ceil_mode
     if _g0:
@@ -1361,9 +1373,10 @@ def _adaptive_avg_pool3d(self, output_size):
         return _OP__adaptive_avg_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = _new(AdaptiveAvgPool3DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1484,9 +1497,10 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
         return _k(grad_output, self)
     _n = _new(AdaptiveAvgPool3DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if grad_output.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := grad_output._vc) is not _INFERENCE_VC:
             _n.s_grad_output = grad_output
@@ -1589,10 +1603,11 @@ def adaptive_max_pool3d(self, output_size):
         return _OP_adaptive_max_pool3d.redispatch(_below_ks((self, output_size)), self, output_size)
     _n = _new(AdaptiveMaxPool3DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self
@@ -1704,9 +1719,10 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
         return _k(grad_output, self, indices)
     _n = _new(AdaptiveMaxPool3DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -1812,10 +1828,11 @@ def fractional_max_pool2d(self, kernel_size, output_size, random_samples):
         return _OP_fractional_max_pool2d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
     _n = _new(FractionalMaxPool2DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_kernel_size = kernel_size
     if _g0:
@@ -1911,9 +1928,10 @@ def fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, 
         return _OP_fractional_max_pool2d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
     _n = _new(FractionalMaxPool2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices
@@ -2019,10 +2037,11 @@ def fractional_max_pool3d(self, kernel_size, output_size, random_samples):
         return _OP_fractional_max_pool3d.redispatch(_below_ks((self, kernel_size, output_size, random_samples)), self, kernel_size, output_size, random_samples)
     _n = _new(FractionalMaxPool3DBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_kernel_size = kernel_size
     if _g0:
@@ -2118,9 +2137,10 @@ def fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, 
         return _OP_fractional_max_pool3d_backward.redispatch(_below_ks((grad_output, self, kernel_size, output_size, indices)), grad_output, self, kernel_size, output_size, indices)
     _n = _new(FractionalMaxPool3DBackwardBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         if indices.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := indices._vc) is not _INFERENCE_VC:
             _n.s_indices = indices

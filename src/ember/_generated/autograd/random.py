@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -138,10 +138,11 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return _k(self, mean, std, generator=generator)
     _n = _new(NormalBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -198,10 +199,11 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
         return _k(self, from_, to, generator=generator)
     _n = _new(UniformBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -254,10 +256,11 @@ def random__to(self, to, *, generator=None):
         return _k(self, to, generator=generator)
     _n = _new(RandomBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -308,10 +311,11 @@ def random_(self, *, generator=None):
         return _k(self, generator=generator)
     _n = _new(RandomBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -364,10 +368,11 @@ def bernoulli__float(self, p=0.5, *, generator=None):
         return _k(self, p, generator=generator)
     _n = _new(BernoulliBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -436,9 +441,10 @@ def bernoulli(self, *, generator=None):
         return _k(self, generator=generator)
     _n = _new(BernoulliBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -526,9 +532,10 @@ def bernoulli_p(self, p, *, generator=None):
         return _k(self, p, generator=generator)
     _n = _new(BernoulliBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, p, generator=generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -602,10 +609,11 @@ def random__from(self, from_, to, *, generator=None, **_kw):
         return _k(self, from_, to, generator=generator)
     _n = _new(RandomBackward2)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, from_, to, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -685,9 +693,10 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward1)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else mean) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else _leaf_edge(mean)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     _res = _k(mean, std, generator=generator)
@@ -777,9 +786,10 @@ def normal_float_Tensor(mean, std, *, generator=None):
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward2)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else std) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else _leaf_edge(std)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_std_sym_sizes = std._size
     _res = _k(mean, std, generator=generator)
@@ -882,9 +892,10 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward3)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else mean) if _g0 else None), ((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else std) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else _leaf_edge(mean)) if _g0 else None), ((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else _leaf_edge(std)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_mean_sym_sizes = mean._size
     if _g1:
@@ -958,10 +969,11 @@ def exponential_(self, lambd=1.0, *, generator=None):
         return _k(self, lambd, generator=generator)
     _n = _new(ExponentialBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, lambd, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1014,10 +1026,11 @@ def geometric_(self, p, *, generator=None):
         return _k(self, p, generator=generator)
     _n = _new(GeometricBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, p, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1072,10 +1085,11 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         return _k(self, mean, std, generator=generator)
     _n = _new(LogNormalBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, mean, std, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1130,10 +1144,11 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         return _k(self, median, sigma, generator=generator)
     _n = _new(CauchyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, median, sigma, generator=generator)
     _rebase_history(self, _n)
     return _res
@@ -1202,9 +1217,10 @@ def poisson(self, generator=None):
         return _k(self, generator)
     _n = _new(PoissonBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self, generator)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -1303,9 +1319,10 @@ def _standard_gamma(self, generator=None):
         return _k(self, generator)
     _n = _new(StandardGammaBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
             _n.s_self = self

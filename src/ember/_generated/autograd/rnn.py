@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -205,10 +205,11 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
         return _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     _n = _new(ThnnFusedLstmCellBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else input_gates) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else hidden_gates) if _g1 else None), ((_gedge(cx) if cx._base is not None else (_f, cx._output_nr) if (_f := cx.grad_fn) is not None else cx) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else input_bias) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else hidden_bias) if _g4 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else _leaf_edge(input_gates)) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else _leaf_edge(hidden_gates)) if _g1 else None), ((_gedge(cx) if cx._base is not None else (_f, cx._output_nr) if (_f := cx.grad_fn) is not None else _leaf_edge(cx)) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else _leaf_edge(input_bias)) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else _leaf_edge(hidden_bias)) if _g4 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2 or _g3 or _g4:
         if cx.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := cx._vc) is not _INFERENCE_VC:
             _n.s_cx = cx
@@ -412,10 +413,11 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
         return _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     _n = _new(ThnnFusedGruCellBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else input_gates) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else hidden_gates) if _g1 else None), ((_gedge(hx) if hx._base is not None else (_f, hx._output_nr) if (_f := hx.grad_fn) is not None else hx) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else input_bias) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else hidden_bias) if _g4 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else _leaf_edge(input_gates)) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else _leaf_edge(hidden_gates)) if _g1 else None), ((_gedge(hx) if hx._base is not None else (_f, hx._output_nr) if (_f := hx.grad_fn) is not None else _leaf_edge(hx)) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else _leaf_edge(input_bias)) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else _leaf_edge(hidden_bias)) if _g4 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2 or _g3 or _g4:
         if hidden_bias.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := hidden_bias._vc) is not _INFERENCE_VC:
             _n.s_hidden_bias = hidden_bias
@@ -645,10 +647,11 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
         return _OP_mkldnn_rnn_layer.redispatch(_below_ks((input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)), input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
     _n = _new(MkldnnRnnLayerBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight0) if weight0._base is not None else (_f, weight0._output_nr) if (_f := weight0.grad_fn) is not None else weight0) if _g1 else None), ((_gedge(weight1) if weight1._base is not None else (_f, weight1._output_nr) if (_f := weight1.grad_fn) is not None else weight1) if _g2 else None), ((_gedge(weight2) if weight2._base is not None else (_f, weight2._output_nr) if (_f := weight2.grad_fn) is not None else weight2) if _g3 else None), ((_gedge(weight3) if weight3._base is not None else (_f, weight3._output_nr) if (_f := weight3.grad_fn) is not None else weight3) if _g4 else None), ((_gedge(hx_) if hx_._base is not None else (_f, hx_._output_nr) if (_f := hx_.grad_fn) is not None else hx_) if _g5 else None), ((_gedge(cx_) if cx_._base is not None else (_f, cx_._output_nr) if (_f := cx_.grad_fn) is not None else cx_) if _g6 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else _leaf_edge(input)) if _g0 else None), ((_gedge(weight0) if weight0._base is not None else (_f, weight0._output_nr) if (_f := weight0.grad_fn) is not None else _leaf_edge(weight0)) if _g1 else None), ((_gedge(weight1) if weight1._base is not None else (_f, weight1._output_nr) if (_f := weight1.grad_fn) is not None else _leaf_edge(weight1)) if _g2 else None), ((_gedge(weight2) if weight2._base is not None else (_f, weight2._output_nr) if (_f := weight2.grad_fn) is not None else _leaf_edge(weight2)) if _g3 else None), ((_gedge(weight3) if weight3._base is not None else (_f, weight3._output_nr) if (_f := weight3.grad_fn) is not None else _leaf_edge(weight3)) if _g4 else None), ((_gedge(hx_) if hx_._base is not None else (_f, hx_._output_nr) if (_f := hx_.grad_fn) is not None else _leaf_edge(hx_)) if _g5 else None), ((_gedge(cx_) if cx_._base is not None else (_f, cx_._output_nr) if (_f := cx_.grad_fn) is not None else _leaf_edge(cx_)) if _g6 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:
         _n.s_batch_first = batch_first
     if _g0 or _g1 or _g2 or _g3 or _g4 or _g5 or _g6:

@@ -24,7 +24,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -94,9 +94,10 @@ def cumsum(self, dim, *, dtype=None):
         return _k(self, dim, dtype=dtype)
     _n = _new(CumsumBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -162,10 +163,11 @@ def cumsum_(self, dim, *, dtype=None):
         return _k(self, dim, dtype=dtype)
     _n = _new(CumsumBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -256,9 +258,10 @@ def cumprod(self, dim, *, dtype=None):
         return _k(self, dim, dtype=dtype)
     _n = _new(CumprodBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -331,10 +334,11 @@ def cumprod_(self, dim, *, dtype=None):
         return _k(self, dim, dtype=dtype)
     _n = _new(CumprodBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -419,10 +423,11 @@ def cummax(self, dim):
         return _k(self, dim)
     _n = _new(CummaxBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -505,10 +510,11 @@ def cummin(self, dim):
         return _k(self, dim)
     _n = _new(CumminBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -598,9 +604,10 @@ def logcumsumexp(self, dim):
         return _k(self, dim)
     _n = _new(LogcumsumexpBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:

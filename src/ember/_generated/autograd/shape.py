@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -84,10 +84,11 @@ def cat(tensors, dim=0):
         return _OP_cat.redispatch(_below_ks((tensors, dim)), tensors, dim)
     _n = _new(CatBackward0)
     _n._sequence_nr = _next_seq()
-    if _ANOMALY[0]:
-        _record_anomaly(_n)
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -163,10 +164,11 @@ def stack(tensors, dim=0):
         return _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
     _n = _new(StackBackward0)
     _n._sequence_nr = _next_seq()
-    if _ANOMALY[0]:
-        _record_anomaly(_n)
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     _res = _OP_stack.redispatch(_below_ks((tensors, dim)), tensors, dim)
@@ -229,10 +231,11 @@ def block_diag(tensors):
         return _OP_block_diag.redispatch(_below_ks((tensors,)), tensors)
     _n = _new(BlockDiagBackward0)
     _n._sequence_nr = _next_seq()
-    if _ANOMALY[0]:
-        _record_anomaly(_n)
     _n.n_tensors = len(tensors)
     _n.next_edges = (*[_edge(_t) for _t in tensors], )
+    if _ANOMALY[0]:
+        _record_anomaly(_n)
+        _leaf_edges(_n)
     if _g0:
         _n.s_tensors_scalar_type = [_t.dtype for _t in tensors]
     if _g0:
@@ -312,9 +315,10 @@ def repeat(self, repeats):
         return _OP_repeat.redispatch(_below_ks((self, repeats)), self, repeats)
     _n = _new(RepeatBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_repeats = repeats
     if _g0:
@@ -393,9 +397,10 @@ def roll(self, shifts, dims=()):
         return _OP_roll.redispatch(_below_ks((self, shifts, dims)), self, shifts, dims)
     _n = _new(RollBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dims = dims
     if _g0:
@@ -473,9 +478,10 @@ def flip(self, dims):
         return _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
     _n = _new(FlipBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dims = dims
     _res = _OP_flip.redispatch(_below_ks((self, dims)), self, dims)
@@ -545,9 +551,10 @@ def rot90(self, k=1, dims=(0, 1)):
         return _OP_rot90.redispatch(_below_ks((self, k, dims)), self, k, dims)
     _n = _new(Rot90Backward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dims = dims
     if _g0:
@@ -640,9 +647,10 @@ def tril(self, diagonal=0):
         return _k(self, diagonal)
     _n = _new(TrilBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -706,10 +714,11 @@ def tril_(self, diagonal=0):
         return _k(self, diagonal)
     _n = _new(TrilBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -783,9 +792,10 @@ def triu(self, diagonal=0):
         return _k(self, diagonal)
     _n = _new(TriuBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -849,10 +859,11 @@ def triu_(self, diagonal=0):
         return _k(self, diagonal)
     _n = _new(TriuBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_diagonal = diagonal
     _res = _k(self, diagonal)
@@ -932,9 +943,10 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         return _k(self, offset, dim1, dim2)
     _n = _new(DiagEmbedBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim1 = dim1
     if _g0:
@@ -1037,9 +1049,10 @@ def narrow_copy(self, dim, start, length):
         return _k(self, dim, start, length)
     _n = _new(NarrowCopyBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:

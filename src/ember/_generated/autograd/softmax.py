@@ -24,7 +24,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -107,9 +107,10 @@ def _softmax(self, dim, half_to_float):
         return _k(self, dim, half_to_float)
     _n = _new(SoftmaxBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -209,9 +210,10 @@ def _log_softmax(self, dim, half_to_float):
         return _k(self, dim, half_to_float)
     _n = _new(LogSoftmaxBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     if _g0:
@@ -338,9 +340,10 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         return _k(grad_output, output, dim, input_dtype)
     _n = _new(SoftmaxBackwardDataBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else output) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else _leaf_edge(output)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:
@@ -476,9 +479,10 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         return _k(grad_output, output, dim, input_dtype)
     _n = _new(LogSoftmaxBackwardDataBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else output) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else _leaf_edge(grad_output)) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else _leaf_edge(output)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g1:

@@ -25,7 +25,7 @@ from ember.autograd._kernel import BELOW_AUTOGRAD_OR_PYTHON as _BELOW_AUTOGRAD_O
 from ember._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, META_BIT as _META_BIT
 from ember._core.device import CPU as _CPU, META as _META
 from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_seq, ANOMALY as _ANOMALY,
-                                  record_anomaly as _record_anomaly, LEAF_EDGES as _leaf_edges,
+                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
@@ -47,7 +47,6 @@ def detach(*args, **kwargs):
 
 class AliasBackward0(_Node):
     _op_name = 'aten::alias'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -108,7 +107,7 @@ def alias(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -136,7 +135,6 @@ _self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may
 
 class ViewBackward0(_Node):
     _op_name = 'aten::view'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -202,7 +200,7 @@ def view(self, size):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _res = _k(self, size)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -231,7 +229,6 @@ _self_view = view   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpandBackward0(_Node):
     _op_name = 'aten::expand'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -297,7 +294,7 @@ def expand(self, size, *, implicit=False):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _res = _k(self, size, implicit=implicit)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -326,7 +323,6 @@ _self_expand = expand   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0(_Node):
     _op_name = 'aten::transpose.int'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -393,7 +389,7 @@ def transpose_int(self, dim0, dim1):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dim0 = dim0
     _n.s_dim1 = dim1
     _res = _k(self, dim0, dim1)
@@ -423,7 +419,6 @@ _self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry 
 
 class PermuteBackward0(_Node):
     _op_name = 'aten::permute'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -489,7 +484,7 @@ def permute(self, dims):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dims = dims
     _res = _k(self, dims)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -518,7 +513,6 @@ _self_permute = permute   # the kernel, for its forward-AD re-entry (an argument
 
 class TBackward0(_Node):
     _op_name = 'aten::t'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -579,7 +573,7 @@ def t(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
         if _res._base is not None:
@@ -607,7 +601,6 @@ _self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow 
 
 class UnsqueezeBackward0(_Node):
     _op_name = 'aten::unsqueeze'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -671,7 +664,7 @@ def unsqueeze(self, dim):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dim = dim
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -700,7 +693,6 @@ _self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argu
 
 class SqueezeBackward0(_Node):
     _op_name = 'aten::squeeze'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -762,7 +754,7 @@ def squeeze(self):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _res = _k(self)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -791,7 +783,6 @@ _self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument
 
 class SqueezeBackward1(_Node):
     _op_name = 'aten::squeeze.dim'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -855,7 +846,7 @@ def squeeze_dim(self, dim):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -884,7 +875,6 @@ _self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an 
 
 class SqueezeBackward2(_Node):
     _op_name = 'aten::squeeze.dims'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -950,7 +940,7 @@ def squeeze_dims(self, dim):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -1035,10 +1025,11 @@ def squeeze_(self):
         return _k(self)
     _n = _new(SqueezeBackward3)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self)
@@ -1109,10 +1100,11 @@ def squeeze__dim(self, dim):
         return _k(self, dim)
     _n = _new(SqueezeBackward4)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _k(self, dim)
@@ -1168,10 +1160,11 @@ def squeeze__dims(self, dim):
         return _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
     _n = _new(SqueezeBackward5)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP_squeeze__dims.redispatch(_below_ks((self, dim)), self, dim)
@@ -1242,10 +1235,11 @@ def unsqueeze_(self, dim):
         return _k(self, dim)
     _n = _new(UnsqueezeBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -1319,10 +1313,11 @@ def transpose_(self, dim0, dim1):
         return _k(self, dim0, dim1)
     _n = _new(TransposeBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim0 = dim0
     if _g0:
@@ -1392,10 +1387,11 @@ def t_(self):
         return _k(self)
     _n = _new(TBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     _res = _k(self)
     _set_history(self, _n)
     return _res
@@ -1413,7 +1409,6 @@ def view_dtype(*args, **kwargs):
 
 class SelectBackward0(_Node):
     _op_name = 'aten::select.int'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1481,7 +1476,7 @@ def select_int(self, dim, index):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dim = dim
     _n.s_index = index
     _n.s_self_sym_sizes = self._size
@@ -1512,7 +1507,6 @@ _self_select_int = select_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SliceBackward0(_Node):
     _op_name = 'aten::slice.Tensor'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1586,7 +1580,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dim = dim
     _n.s_end = end
     _n.s_self_sym_sizes = self._size
@@ -1619,7 +1613,6 @@ _self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class DiagonalBackward0(_Node):
     _op_name = 'aten::diagonal'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1690,7 +1683,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dim1 = dim1
     _n.s_dim2 = dim2
     _n.s_offset = offset
@@ -1722,7 +1715,6 @@ _self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argume
 
 class AsStridedBackward0(_Node):
     _op_name = 'aten::as_strided'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1799,7 +1791,7 @@ def as_strided(self, size, stride, storage_offset=None):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _n.s_self_sym_storage_offset = self._offset
     _n.s_self_sym_strides = self.stride()
@@ -1866,10 +1858,11 @@ def as_strided_(self, size, stride, storage_offset=None):
         return _OP_as_strided_.redispatch(_below_ks((self, size, stride, storage_offset)), self, size, stride, storage_offset)
     _n = _new(AsStridedBackward1)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self_sym_sizes = self._size
     if _g0:
@@ -1949,10 +1942,11 @@ def unbind_int(self, dim=0):
         return _k(self, dim)
     _n = _new(UnbindBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     _res = _k(self, dim)
@@ -2024,10 +2018,11 @@ def split_Tensor(self, split_size, dim=0):
         return _k(self, split_size, dim)
     _n = _new(SplitBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     _res = _k(self, split_size, dim)
@@ -2082,10 +2077,11 @@ def split_with_sizes(self, split_sizes, dim=0):
         return _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
     _n = _new(SplitWithSizesBackward0)
     _n._sequence_nr = _next_seq()
+    _n.input_meta = []
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_dim = dim
     _res = _OP_split_with_sizes.redispatch(_below_ks((self, split_sizes, dim)), self, split_sizes, dim)
@@ -2137,9 +2133,10 @@ def _unsafe_view(self, size):
         return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     _n = _new(UnsafeViewBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), )
+        _leaf_edges(_n)
     if _g0:
         _n.s_self_sym_sizes = self._size
     _res = _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
@@ -2169,7 +2166,6 @@ _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (a
 
 class ReshapeAliasBackward0(_Node):
     _op_name = 'aten::_reshape_alias'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2240,7 +2236,7 @@ def _reshape_alias(self, size, stride):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_self_sym_sizes = self._size
     _res = _k(self, size, stride)
     if _res.__class__ in _TENSOR_TYPES and ((_d := _res.dtype).is_floating_point or _d.is_complex):
@@ -2269,7 +2265,6 @@ _self__reshape_alias = _reshape_alias   # the kernel, for its forward-AD re-entr
 
 class UnfoldBackward0(_Node):
     _op_name = 'aten::unfold'
-    next_edges = _leaf_edges     # a leaf input's edge made when first read (graph.LeafEdges)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2357,7 +2352,7 @@ def unfold(self, dimension, size, step):
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
-        _n._leaf = self
+        _n.next_edges = (self, )
     _n.s_dimension = dimension
     if _g0:
         if self.__class__ in _TENSOR_TYPES and not _HOOKS_ANYWHERE[0] and (_v := self._vc) is not _INFERENCE_VC:
@@ -2479,9 +2474,10 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         return _k(self, src, dim, start, end, step)
     _n = _new(SliceScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -2599,9 +2595,10 @@ def select_scatter(self, src, dim, index):
         return _k(self, src, dim, index)
     _n = _new(SelectScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim = dim
     if _g0 or _g1:
@@ -2719,9 +2716,10 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         return _k(self, src, offset, dim1, dim2)
     _n = _new(DiagonalScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_dim1 = dim1
     if _g0 or _g1:
@@ -2818,9 +2816,10 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
         return _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
     _n = _new(AsStridedScatterBackward0)
     _n._sequence_nr = _next_seq()
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else _leaf_edge(self)) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else _leaf_edge(src)) if _g1 else None), )
+        _leaf_edges(_n)
     if _g0 or _g1:
         _n.s_size = size
     if _g0:

@@ -1,0 +1,108 @@
+"""A leaf input's edge made when first read (torch/csrc/autograd/function.h's next_edges, built by gradient_edge
+at the forward op in torch): generated nodes keep a leaf that needs grad as itself in `next_edges` and
+graph.leaf_edges makes its AccumulateGrad edge for the engine, next_functions and DDP. What must not change:
+gradients, the AccumulateGrad's identity across nodes, hooks, anomaly traces, retain_graph, autograd.grad."""
+import gc
+
+import numpy as np
+import pytest
+
+import ember
+from ember.autograd.graph import AccumulateGrad
+
+
+def _accumulators():
+    return [o for o in gc.get_objects() if type(o) is AccumulateGrad]
+
+
+def test_forward_without_backward_makes_no_accumulator():
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    b = ember.tensor([3.0, 4.0])
+    gc.collect()
+    before = len(_accumulators())
+    y = (a + b) * a
+    assert len(_accumulators()) == before
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [5.0, 8.0])      # 2a + b
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", ["a+a", "two_ops", "mul_chain", "leaf_other", "both_leaves"])
+def test_gradients_through_leaf_edges_match_torch(case):
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        a = mod.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        c = mod.tensor([0.5, 0.25, 2.0], requires_grad=True)
+        b = mod.tensor([4.0, 5.0, 6.0])
+        if case == "a+a":
+            y = a + a
+        elif case == "two_ops":
+            y = (a * b).exp() + a.sin()
+        elif case == "mul_chain":
+            y = a
+            for _ in range(5):
+                y = y * a
+        elif case == "leaf_other":
+            y = b.mul(a)
+        else:
+            y = a * c + c
+        y.sum().backward()
+        return [t.grad.numpy() if t.grad is not None else None for t in (a, c)]
+
+    for e, t in zip(run(ember), run(torch)):
+        if t is None:
+            assert e is None
+        else:
+            np.testing.assert_allclose(e, t, rtol=1e-6)     # (exp and sin may differ from torch by an ulp)
+
+
+@pytest.mark.parity
+def test_next_functions_share_the_leaf_accumulator_as_torch():
+    torch = pytest.importorskip("torch")
+    for mod in (ember, torch):
+        a = mod.tensor([1.0, 2.0], requires_grad=True)
+        y1, y2 = a * 2.0, a + 1.0
+        g1 = y1.grad_fn.next_functions[0][0]
+        g2 = y2.grad_fn.next_functions[0][0]
+        assert g1 is g2 and type(g1).__name__ == "AccumulateGrad"
+        assert g1.variable is a
+        z = a.t() if a.dim() == 2 else a.view(2)
+        assert z.grad_fn.next_functions[0][0] is g1
+
+
+@pytest.mark.parity
+def test_leaf_hook_registered_after_the_forward_runs():
+    torch = pytest.importorskip("torch")
+    seen = {}
+    for mod in (ember, torch):
+        a = mod.tensor([1.0, 2.0], requires_grad=True)
+        y = a * 3.0
+        calls = []
+        a.register_hook(lambda g, calls=calls: calls.append(g.tolist()))
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        seen[mod.__name__] = (calls, a.grad.tolist())
+    assert seen["ember"] == seen["torch"]
+
+
+@pytest.mark.parity
+def test_autograd_grad_of_a_leaf_recorded_lazily():
+    torch = pytest.importorskip("torch")
+    out = []
+    for mod in (ember, torch):
+        a = mod.tensor([1.0, 2.0], requires_grad=True)
+        b = mod.tensor([3.0, 4.0], requires_grad=True)
+        y = (a * b).sum()
+        ga, = mod.autograd.grad(y, [a], retain_graph=True)
+        gb, = mod.autograd.grad(y, [b])
+        out.append((ga.tolist(), gb.tolist(), a.grad, b.grad))
+    assert out[0] == out[1]
+
+
+def test_anomaly_mode_makes_the_leaf_edge_at_the_forward_op():
+    a = ember.tensor([1.0, 2.0], requires_grad=True)
+    with ember.autograd.detect_anomaly():
+        y = a * 2.0
+    e = y.grad_fn.next_edges[0]
+    assert e.__class__ is tuple and type(e[0]) is AccumulateGrad
