@@ -42,3 +42,19 @@ def test_to_copy_of_a_non_dense_view_keeps_its_dims_order():
         for conv in (lambda t, m: t.to(m.float64), lambda t, m: t.double(), lambda t, m: t.to(m.bfloat16),
                      lambda t, m: t.to(m.float32, memory_format=m.preserve_format)):
             assert conv(got, ember).stride() == conv(want, torch).stride()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape, perm", [((0, 3), (1, 0)), ((2, 0, 3), (1, 2, 0)), ((2, 0, 3), (2, 1, 0)),
+                                         ((0, 2, 3), (0, 2, 1)), ((2, 3, 0), (2, 1, 0)),
+                                         ((2, 0, 3, 4), (3, 1, 2, 0)), ((2, 0, 3, 4), (1, 2, 0, 3))])
+def test_contiguous_of_an_empty_permuted_tensor_is_itself_as_in_torch(shape, perm):
+    """torch's compute_contiguous: no elements means contiguous, whatever the strides; so contiguous() and
+    reshape to the same shape return the tensor (or a view) with its own strides, not a copy."""
+    torch = pytest.importorskip("torch")
+    t, e = torch.empty(shape).permute(perm), ember.empty(shape).permute(perm)
+    assert e.stride() == t.stride()
+    assert e.is_contiguous() is t.is_contiguous() is True
+    assert e.contiguous() is e and t.contiguous() is t
+    assert e.reshape(e.shape).stride() == t.reshape(t.shape).stride()
+    assert e.reshape(-1).stride() == t.reshape(-1).stride()

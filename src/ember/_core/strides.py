@@ -45,6 +45,9 @@ def numel(shape):
 
 
 def is_contiguous(shape, strides):
+    """torch's compute_contiguous: a tensor with no elements is contiguous whatever its strides (so
+    `contiguous()` returns an empty permuted tensor as it is); otherwise strides dense from the last dim,
+    size-1 dims taking any stride."""
     expected = 1
     for size, st in zip(reversed(shape), reversed(strides)):
         if size == 1:
@@ -52,7 +55,7 @@ def is_contiguous(shape, strides):
         if size == 0:
             return True
         if st != expected:
-            return False
+            return 0 in shape        # (the dims already passed are not 0: a 0 further out still empties it)
         expected *= size
     return True
 
