@@ -19,6 +19,25 @@ Tuning: products below SPLIT_MACS multiply-adds run as one call on the calling t
 of a few microseconds and a second packing of the shared operand); there are about two blocks per thread (a late
 worker's blocks are taken by the caller).
 
+Products of OPENBLAS_SERIAL to SPLIT_MACS multiply-adds (262k-2M) stay one call on one thread (OpenBLAS held),
+measured in session 13: from 1M the single call takes OpenBLAS's regular kernels but any two blocks would be at or
+below SMALL_MNK and take the small-matrix kernels, whose sums differ (8 of 9 shapes tried); below 1M both take the
+small kernels, and row blocks matched for NN/TN but not NT (128x512x10, an MLP's last Linear), columns matched. The
+gain would be ~10 us per product (one thread: 128x512x10 in 19 us, 64x128x128 in 23 us, 128x128x96 in 33 us),
+less a hand-off of a few us: not taken.
+
+Split overhead, one thread running every block in turn (CPU time, us, single call -> 2 / 4 blocks): 128x784x512
+NT 1139 -> 1166 / 1180 (columns), 128x512x512 NN 676 -> 693 / 707, 1024x128x384 NT 1003 -> 1017 / 1067 (rows),
+384x1024x128 TN 984 -> 1012 / 1055: 1-6% for the second packing of the shared operand.
+
+Layout (Linear's x @ w^T, an NT gemm in row-major cblas): OpenBLAS packs that case more slowly than NN, about as
+fast as MKL's in torch only from ~256 rows (one thread, CPU time, ember F.linear / torch F.linear with bias, k=128
+n=384: 28 rows 49.5 / 34.6 us, 64 rows 92.7 / 68.2, 128 rows 155 / 128, 256 rows 285 / 249; the raw NT call is
+within 1-10 us of ember's figure; k=512 n=128 alike). numpy's NN product with a contiguous w^T matches MKL (32x512x512:
+NT 287, NN 187, torch 194 us; the same bits as NT), but making w^T costs a transposed copy of the weight per call
+(more than the gain, since a training step changes the weight every step); F.linear's few-row swap
+(nn/functional/linear.py) covers 2-48 rows without grad. Not changed.
+
 Bits: a block's rows (columns) start at a multiple of its dtype's BLOCK unit for that axis, a whole number of
 OpenBLAS's tiles, and every block is above OpenBLAS's small-matrix limit (SMALL_MNK); measured on the AVX-512 EPYC,
 such blocks reproduce the single call on every shape tried. A different OpenBLAS build could tile otherwise, so the
