@@ -377,3 +377,35 @@ def test_one_image_convolution_splits_its_gemms_bit_for_bit(groups, threads, mon
             np.testing.assert_allclose(g, tg.grad.numpy(), rtol=1e-3, atol=1e-2)
     for a1, a2 in zip(outs[1], outs[2]):
         np.testing.assert_array_equal(a1, a2)
+
+
+@pytest.mark.parity
+def test_scaled_addmm_baddbmm_addbmm_and_broadcast_matmul_split_bit_for_bit(threads, monkeypatch):
+    """addmm with beta/alpha, baddbmm, addbmm and matmul's general case called np.matmul on held OpenBLAS (one
+    core); their products now go through gemm.matmul: the same bits at 1 and 2 threads, torch's values."""
+    torch = pytest.importorskip("torch")
+    calls = []
+    real_bmm = gemm.bmm
+    monkeypatch.setattr(gemm, "bmm", lambda *a, **kw: calls.append("bmm") or real_bmm(*a, **kw))
+    used = _spy_mm(monkeypatch)
+    rng = np.random.default_rng(13)
+    c, m1, m2 = (rng.standard_normal(s).astype(np.float32) for s in ((256, 384), (256, 128), (128, 384)))
+    bc, b1, b2 = (rng.standard_normal(s).astype(np.float32) for s in ((8, 64, 96), (8, 64, 128), (8, 128, 96)))
+    x, w = rng.standard_normal((64, 6, 128)).astype(np.float32), rng.standard_normal((128, 96)).astype(np.float32)
+    T = torch.tensor
+    want = [torch.addmm(T(c), T(m1), T(m2), beta=0.5, alpha=2.0), torch.baddbmm(T(bc), T(b1), T(b2), alpha=0.5),
+            torch.addbmm(T(bc[0]), T(b1), T(b2)), T(x).transpose(0, 1) @ T(w)]
+    outs = {}
+    for t in (1, 2):
+        threads(t)
+        del used[:], calls[:]
+        E = ember.tensor
+        got = [ember.addmm(E(c), E(m1), E(m2), beta=0.5, alpha=2.0), ember.baddbmm(E(bc), E(b1), E(b2), alpha=0.5),
+               ember.addbmm(E(bc[0]), E(b1), E(b2)), E(x).transpose(0, 1) @ E(w)]
+        outs[t] = [g.numpy() for g in got]
+        for g, tw in zip(outs[t], want):
+            np.testing.assert_allclose(g, tw.numpy(), rtol=1e-4, atol=1e-3)
+        if t == 2:
+            assert len(used) >= 1 and calls.count("bmm") >= 3, (used, calls)    # a non-contiguous stack @ w
+    for a1, a2 in zip(outs[1], outs[2]):
+        np.testing.assert_array_equal(a1, a2)

@@ -224,12 +224,13 @@ def mm(a, b, bias=None, out=None):
 
 
 def matmul(a, b):
-    """np.matmul(a, b) of two 2-d arrays, split over the pool when mm takes it (float32/float64 of one dtype, big
-    enough for threads, readable in place), else numpy's own call: the same bits either way. For kernels that call
-    BLAS directly (rnn_layer.py's per-step hidden gemms and its projections, conv_im2col.py's one-image gemms):
-    with OpenBLAS held at one thread (blas.hold_single) their numpy calls would otherwise never use a second core."""
-    if a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[-1] > OPENBLAS_SERIAL:
-        r = mm(a, b)
+    """np.matmul(a, b), split over the pool when mm (two 2-d arrays) or bmm (a 3-d/4-d stack times a stack of the
+    same batch or one matrix) takes it (float32/float64 of one dtype, big enough for threads, readable in place),
+    else numpy's own call: the same bits either way. For kernels that call BLAS directly (rnn_layer.py's per-step
+    hidden gemms and its projections, conv_im2col.py's one-image gemms, linalg_matmul.py's addmm/baddbmm with
+    scalars): with OpenBLAS held at one thread (blas.hold_single) their numpy calls would never use a second core."""
+    if a.ndim >= 2 and b.ndim >= 2 and a.size * b.shape[-1] > OPENBLAS_SERIAL:      # a's rows x k x n
+        r = mm(a, b) if a.ndim == 2 and b.ndim == 2 else bmm(a, b)
         if r is not None:
             return r
     return np.matmul(a, b)
