@@ -11,12 +11,19 @@ bytes an op must move (inputs read plus the result written; an in-place op reads
 libraries' calls alternate in blocks of `--block` calls (default 6) so both see the same load; a row gives GB/s from
 the fastest call (`*_gb_s`, what the machine allows when both cores are free) and from the median call
 (`*_gb_s_med`, what a loaded machine gives). Blocks rather than strict alternation: after a call each library's idle
-threads spin for a while (torch's OpenMP team, ember's C workers for 0.2 ms of cpu), so a call that follows the
+threads spin for a while (torch's OpenMP team, ember's C workers for 50 us), so a call that follows the
 other library's call shares the second core with the other's spinning thread; on 2 cores strict alternation measured
 the two pools fighting (torch's median 1M add took milliseconds, 0.5 GB/s) more than either library. On a machine
 shared with other jobs only a quiet run says how close ember is to torch: the load average is recorded.
 `ember_joined` is the fraction of ember's calls in which a pool worker took part (0: the caller did every chunk
-because the other core was busy elsewhere).
+because the other core was busy elsewhere); `pool` says why (csrc/parallel.c's counters over the row's timed
+calls, runtime/flat.py's pool_stats): `asleep` the fraction of split calls published while the worker slept (it
+had spun out its budget), `wake_skipped` the fraction published without waking it (csrc/parallel.c's back-off
+while woken workers land on the caller's own cpu), `woke_late` / `same_cpu` the fractions of its wake-ups that
+found the job done / ran on the caller's cpu (the other core busy elsewhere: no parallelism),
+`caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
+caller waited for the worker after its own chunks and `wait_us` the mean wait (a worker preempted mid-chunk).
+`--spin-us` sets the workers' idle spin budget (default 50 us of wall time) to compare policies.
 """
 import argparse
 import json
@@ -81,6 +88,8 @@ def main(argv=None):
     ap.add_argument("--block", type=int, default=6,
                     help="calls of one library in a row (1: strict alternation, see the module docstring)")
     ap.add_argument("--ops", default=",".join(OPS))
+    ap.add_argument("--spin-us", type=float, default=None,
+                    help="the C pool workers' idle spin budget in us of wall time (csrc/parallel.c; default 50)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     import ember
@@ -90,10 +99,18 @@ def main(argv=None):
     except ImportError:         # an ember before the C pool (comparing with an older checkout)
         def last_threads():
             return 0
+    try:
+        from ember.kernels.cpu.runtime.flat import pool_stats, set_spin_us
+    except ImportError:         # an ember before the pool's counters
+        def pool_stats(reset=False):
+            return None
+        set_spin_us = None
+    if args.spin_us is not None and set_spin_us is not None:
+        set_spin_us(args.spin_us)
     torch.set_num_threads(args.threads)
     ember.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
-    results = {"threads": args.threads, "block": args.block,
+    results = {"threads": args.threads, "block": args.block, "spin_us": args.spin_us,
                "load_before": [round(x, 2) for x in os.getloadavg()]}
     for n in (int(s) for s in args.sizes.split(",")):
         a_np = rng.standard_normal(n).astype(np.float32)
@@ -107,6 +124,7 @@ def main(argv=None):
             for k, lib in libs.items():
                 fn(lib, *ops[k])            # warm-up (ember builds its C kernels on first use)
             block = max(1, args.block)
+            pool_stats(reset=True)
             for _ in range(-(-args.reps // block)):
                 for k, lib in libs.items():
                     for _ in range(block):
@@ -122,6 +140,15 @@ def main(argv=None):
             row["ratio"] = round(row["ember_gb_s"] / row["torch_gb_s"], 2)
             row["ratio_med"] = round(row["ember_gb_s_med"] / row["torch_gb_s_med"], 2)
             row["ember_joined"] = round(joined / len(times["ember"]), 2)
+            st = pool_stats(reset=True)
+            if st and st["jobs"]:
+                row["pool"] = {"asleep": round(st["asleep"] / st["jobs"], 2),
+                               "wake_skipped": round(st["wake_skipped"] / st["jobs"], 2),
+                               "woke_late": round(st["woke_late"] / max(1, st["woke"]), 2),
+                               "same_cpu": round(st["same_cpu"] / max(1, st["woke"]), 2),
+                               "caller_share": round(st["caller_chunks"] / st["chunks"], 2),
+                               "waited": round(st["waited"] / max(1, st["joined"]), 2),
+                               "wait_us": round(st["wait_ns"] / max(1, st["waited"]) / 1e3, 1)}
             results[f"{name}_{n}"] = row
             print(f"{name}_{n}", json.dumps(row), file=sys.stderr)
     results["load_after"] = [round(x, 2) for x in os.getloadavg()]

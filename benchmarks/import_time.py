@@ -1,25 +1,30 @@
 """Wall time of `import ember` in a fresh interpreter, beside `import numpy` (its floor) and `import torch`.
 
-    python benchmarks/import_time.py [--repeat 11] [--no-torch] [--top 12]
+    python benchmarks/import_time.py [--repeat 11] [--no-torch] [--top 12] [--only cached|fresh]
 
 Each case runs `python -c "<import>"` --repeat times, the cases interleaved so that a burst of load on a
 shared machine hits all of them; the JSON gives the median and best wall milliseconds per case, the bare
 interpreter start (`pass`) for reference, and the `-X importtime` self times of the --top costliest modules
 that `import ember` loads beyond `import numpy` (medians over 3 runs).
 
-Bytecode caching matters (without cached .pyc files every module is compiled on each import): the script
-runs the children with PYTHONDONTWRITEBYTECODE unset, after one untimed run that writes the caches, and
-reports `bytecode_cache: true`. `*_cpu_median` is the child's user + system cpu time, which a busy machine
-inflates much less than the wall time.
+Bytecode caching matters (without cached .pyc files every module is compiled on each import), so ember is
+measured twice (the keys of the two runs are prefixed `cached_` and `fresh_`):
+- cached: the children run with PYTHONDONTWRITEBYTECODE unset, after one untimed run that writes the caches;
+- fresh: ember imported from a copy of src/ without any __pycache__, with PYTHONDONTWRITEBYTECODE=1 (what a
+  checkout in an environment that sets it pays on every import, every test subprocess included: this machine
+  and CI set it). numpy and torch keep the bytecode pip installed with them, as a user's would.
+`*_cpu_median` is the child's user + system cpu time, which a busy machine inflates much less than the wall time.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 try:
@@ -30,10 +35,13 @@ except ImportError:      # Windows: no cpu times of children
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
 
-def _env():
+def _env(src=SRC, bytecode=True):
     env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPATH"] = SRC + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
@@ -64,32 +72,20 @@ def _self_times(code: str, env) -> dict[str, int]:
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=11)
-    ap.add_argument("--no-torch", action="store_true")
-    ap.add_argument("--top", type=int, default=12)
-    args = ap.parse_args()
-    env = _env()
-    cases = {"python": "pass", "numpy": "import numpy", "ember": "import ember"}
-    if not args.no_torch:
-        try:
-            import importlib.util
-            if importlib.util.find_spec("torch") is not None:
-                cases["torch"] = "import torch"
-        except (ImportError, ValueError):
-            pass
-    for code in cases.values():            # untimed: writes the bytecode caches, warms the page cache
-        _wall_cpu_ms(code, env)
+def _measure(env, cases, repeat, top, bytecode):
+    if bytecode:
+        for code in cases.values():        # untimed: writes the bytecode caches, warms the page cache
+            _wall_cpu_ms(code, env)
+    else:
+        _wall_cpu_ms("import numpy", env)  # untimed: warms the page cache (nothing is written)
     times = {k: [] for k in cases}
     cpu = {k: [] for k in cases}
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for k, code in cases.items():
             w, c = _wall_cpu_ms(code, env)
             times[k].append(w)
             cpu[k].append(c)
-    result = {"bytecode_cache": True, "repeat": args.repeat, "unit": "ms wall, fresh interpreter",
-              "loadavg_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None}
+    result = {"bytecode_cache": bytecode}
     for k, ts in times.items():
         result[f"{k}_median"] = round(statistics.median(ts), 1)
         result[f"{k}_best"] = round(min(ts), 1)
@@ -99,10 +95,40 @@ def main():
     base = set(_self_times("import numpy", env))
     runs = [_self_times("import ember", env) for _ in range(3)]
     extra = {m: statistics.median(r.get(m, 0) for r in runs) for m in runs[0] if m not in base}
-    top = sorted(extra.items(), key=lambda kv: -kv[1])[:args.top]
+    ranked = sorted(extra.items(), key=lambda kv: -kv[1])[:top]
     result["ember_modules_beyond_numpy"] = len(extra)
     result["ember_self_us_beyond_numpy"] = int(sum(extra.values()))
-    result["top_self_us_beyond_numpy"] = {m: int(v) for m, v in top}
+    result["top_self_us_beyond_numpy"] = {m: int(v) for m, v in ranked}
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--only", choices=("cached", "fresh"), default=None)
+    args = ap.parse_args()
+    cases = {"python": "pass", "numpy": "import numpy", "ember": "import ember"}
+    if not args.no_torch:
+        try:
+            import importlib.util
+            if importlib.util.find_spec("torch") is not None:
+                cases["torch"] = "import torch"
+        except (ImportError, ValueError):
+            pass
+    result = {"repeat": args.repeat, "unit": "ms wall, fresh interpreter",
+              "loadavg_1min_start": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None}
+    if args.only != "fresh":
+        for k, v in _measure(_env(), cases, args.repeat, args.top, True).items():
+            result["cached_" + k] = v
+    if args.only != "cached":
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "src")
+            shutil.copytree(SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
+            for k, v in _measure(_env(src, bytecode=False), cases, args.repeat, args.top, False).items():
+                result["fresh_" + k] = v
+    result["loadavg_1min_end"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
     print(json.dumps(result, indent=2))
 
 

@@ -30,7 +30,7 @@ LAYERS = [
               "ember.torch_version"]),
     ("dispatch", ["ember._dispatch"]),
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember._math_bits", "ember.library",
-             "ember._random"]),
+             "ember._random", "ember._bindings"]),
     ("generated", ["ember._generated", "ember.return_types"]),
     ("kernels", ["ember.kernels", "ember._cc"]),
     ("autograd", ["ember.autograd", "ember._generated.autograd", "ember._generated.autograd_registrations"]),

@@ -6,8 +6,10 @@ The namespace is filled in this order, later entries winning where a name repeat
 1. `_core`: dtypes (and their short aliases below), device, Size, UntypedStorage, default dtype and promotion;
 2. `Tensor` (`_tensor.py`; importing it loads the op registry, the generated bindings and the fallbacks),
    `ops`, and the generated aten op table (`_generated/registrations.py`);
-3. the generated bindings `_generated/functions.py` (ember.add, ...); `ember._nn` / `ember._linalg`
-   (torch._C._nn / torch._C._linalg, `_generated/{nn,linalg}_functions.py`) load on first access;
+3. the generated bindings (ember.add, ...), named by the index `_generated/functions.py`: each op family's
+   module loads on the first access to one of its names (`__getattr__` below, see `_bindings.py`), and the name
+   is kept in this namespace; `ember._nn` / `ember._linalg` (torch._C._nn / torch._C._linalg,
+   `_generated/{nn,linalg}_functions.py`) load on first access;
 4. the hand-written functions of `functional.py` (ember.tensor, ember.split, ember.einsum, ...), which
    replace the generated binding of the same name where torch's Python signature differs;
 5. finfo/iinfo, the random-number functions and the grad-mode context managers;
@@ -47,7 +49,7 @@ try:
     from . import _fallbacks  # noqa: F401  (Python-mode, ADInplaceOrView and BackendSelect fallbacks)
     from . import _math_bits  # noqa: F401  (the Conjugate and Negative fallbacks: lazy conj and neg bits)
     from ._generated import registrations as _registrations  # noqa: F401
-    from ._generated.functions import *  # noqa: F401,F403
+    from ._generated import functions as _functions    # the bindings' index: ember.add etc. come from __getattr__
     from .functional import *  # noqa: F401,F403
     from .functional import deprecated_range as range  # noqa: F401,A001  (torch.range: not in functional's globals)
     from ._tensor_types import *  # noqa: F401,F403  (the legacy FloatTensor, LongTensor, ... constructors)
@@ -102,6 +104,8 @@ _LAZY_ATTRS = {"__version__": ("ember.torch_version", "__version__"), "save": ("
                    "get_autocast_gpu_dtype")}}
 
 
+_BINDINGS = _functions._FAMILIES   # the generated ember.<name> bindings, by name: loaded on first access
+
 _unimplemented.install()    # `import ember.<torch submodule ember lacks>` names the missing torch module
 
 
@@ -134,6 +138,10 @@ def is_vulkan_available():
 
 
 def __getattr__(name):
+    if name in _BINDINGS:      # first: these were plain globals of ember before any lazy name
+        val = getattr(_functions, name)
+        globals()[name] = val
+        return val
     if name in _LAZY_SUBMODULES and _lazy_submodule_exists(name):
         mod = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = mod
@@ -152,4 +160,4 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | {n for n in _LAZY_SUBMODULES if _lazy_submodule_exists(n)} | set(_LAZY_ATTRS)
-                  | set(_LAZY_MODULES))
+                  | set(_LAZY_MODULES) | set(_BINDINGS))

@@ -302,7 +302,7 @@ def _check_number(self, value):
         raise TypeError(f"can't assign a numpy.bool to a {self.type()}")
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 63:
         raise ValueError("Overflow when unpacking long long")       # (valueToTensor's unpacking, not the parser's)
-    return _check_scalar(self.dtype, value)
+    return _check_scalar(self.dtype, value, reduced=False)     # torch stores inf for x[i] = 1e6 in float16
 
 
 def _value_tensor(self, value):

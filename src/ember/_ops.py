@@ -87,6 +87,23 @@ def define_many(ns, rows, kernel_prefix=""):
             pkt._overload_names = None
 
 
+def define_table(ns, table, kernel_prefix=""):
+    """define_many() for an op table given as text, as `_generated/registrations.py` passes it: one overload per
+    line, `schema | kernels` or `schema | kernels | tags`, the kernels as `<dispatch key name>=<kernel>` and the
+    tags separated by spaces. Text, not a tuple literal: Python compiles one string constant in no time, where
+    the 1,500 rows as tuples took ~15 ms of every import without cached bytecode (PYTHONDONTWRITEBYTECODE, CI,
+    test subprocesses); splitting the text costs ~1 ms (and ~1 ms more than unmarshalling the tuples when the
+    bytecode is cached)."""
+    rows = []
+    for line in table.splitlines():
+        parts = line.split(" | ")
+        schema_str = parts[0]
+        name, _, overload = schema_str[:schema_str.index("(")].partition(".")
+        rows.append((name, overload, schema_str, [k.split("=", 1) for k in parts[1].split(" ")],
+                     tuple(parts[2].split(" ")) if len(parts) > 2 else ()))
+    define_many(ns, rows, kernel_prefix)
+
+
 def lookup(ns, name, overload=""):
     try:
         return _REGISTRY[f"{ns}::{name}"][overload]

@@ -25,6 +25,9 @@ from ._tensor_types import legacy_new
 
 _aten = ops.aten
 _M = TensorMethods
+# the Python operators below name TensorMethods' own entries, not `_M.add` (which would load the method's op family
+# at import: see ember/_bindings.py, LazyMethod)
+_V = vars(TensorMethods)
 
 
 def _reflected(op):
@@ -47,38 +50,38 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return t
 
     # ------------------------------------------------------------ Python operators
-    __add__ = _M.add
-    __iadd__ = _M.add_
-    __sub__ = _M.sub
-    __isub__ = _M.sub_
-    __mul__ = _M.mul
-    __imul__ = _M.mul_
-    __truediv__ = _M.div
-    __itruediv__ = _M.div_
-    __floordiv__ = _M.floor_divide
-    __ifloordiv__ = _M.floor_divide_
-    __mod__ = _M.remainder
-    __imod__ = _M.remainder_
-    __pow__ = _M.pow
-    __ipow__ = _M.pow_
-    __neg__ = _M.neg
-    __abs__ = _M.abs
+    __add__ = _V["add"]
+    __iadd__ = _V["add_"]
+    __sub__ = _V["sub"]
+    __isub__ = _V["sub_"]
+    __mul__ = _V["mul"]
+    __imul__ = _V["mul_"]
+    __truediv__ = _V["div"]
+    __itruediv__ = _V["div_"]
+    __floordiv__ = _V["floor_divide"]
+    __ifloordiv__ = _V["floor_divide_"]
+    __mod__ = _V["remainder"]
+    __imod__ = _V["remainder_"]
+    __pow__ = _V["pow"]
+    __ipow__ = _V["pow_"]
+    __neg__ = _V["neg"]
+    __abs__ = _V["abs"]
 
     def __invert__(self):
         if self.dtype.is_floating_point or self.dtype.is_complex:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return self.bitwise_not()
 
-    __and__ = _M.bitwise_and
-    __iand__ = _M.bitwise_and_
-    __or__ = _M.bitwise_or
-    __ior__ = _M.bitwise_or_
-    __xor__ = _M.bitwise_xor
-    __ixor__ = _M.bitwise_xor_
-    __lshift__ = _M.bitwise_left_shift
-    __ilshift__ = _M.bitwise_left_shift_
-    __rshift__ = _M.bitwise_right_shift
-    __irshift__ = _M.bitwise_right_shift_
+    __and__ = _V["bitwise_and"]
+    __iand__ = _V["bitwise_and_"]
+    __or__ = _V["bitwise_or"]
+    __ior__ = _V["bitwise_or_"]
+    __xor__ = _V["bitwise_xor"]
+    __ixor__ = _V["bitwise_xor_"]
+    __lshift__ = _V["bitwise_left_shift"]
+    __ilshift__ = _V["bitwise_left_shift_"]
+    __rshift__ = _V["bitwise_right_shift"]
+    __irshift__ = _V["bitwise_right_shift_"]
     def __eq__(self, other):
         # torch turns the binding's TypeError into NotImplemented for ==/!= (TypeError_to_NotImplemented_), so
         # Python falls back to identity: `t == None`, `t == "s"` and `t in [None, t]` give a bool, not an error
@@ -92,11 +95,11 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
             return _M.ne(self, other)
         except TypeError:
             return NotImplemented
-    __lt__ = _M.lt
-    __le__ = _M.le
-    __gt__ = _M.gt
-    __ge__ = _M.ge
-    __matmul__ = _M.matmul
+    __lt__ = _V["lt"]
+    __le__ = _V["le"]
+    __gt__ = _V["gt"]
+    __ge__ = _V["ge"]
+    __matmul__ = _V["matmul"]
     __rtruediv__ = _reflected(_aten.div.Tensor)
     __rfloordiv__ = _reflected(_aten.floor_divide.default)
     __rmod__ = _reflected(_aten.remainder.Scalar_Tensor)

@@ -87,9 +87,13 @@ def _to_numpy(data, dt):
         return data.numpy(force=True).astype(dt._np)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [_to_numpy(x, dt) for x in data]
-    arr = np.array(data, dtype=dt._np if dt._np.kind not in "V" else None)
+    half = dt._np.kind == "V" or dt._np == np.float16
+    arr = np.array(data, dtype=None if half else dt._np)
     if arr.dtype == object:
         raise ValueError("expected a sequence of equal-length sequences of numbers")
+    if half and arr.dtype != dt._np:
+        from .kernels.cpu.copy_half import from_numbers
+        return from_numbers(arr, dt._np)        # through float32, as c10 stores each number
     return arr.astype(dt._np, copy=False)
 
 

@@ -184,3 +184,45 @@ def test_flattening_view_shares_storage(make):
     np.testing.assert_array_equal(xe.numpy(), xt.numpy())
     xe.fill_(2.0)
     assert ve.numpy().tolist() == [2.0] * ve.numel()
+
+
+STRIDED_VIEWS = [
+    ((8, 32, 192), lambda x: x[:, :, 64:128], (8, 32, 4, 16)),            # a split chunk as heads
+    ((8, 32, 192), lambda x: x[:, :, 64:128], (8, 32, -1, 16)),
+    ((6, 4, 10), lambda x: x[:, :, 2:8], (24, 6)),                         # leading dims merged
+    ((6, 4, 10), lambda x: x[::2], (3, 2, 2, 10)),                         # a stepped dim split
+    ((5, 1, 7), lambda x: x[:, :, 1:6], (5, 5, 1)),                        # size-1 dims moved
+    ((4, 6), lambda x: x.t(), (6, 2, 2)),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", range(len(STRIDED_VIEWS)))
+def test_view_of_strided_input_geometry_values_and_grad(case):
+    """view of a non-contiguous input (the strided fast path of kernels/meta/view.py `view`): torch's strides and
+    offset, the right elements (read and written through the view), the base's version shared, torch's grad."""
+    shape, make, new = STRIDED_VIEWS[case]
+    torch, xe, xt = _pair(shape)
+    ve, vt = make(xe).view(*new), make(xt).view(*new)
+    assert ve.shape == vt.shape and ve.stride() == vt.stride() and ve.storage_offset() == vt.storage_offset()
+    assert not ve.is_contiguous() or vt.is_contiguous()
+    np.testing.assert_array_equal(ve.detach().numpy(), vt.detach().numpy())
+    g = RNG.standard_normal(tuple(vt.shape)).astype(np.float32)
+    ve.backward(ember.tensor(g))
+    vt.backward(torch.tensor(g))
+    np.testing.assert_array_equal(xe.grad.numpy(), xt.grad.numpy())
+    with ember.no_grad():
+        be = xe.detach().clone()
+    w = make(be).view(*new)
+    w.mul_(0)
+    assert be._version == w._version == 1
+    with torch.no_grad():
+        bt = xt.detach().clone()
+        make(bt).view(*new).mul_(0)
+    np.testing.assert_array_equal(be.numpy(), bt.numpy())
+
+
+def test_view_of_strided_input_that_cannot_view_raises_torchs_error():
+    x = ember.randn(4, 6).t()
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        x.view(24)

@@ -84,7 +84,7 @@ def test_import_leaves_the_cycle_collector_as_it_found_it():
 
 def test_bindings_build_their_op_overloads_on_first_call():
     out = _run(
-        "import ember; from ember import _ops; from ember._generated import functions as F; "
+        "import ember; from ember import _ops; from ember._generated.torch_functions import elementwise as F; "
         "print(type(F._op_addcmul_default).__name__, F._c_addcmul_default is _ops.lookup('aten', 'addcmul')"
         ".cache); a = ember.ones(2); print(ember.addcmul(a, a, a, value=2).tolist()); "
         "op = ember.ops.aten.addcmul.default; print(F._op_addcmul_default is op, F._c_addcmul_default is "
@@ -111,3 +111,49 @@ def test_cycles_made_after_the_import_are_still_collected():
 def test_import_with_the_collector_off_freezes_nothing():
     out = _run("import gc; gc.disable(); import ember; print(gc.get_freeze_count(), gc.isenabled())")
     assert out == "0 False"
+
+
+def test_import_compiles_no_binding_family():
+    """The generated bindings are split per op family and loaded on first use (ember/_bindings.py): `import ember`
+    runs none of the family modules (1.4 MB of source, compiled at every import without cached bytecode)."""
+    out = _run("import ember; print(sorted(m for m in sys.modules if m.startswith(('ember._generated.torch_functions.', "
+               "'ember._generated.variable_methods.'))))")
+    assert out == "[]"
+
+
+def test_a_binding_loads_its_family_only():
+    out = _run("import ember; f = ember.addcmul; fams = lambda: sorted(m.rpartition('.')[2] for m in sys.modules "
+               "if m.startswith('ember._generated.torch_functions.')); print(fams()); "
+               "print(f is ember.addcmul, 'addcmul' in vars(ember), ember.sub is vars(ember)['sub'], fams())")
+    assert out == "['elementwise']\nTrue True True ['elementwise']"
+
+
+def test_a_method_loads_its_family_and_takes_the_placeholders_place():
+    out = _run("import ember; from ember._generated.tensor_methods import TensorMethods as M; "
+               "from ember._bindings import LazyMethod; T = ember.Tensor; "
+               "print(type(vars(M)['add']).__name__, vars(T)['__add__'] is vars(M)['add']); "
+               "x = ember.ones(2); print((x + x).tolist(), type(vars(M)['add']).__name__, vars(T)['__add__'] is vars(M)['add'], "
+               "type(vars(M)['sub_']).__name__, type(vars(M)['view']).__name__, T.add.__qualname__)")
+    assert out == "LazyMethod True\n[2.0, 2.0] function True function LazyMethod add"
+
+
+def test_a_bad_first_call_of_a_family_raises_what_later_calls_raise():
+    """Loading a family inside the call that first needs it changes nothing about that call's error."""
+    code = ("import ember; x = ember.ones(2)\n"
+            "def err(f):\n"
+            "    try:\n"
+            "        f()\n"
+            "    except TypeError as e:\n"
+            "        return str(e)\n"
+            "a, b = err(lambda: x.view('a')), err(lambda: ember.cumsum(x, 'a'))\n"
+            "print(a == err(lambda: x.view('a')), b == err(lambda: ember.cumsum(x, 'a')), bool(a and b))")
+    assert _run(code) == "True True True"
+
+
+def test_autograd_loads_the_binding_families_its_formulas_call_only():
+    """The generated Autograd modules import the bindings they call by name (not `import *`, which would load
+    every family the first time a tensor requires grad)."""
+    out = _run("import ember; x = ember.ones(3, requires_grad=True); (x * 2).sum().backward(); print(x.grad.tolist()); "
+               "print(sorted(m for m in ('conv', 'linalg', 'loss', 'pool', 'rnn', 'fft', 'sort') "
+               "if 'ember._generated.torch_functions.' + m in sys.modules))")
+    assert out == "[2.0, 2.0, 2.0]\n[]"

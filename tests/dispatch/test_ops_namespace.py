@@ -123,3 +123,24 @@ def test_a_kernel_registered_after_calls_replaces_the_cached_one():
         assert op(t).tolist() == [10.0] and ember.neg(t).tolist() == [-1.0]
     finally:
         lib._destroy()
+
+
+def test_op_table_text_defines_what_its_lines_say():
+    """`_generated/registrations.py` passes the aten op table as text (ember._ops.define_table): each line's
+    schema, kernels by dispatch key and tags land in the op's entry as define_many's rows would put them."""
+    from ember._ops import _REGISTRY, DispatchKey, define_table, lookup
+    define_table("ember_test_table", "f(Tensor self) -> Tensor | CPU=cpu.m:f Meta=meta.m:f\n"
+                 "f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) | CompositeImplicitAutograd=d.m:f_out | "
+                 "inplace pointwise\n", "pkg.")
+    try:
+        e, o = lookup("ember_test_table", "f"), lookup("ember_test_table", "f", "out")
+        assert (e.qualname, e.schema_str, e.tags) == ("ember_test_table::f", "f(Tensor self) -> Tensor", ())
+        assert e.kernels == {DispatchKey.CPU: "pkg.cpu.m:f", DispatchKey.Meta: "pkg.meta.m:f"}
+        assert (o.qualname, o.tags) == ("ember_test_table::f.out", ("inplace", "pointwise"))
+        assert o.kernels == {DispatchKey.CompositeImplicitAutograd: "pkg.d.m:f_out"}
+        assert lookup("aten", "gelu", "out").schema_str == (
+            "gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)")
+        with pytest.raises(RuntimeError, match="already defined"):
+            define_table("ember_test_table", "f(Tensor self) -> Tensor | CPU=cpu.m:f")
+    finally:
+        del _REGISTRY["ember_test_table::f"]

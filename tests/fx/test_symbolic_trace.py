@@ -183,3 +183,23 @@ def test_len_and_iteration_errors():
         fx.symbolic_trace(lambda x: x + len(x))
     with pytest.raises(fx.TraceError, match="cannot be iterated"):
         fx.symbolic_trace(lambda x: [t for t in x])
+
+
+def test_a_binding_not_used_before_the_trace_is_a_leaf():
+    """ember's generated bindings load on first access (ember/_bindings.py): a trace in a fresh interpreter whose
+    code names a binding nothing has touched yet still records it as a call_function leaf (the autowrap table
+    loads every binding before it looks through ember's namespace)."""
+    import os
+    import subprocess
+    import sys
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+    code = ("import sys; sys.path.insert(0, %r); import ember\n"
+            "class M(ember.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return ember.addcmul(x, x, x, value=2) + ember.logaddexp(x, x)\n"
+            "had = 'addcmul' in vars(ember)\n"
+            "g = ember.fx.symbolic_trace(M())\n"
+            "print(had, [n.target.__name__ for n in g.graph.nodes if n.op == 'call_function'])" % src)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False ['addcmul', 'logaddexp', 'add']"

@@ -323,9 +323,25 @@ def _half_edges():
     return np.concatenate(vals + [bits.view(np.float32), ties.view(np.float32), special.view(np.float32)])
 
 
-def test_float16_and_bfloat16_casts_bit_identical_to_numpy(threads, monkeypatch):
+def _torch_nans(a, h, b):
+    """numpy's float16 / bfloat16 / float32 results with torch's NaN bits put in (kernels/cpu/copy_half.py):
+    float16 quiet NaNs keeping sign and top payload, 0xffff for bfloat16 on the vectorised path, float16 ->
+    float32 quieted."""
+    nan = np.isnan(a)
+    bits = a.view(np.uint32)[nan]
+    h = h.copy()
+    h.view(np.uint16)[nan] = (((bits >> 16) & 0x8000) | 0x7E00 | ((bits >> 13) & 0x3FF)).astype(np.uint16)
+    b = b.copy()
+    b.view(np.uint16)[nan] = 0xFFFF
+    hf = h.astype(np.float32)
+    hf.view(np.uint32)[np.isnan(hf)] |= np.uint32(0x400000)
+    return h, b, hf
+
+
+def test_float16_and_bfloat16_casts_bit_identical_to_numpy_with_torch_nans(threads, monkeypatch):
     """float32 <-> float16 / bfloat16 casts run csrc/elementwise_flat.c (from 4096 elements, any thread count)
-    with numpy's (ml_dtypes') exact bits: rounding to nearest even, overflow, subnormals, NaN payloads."""
+    with numpy's (ml_dtypes') exact bits for numbers: rounding to nearest even, overflow, subnormals; NaNs
+    as torch writes them (quieted float16 payloads, bfloat16 0xffff)."""
     ran = _spy_kernels(monkeypatch)
     x = _half_edges()
     with np.errstate(all="ignore"):
@@ -334,9 +350,10 @@ def test_float16_and_bfloat16_casts_bit_identical_to_numpy(threads, monkeypatch)
             t = ember.from_numpy(a)
             h = t.to(ember.float16)
             b = t.to(ember.bfloat16)
-            _same(h.numpy(), a.astype(np.float16), "to float16")
-            _same(b.numpy(), a.astype(b.numpy().dtype), "to bfloat16")
-            _same(h.float().numpy(), h.numpy().astype(np.float32), "float16 to float32")
+            want_h, want_b, want_hf = _torch_nans(a, a.astype(np.float16), a.astype(b.numpy().dtype))
+            _same(h.numpy(), want_h, "to float16")
+            _same(b.numpy(), want_b, "to bfloat16")
+            _same(h.float().numpy(), want_hf, "float16 to float32")
             _same(b.float().numpy(), b.numpy().astype(np.float32), "bfloat16 to float32")
     assert ran == ["to_f16", "to_bf16", "from_f16", "from_bf16"] * 2
 
@@ -344,13 +361,12 @@ def test_float16_and_bfloat16_casts_bit_identical_to_numpy(threads, monkeypatch)
 @pytest.mark.parity
 def test_float16_and_bfloat16_casts_match_torch():
     torch = pytest.importorskip("torch")
-    x = _half_edges()
-    x = x[np.isfinite(x)]                  # torch makes every NaN one NaN: the finite values are the spec
+    x = _half_edges()                      # NaN payloads included
     for name in ("float16", "bfloat16"):
         got = ember.from_numpy(x).to(getattr(ember, name))
         want = torch.from_numpy(x).to(getattr(torch, name))
         np.testing.assert_array_equal(got.view(ember.int16).numpy(), want.view(torch.int16).numpy())
-        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+        np.testing.assert_array_equal(got.float().numpy().view(np.uint32), want.float().numpy().view(np.uint32))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -522,3 +538,67 @@ def test_forked_child_runs_big_ops_on_its_own_workers():
         _same((ember.from_numpy(a) + ember.from_numpy(b)).numpy(), a + b)   # the parent's pool still works
     finally:
         ember.set_num_threads(old)
+
+
+@pytest.mark.parametrize("spin_us,backoff", [(0, 0), (0, 32), (50, 32), (2000, 1)])
+def test_spin_budgets_and_pool_counters(spin_us, backoff):
+    """Any idle spin budget (0: workers sleep at once) and wake-up back-off (0: wake them for every job) gives
+    the same bits; the pool's counters (runtime/flat.py's pool_stats) account for every split job and chunk."""
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    prev = flat.set_spin_us(spin_us)
+    prev_backoff = flat.set_wake_backoff(backoff)
+    try:
+        assert prev_backoff >= 0
+        assert prev >= 0
+        flat.pool_stats(reset=True)
+        x, y = ember.from_numpy(a), ember.from_numpy(b)
+        for _ in range(10):
+            _same((x * y).numpy(), a * b)
+            time.sleep(0.0002)                         # let a short budget run out between jobs
+        st = flat.pool_stats(reset=True)
+        assert st["jobs"] == 10 and st["busy"] == 0
+        assert 0 <= st["joined"] <= 10 and st["asleep"] <= 10 and st["waited"] <= st["joined"]
+        assert st["caller_chunks"] <= st["chunks"] == 10 * -(-a.size // flat._grain(a.size, 2))
+        assert st["woke_late"] <= st["woke"] and st["same_cpu"] <= st["woke"]
+        assert st["wake_skipped"] <= st["asleep"] and (backoff or st["wake_skipped"] == 0)
+        assert flat.pool_stats()["jobs"] == 0          # reset
+    finally:
+        flat.set_spin_us(prev)
+        flat.set_wake_backoff(prev_backoff)
+        ember.set_num_threads(old)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "sched_setaffinity"), reason="needs fork, affinity")
+def test_pool_on_one_allowed_cpu():
+    """A process allowed a single cpu (taskset 1 core) starts workers that can only run beside the caller:
+    a worker cannot move off the caller's cpu (csrc/parallel.c's ep_move_off), the wake-up back-off applies,
+    and every result is still right and nothing hangs."""
+    a, b = _data(np.float32, n=4 * N)
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+            ember.set_num_threads(2)        # the child's workers start here, with the one-cpu mask
+            flat.pool_stats(reset=True)
+            for _ in range(40):
+                r = (ember.from_numpy(a) * ember.from_numpy(b)).numpy()
+                s = ember.from_numpy(a).sum().item()
+            st = flat.pool_stats()
+            ok = (np.array_equal(r, a * b, equal_nan=True) and np.isnan(s) == np.isnan(np.add.reduce(a))
+                  and st["moved"] == 0 and st["jobs"] >= 40)
+        finally:
+            os._exit(0 if ok else 1)
+    deadline = time.time() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.time() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the one-cpu child hung in ember's C pool")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

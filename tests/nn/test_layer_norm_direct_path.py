@@ -121,3 +121,66 @@ def test_modes_observers_and_autocast_still_see_the_ops():
         with ember.autocast("cpu", dtype=ember.bfloat16):
             assert N._layer_norm_direct(x, m.normalized_shape, m.weight, m.bias, m.eps) is None
             assert m(x).dtype is ember.float32 and m(x.bfloat16()).dtype is ember.bfloat16     # as torch
+
+
+NR = sys.modules["ember.kernels.cpu.norm_rows"]
+
+
+def _ln_backward(x, k, w, b, g, mask):
+    _, mean, rstd = ember.native_layer_norm(x, [k], w, b, 1e-5)
+    return ember.ops.aten.native_layer_norm_backward.default(g, x, [k], mean, rstd, w, b, mask)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+@pytest.mark.parametrize("affine,bias", [(True, True), (True, False), (False, False)])
+@pytest.mark.parametrize("mask", [[True, True, True], [True, False, True], [False, True, False]])
+@pytest.mark.parametrize("shape", [(5, 16), (8, 32, 64), (1, 3)])
+def test_backward_last_dim_path_is_bitwise_the_general_path(monkeypatch, dtype, affine, bias, mask, shape):
+    """native_layer_norm_backward's one-call path (norm_rows.c_layer_norm_backward_last_dim) against the general
+    path (reshapes, chunk closure, partial sums added in Python): the same bits, dtypes and Nones."""
+    npdt = np.dtype(str(dtype).split(".")[1])
+    k = shape[-1]
+    x = ember.from_numpy(RNG.standard_normal(shape).astype(npdt) * 3 + 1)
+    g = ember.from_numpy(RNG.standard_normal(shape).astype(npdt))
+    w = ember.from_numpy(RNG.standard_normal(k).astype(npdt)) if affine else None
+    b = ember.from_numpy(RNG.standard_normal(k).astype(npdt)) if bias else None
+    _, mean, rstd = ember.native_layer_norm(x, [k], w, b, 1e-5)
+    assert NR.c_layer_norm_backward_last_dim(g, x, [k], mean, rstd, w, b, mask) is not None
+    fast = _ln_backward(x, k, w, b, g, mask)
+    with monkeypatch.context() as mp:
+        mp.setattr(NR, "c_layer_norm_backward_last_dim", lambda *a: None)
+        ref = _ln_backward(x, k, w, b, g, mask)
+    for f, r in zip(fast, ref):
+        assert (f is None) == (r is None)
+        if f is not None:
+            assert f.dtype is r.dtype is dtype and f.shape == r.shape and f.is_contiguous()
+            np.testing.assert_array_equal(f.numpy(), r.numpy())
+
+
+def test_backward_last_dim_path_declines_broadcast_grads_and_other_dtypes():
+    x = ember.randn(4, 8)
+    w, b = ember.randn(8), ember.randn(8)
+    _, mean, rstd = ember.native_layer_norm(x, [8], w, b, 1e-5)
+    mask = [True, True, True]
+    assert NR.c_layer_norm_backward_last_dim(ember.ones(()).expand(4, 8), x, [8], mean, rstd, w, b, mask) is None
+    assert NR.c_layer_norm_backward_last_dim(ember.ones(4, 8, dtype=ember.float64), x, [8], mean, rstd, w, b,
+                                             mask) is None
+    assert NR.c_layer_norm_backward_last_dim(ember.ones(4, 8), x, [8], mean, rstd, w, b.double(), mask) is None
+    xh = x.half()
+    _, mh, rh = ember.native_layer_norm(xh, [8], None, None, 1e-5)
+    assert NR.c_layer_norm_backward_last_dim(ember.ones(4, 8).half(), xh, [8], mh, rh, None, None, mask) is None
+
+
+@pytest.mark.parity
+def test_layer_norm_grads_through_the_last_dim_path_match_torch():
+    torch = pytest.importorskip("torch")
+    xs = RNG.standard_normal((8, 32, 64)).astype(np.float32)
+    ws, bs = RNG.standard_normal(64).astype(np.float32), RNG.standard_normal(64).astype(np.float32)
+    gs = RNG.standard_normal((8, 32, 64)).astype(np.float32)
+    out = []
+    for lib in (ember, torch):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in (xs, ws, bs))
+        lib.nn.functional.layer_norm(x, (64,), w, b).backward(lib.tensor(gs))
+        out.append([t.grad.numpy() for t in (x, w, b)])
+    for e, t in zip(*out):
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-4)

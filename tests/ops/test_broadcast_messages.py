@@ -14,6 +14,10 @@ CASES = [
     "L.broadcast_shapes((5, 1, 3), (2, 4, 1))",
     "L.broadcast_shapes((3, 1), (2, 1, 5), (4,))",
     "L.broadcast_shapes((2, 3), 5)",
+    "L.ones(4, 2, 12) + L.ones(4, 4)",                  # two mismatches: torch names the last one
+    "L.ones(4, 2, 12).add_(L.ones(4, 4))",
+    "L.where(L.ones(3) > 0, L.ones(2), L.ones(5, 1, 1))",   # the dim counted in the pair's own rank
+    "L.ones(3, 1) + L.ones(2, 4, 5)",
 ]
 
 

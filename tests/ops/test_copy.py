@@ -28,3 +28,17 @@ def test_contiguous_of_transposed_is_a_fresh_contiguous_copy(dt, shape):
 def test_contiguous_of_a_contiguous_tensor_is_itself():
     x = ember.randn(3, 4)
     assert x.contiguous() is x
+
+
+@pytest.mark.parity
+def test_to_copy_of_a_non_dense_view_keeps_its_dims_order():
+    """`_to_copy` (to(dtype), double()) of a non-dense view gives the dense strides of the view's dims order,
+    as clone does (torch 2.13), not contiguous strides."""
+    torch = pytest.importorskip("torch")
+    views = [lambda m: m.zeros(2, 40)[:, :17].t(), lambda m: m.zeros(4, 3, 40)[:, 1:, :17].permute(2, 0, 1),
+             lambda m: m.zeros(5, 6)[::2].t(), lambda m: m.zeros(2, 3, 4, 5).permute(0, 2, 3, 1)[:, :, 1:]]
+    for make in views:
+        want, got = make(torch), make(ember)
+        for conv in (lambda t, m: t.to(m.float64), lambda t, m: t.double(), lambda t, m: t.to(m.bfloat16),
+                     lambda t, m: t.to(m.float32, memory_format=m.preserve_format)):
+            assert conv(got, ember).stride() == conv(want, torch).stride()

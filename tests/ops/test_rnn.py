@@ -203,3 +203,38 @@ def test_fused_cell_meta_shapes_and_bad_sizes():
         aten._thnn_fused_lstm_cell.default(ember.zeros(2, 12), ember.zeros(2, 12), ember.zeros(2, 4))
     with pytest.raises(RuntimeError, match="hidden_gates"):
         aten._thnn_fused_gru_cell.default(ember.zeros(2, 9), ember.zeros(2, 6), ember.zeros(2, 3))
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as e:      # noqa: BLE001 - the exception type and message are what is compared
+        return type(e).__name__, str(e)
+    return "ok", [tuple(t.shape) for t in (r if isinstance(r, tuple) else (r,))]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("xs,hs", [((2, 4), (2, 3, 1)), ((2, 4), (2, 3, 3)), ((3, 4), (3, 3, 3)), ((2, 4), (1, 2, 3)),
+                                   ((2, 4), (2, 2, 3)), ((4, 4), (4, 4, 4))])
+def test_cells_with_a_3d_hidden_state_match_torch(xs, hs):
+    """A 3-d hidden state the size checks let through runs torch's CPU cell math (RNN.cpp): its linear and
+    add errors ("mat1 and mat2 shapes cannot be multiplied", broadcast mismatches naming the hidden map as
+    tensor a), not ember's one-step mkldnn_rnn_layer error; the modules refuse it first with ValueError."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x, h = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(hs).astype(np.float32)
+    H = hs[-1] if hs[-1] == hs[1] else hs[1]
+    for cell, g in (("lstm_cell", 4), ("gru_cell", 3), ("rnn_tanh_cell", 1), ("rnn_relu_cell", 1)):
+        if cell == "lstm_cell" and hs == (3, 3, 3):
+            continue        # torch's LSTMCell reads a 4th chunk of a size-3 dim there: a segfault
+        w = [rng.standard_normal(s).astype(np.float32) for s in ((g * H, xs[1]), (g * H, H), (g * H,), (g * H,))]
+        out = []
+        for lib in (torch, ember):
+            a = [lib.from_numpy(v) for v in [x, h] + w]
+            hx = (a[1], a[1]) if cell == "lstm_cell" else a[1]
+            out.append(_outcome(lambda: getattr(lib, cell)(a[0], hx, *a[2:])))
+        assert out[1] == out[0], cell
+    for mod, hx in (("LSTMCell", lambda m: (m.from_numpy(h), m.from_numpy(h))), ("GRUCell", lambda m: m.from_numpy(h)),
+                    ("RNNCell", lambda m: m.from_numpy(h))):
+        out = [_outcome(lambda: getattr(lib.nn, mod)(xs[1], H)(lib.from_numpy(x), hx(lib))) for lib in (torch, ember)]
+        assert out[1] == out[0], mod

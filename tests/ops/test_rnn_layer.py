@@ -1,6 +1,7 @@
 """The rnn family's whole-layer op, mkldnn_rnn_layer (LSTM mode 2, GRU mode 3) and its backward: against torch
 (its mkldnn kernel for the LSTM forward, nn.LSTM / nn.GRU in float64 for values and grads), gradcheck, double
 backward (the differentiable step-by-step backward), meta shapes, and nn.LSTM / nn.GRU taking it."""
+import importlib
 import itertools
 
 import numpy as np
@@ -203,3 +204,38 @@ def test_layer_backward_takes_strided_grads(mode):
         grads.append([t.grad.numpy() for t in ts[:6]])
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("k,n", [(1, 204), (51, 204), (64, 192), (7, 12), (128, 512)])
+@pytest.mark.parametrize("m", [1, 2, 8, 33, 48, 49])
+def test_layer_products_are_bitwise_x_times_w_transposed(m, k, n):
+    """The layer's input and hidden products (`_xwt`) at few float32 rows run as (w @ x^T)^T: it must equal
+    x @ w^T bit for bit (the layer's results would otherwise change with the batch size)."""
+    rl = importlib.import_module("ember.kernels.cpu.rnn_layer")
+    rng = np.random.default_rng(m * 1000 + k)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    np.testing.assert_array_equal(rl._xwt(x, w), np.matmul(x, w.T))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cls,chunks", [("LSTMCell", 4), ("GRUCell", 3)])
+def test_cells_at_a_few_rows_match_torch(cls, chunks):
+    """A cell at batch 8 (the swapped products) against torch's cell, values and gradients."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    arrays = [rng.uniform(-0.3, 0.3, s).astype(np.float32) for s in
+              [(8, 51), (8, 51), (8, 51), (chunks * 51, 51), (chunks * 51, 51), (chunks * 51,), (chunks * 51,)]]
+    res = []
+    for lib in (ember, torch):
+        x, h, c, *ps = [lib.tensor(a, requires_grad=True) for a in arrays]
+        cell = getattr(lib.nn, cls)(51, 51)
+        with lib.no_grad():
+            for p, a in zip((cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh), arrays[3:]):
+                p.copy_(lib.tensor(a))
+        out = cell(x, (h, c)) if cls == "LSTMCell" else (cell(x, h),)
+        sum(o.square().sum() for o in out).backward()
+        res.append([t.detach().numpy() for t in out] + [x.grad.numpy(), h.grad.numpy()]
+                   + [p.grad.numpy() for p in cell.parameters()])
+    for e, t in zip(*res):
+        np.testing.assert_allclose(e, t, rtol=2e-5, atol=2e-6)

@@ -55,3 +55,43 @@ def test_refused_fill_leaves_the_tensor_as_it_was(dt):
         with pytest.raises(RuntimeError, match="without overflow"):
             f()
         assert x.tolist() == [1, 2, 3]
+
+
+HALF_VALUES = [65504.0, 65519.0, 65520.0, 1e6, 3.39e38, 3.3961e38, 3.4e38, 1e39, -1e6, 1 + 2 ** -11 + 2 ** -40,
+               1 + 2 ** -8 + 2 ** -40, float("nan"), float("-nan"), float("inf"), 2 ** 40 + 1]
+
+
+def _half_ops(lib, dt, v, n):
+    mask = lib.ones(n, dtype=lib.bool)
+    return {
+        "fill_": lambda: lib.zeros(n, dtype=dt).fill_(v),
+        "full": lambda: lib.full((n,), v, dtype=dt),
+        "masked_fill": lambda: lib.zeros(n, dtype=dt).masked_fill(mask, v),
+        "index_fill": lambda: lib.zeros(n, dtype=dt).index_fill(0, lib.tensor([0] if n else [], dtype=lib.long), v),
+        "setitem": lambda: (lambda t: (t.__setitem__(0, v), t)[1])(lib.zeros(n, dtype=dt)),
+        "tensor": lambda: lib.tensor([v] * n, dtype=dt),
+    }
+
+
+def _bits_outcome(f, lib):
+    try:
+        r = f()
+    except Exception as e:      # noqa: BLE001 - the exception type and message are what is compared
+        return type(e).__name__, str(e).splitlines()[0]
+    return "ok", r.view(lib.int16).tolist()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["fill_", "full", "masked_fill", "index_fill", "setitem", "tensor"])
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_number_into_float16_bfloat16_matches_torch(name, dt):
+    """float16/bfloat16: a finite value beyond the dtype's largest is refused by fill_/full of 0 or 2+
+    elements, masked_fill and index_fill, stored (as inf or the largest) by a 1-element fill_/full, x[i] =
+    and tensor(); every stored value is rounded through float32 (double rounding, as c10), a NaN into
+    bfloat16 is 0x7fc0."""
+    torch = pytest.importorskip("torch")
+    for v in HALF_VALUES:
+        for n in (0, 1, 2) if name != "setitem" else (1, 2):
+            want = _bits_outcome(_half_ops(torch, getattr(torch, dt), v, n)[name], torch)
+            got = _bits_outcome(_half_ops(ember, getattr(ember, dt), v, n)[name], ember)
+            assert got == want, (name, dt, v, n)

@@ -889,6 +889,40 @@ def _free_names(text):
     return loaded - bound
 
 
+def _read_from_functions(text, exported):
+    """The names of `exported` (the ember.<name> bindings) a module reads anywhere and does not bind at its
+    top level: what it imports by name from `_generated/functions.py`. A star import would load every op family
+    the first time an autograd module is imported (see ember/_bindings.py); naming them loads only the families
+    of the ops its formulas call. A name also bound locally somewhere is imported all the same (harmless)."""
+    tree = ast.parse(text)
+    top = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            top.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                top.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return sorted((read & exported) - top)
+
+
+FUNCTIONS_STAR = "from ember._generated.functions import *"
+
+
+def _wrap(head, names, per_line=100):
+    """`head` + `(a, b, ...)`, wrapped at `per_line` columns under the opening parenthesis."""
+    out, cur = [], head + "("
+    for k, n in enumerate(names):
+        piece = n + (", " if k + 1 < len(names) else ")")
+        if len(cur) + len(piece) > per_line and cur != head + "(":
+            out.append(cur.rstrip())
+            cur = " " * len(head + "(") + piece
+        else:
+            cur += piece
+    out.append(cur)
+    return "\n".join(out)
+
+
 def _imports(names, per_line=100):
     """`from ember.autograd.formulas.<m> import a, b, ...` lines, wrapped."""
     out = []
@@ -951,6 +985,7 @@ def emit(fns):
     entries = load(fns)
     helpers = formula_helpers()
     ops = generated_function_names(fns)
+    top_level_ops = set(_module_all("_generated/functions.py", emit_functions(fns, ""))[0])
     kernels = {_ident(e.fn) for e in entries}
     kernels |= {_ident(ip) for e in entries for ip in [_inplace_of(e.fn, fns)] if ip is not None}
     for n, mod in sorted(helpers.items()):
@@ -999,7 +1034,14 @@ def emit(fns):
             elif n not in known:
                 raise ValueError(f"derivatives/{family}.yaml: a formula reads {n!r}, which is neither an op, an "
                                  "argument nor a helper in ember/autograd/formulas/*.py __all__")
-        text = "\n".join([HEADER.format(family=family).rstrip(), *PRELUDE, *_imports(wanted),
+        prelude_lines = []
+        for ln in PRELUDE:
+            if ln == FUNCTIONS_STAR:     # the bindings by name, in the star import's place (the same precedence)
+                named = _read_from_functions(prelude + body, top_level_ops)
+                ln = _wrap(f"from ember._generated.functions import ", named) if named else None
+            if ln is not None:
+                prelude_lines.append(ln)
+        text = "\n".join([HEADER.format(family=family).rstrip(), *prelude_lines, *_imports(wanted),
                           "", "_aten = _ops_ns.aten", "", "", body])
         files[f"{GENERATED_PACKAGE}/{family}.py"] = text.rstrip() + "\n"
 

@@ -110,6 +110,8 @@ def _autowrap_table():
                 mod = __import__(modname, fromlist=["_"])
             except ImportError:
                 continue
+        for name in getattr(mod, "_BINDINGS", ()):   # ember's generated bindings load on first access: load
+            getattr(mod, name)                        # them, so that the loop below sees and wraps every one
         for name, fn in list(vars(mod).items()):
             if name.startswith("__") or name in _NOT_WRAPPED:
                 continue

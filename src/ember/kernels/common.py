@@ -47,22 +47,32 @@ def empty_tensor(shape, dtype, device=CPU, strides=None):
 
 
 def broadcast_shapes(*shapes):
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
+    """The broadcast shape, folded pair by pair as TensorIterator does (infer_size: the shape so far is
+    tensor a, the next operand's tensor b), each pair checked from the last dim backwards as torch checks it,
+    so an error names the same sizes and dimension as torch's (the first mismatch from the right)."""
+    out = None
     for s in shapes:
-        off = ndim - len(s)
-        for i, d in enumerate(s):
-            j = off + i
-            o = out[j]
-            if d == o or d == 1:
-                continue
-            if o == 1:
-                out[j] = d
+        s = tuple(s)
+        if out is None or s == out:
+            out = s if out is None else out
+            continue
+        na, nb = len(out), len(s)
+        n = max(na, nb)
+        r = [1] * n
+        for i in range(n - 1, -1, -1):
+            k = n - 1 - i
+            a = out[na - 1 - k] if na - 1 - k >= 0 else 1
+            b = s[nb - 1 - k] if nb - 1 - k >= 0 else 1
+            if a == b or b == 1:
+                r[i] = a
+            elif a == 1:
+                r[i] = b
             else:
                 raise RuntimeError(
-                    f"The size of tensor a ({o}) must match the size of tensor b ({d}) at non-singleton "
-                    f"dimension {j}")
-    return tuple(out)
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+                    f"dimension {i}")
+        out = tuple(r)
+    return () if out is None else out
 
 
 def shape_of(x):

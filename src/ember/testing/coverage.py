@@ -25,7 +25,8 @@ def ember_op_names():
     from ember._generated import registrations
     names = set()
     src = open(registrations.__file__).read()
-    names.update(re.findall(r"""['"]([A-Za-z0-9_]+)(?:\.[A-Za-z0-9_]+)?\(""", src))
+    # one overload per line of the op table: `schema | kernels[ | tags]` (see ember._ops.define_table)
+    names.update(re.findall(r"^([A-Za-z0-9_]+)(?:\.[A-Za-z0-9_]+)?\(.* \| ", src, re.M))
     return names
 
 

@@ -2,7 +2,6 @@
 # ruff: noqa
 import builtins as _bi
 from ember._ops import ops as _ops_ns
-from ember._generated.functions import *
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
 from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge

@@ -10,6 +10,7 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 from ..meta import copy as M
 from ..._core.memory_format import format_name
+from . import copy_half
 from .runtime import clib, flat
 
 _TO = {np.dtype(np.float32): "to_f32", np.dtype(np.float64): "to_f64"}
@@ -64,7 +65,11 @@ def _copyto(dst, src):
             and (half := _half_cast(src.dtype, dst.dtype)) is not None
             and src.flags.c_contiguous and dst.flags.c_contiguous and not np.may_share_memory(src, dst)
             and flat.run(half, [src, dst], dtype=_F32)):
-        return                      # float32 <-> float16 / bfloat16 in C (numpy's bits), from 4096 elements
+        return                      # float32 <-> float16 / bfloat16 in C (torch's bits), from 4096 elements
+    if src.__class__ is np.ndarray and copy_half.involved(src.dtype, dst.dtype):
+        with np.errstate(all="ignore"):     # overflow to inf warns in numpy, not in torch
+            copy_half.copyto(dst, src)      # rounded through float32, NaNs as torch writes them
+        return
     with warnings.catch_warnings():       # complex -> real and NaN -> int casts warn in numpy, not in torch
         warnings.simplefilter("ignore")
         np.copyto(dst, src, casting="unsafe")
@@ -150,7 +155,8 @@ def resize_(self, size, memory_format=None):
 def fill_(self, value):
     M.check_fill_value(value)
     M.check_fill_overlap(self, value)
-    v = value._np if isinstance(value, Tensor) else check_number(self.dtype, value)
+    # one element: torch's scalar_fill stores a float16/bfloat16 value without its range check
+    v = value._np if isinstance(value, Tensor) else check_number(self.dtype, value, self.numel() != 1)
     if isinstance(value, Tensor) and value._np is None:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     a = self._np

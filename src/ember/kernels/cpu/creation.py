@@ -44,7 +44,9 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
     dt = as_dtype(dtype) or scalar_dtype(fill_value)
-    return _filled(check_size(size), dt, CPU, check_number(dt, fill_value))
+    shape = check_size(size)
+    one = all(n == 1 for n in shape)            # fill_ of one element: no float16/bfloat16 range check
+    return _filled(shape, dt, CPU, check_number(dt, fill_value, not one))
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):

@@ -130,6 +130,10 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     """dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) over the normalised dims, g = dy * w;
     dw = sum(dy * xhat), db = sum(dy) over the rows. One pass per cache-sized block of rows, with
     block-sized scratch buffers; the per-block dw/db partial sums are added at the end."""
+    r = norm_rows.c_layer_norm_backward_last_dim(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                                                 output_mask)
+    if r is not None:
+        return r
     x = acc(input)
     nk = len(normalized_shape)
     k = int(np.prod(x.shape[x.ndim - nk:]))

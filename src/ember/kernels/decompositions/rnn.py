@@ -33,6 +33,31 @@ def _cell_fits(input, h, c, w_ih, w_hh):
             and a[1] == w2[1] and (c is None or c._size == a))
 
 
+def _plain_2d(input, *hs):
+    return input.dim() == 2 and all(h.dim() == 2 for h in hs)
+
+
+def _math_lstm(input, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    """torch's CPU LSTMCell as written in RNN.cpp, op by op, for the shapes the checks let through that are not
+    plain 2-D (a 3-d hx): its errors are those of its linear / add ops ("mat1 and mat2 shapes cannot be
+    multiplied", a broadcast mismatch), and any result its own."""
+    gates = aten.add.Tensor(aten.linear.default(hx, w_hh, b_hh), aten.linear.default(input, w_ih, b_ih))
+    i, f, g, o = aten.unsafe_chunk.default(gates, 4, 1)
+    cy = aten.add.Tensor(aten.mul.Tensor(aten.sigmoid.default(f), cx),
+                         aten.mul.Tensor(aten.sigmoid.default(i), aten.tanh.default(g)))
+    return aten.mul.Tensor(aten.sigmoid.default(o), aten.tanh.default(cy)), cy
+
+
+def _math_gru(input, hx, w_ih, w_hh, b_ih, b_hh):
+    """torch's CPU GRUCell as written in RNN.cpp (see _math_lstm)."""
+    ig = aten.unsafe_chunk.default(aten.linear.default(input, w_ih, b_ih), 3, 1)
+    hg = aten.unsafe_chunk.default(aten.linear.default(hx, w_hh, b_hh), 3, 1)
+    r = aten.sigmoid.default(aten.add.Tensor(hg[0], ig[0]))
+    z = aten.sigmoid.default(aten.add.Tensor(hg[1], ig[1]))
+    n = aten.tanh.default(aten.add.Tensor(ig[2], aten.mul.Tensor(hg[2], r)))
+    return aten.add.Tensor(aten.mul.Tensor(aten.sub.Tensor(hx, n), z), n)
+
+
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
@@ -40,6 +65,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         _check_input(input, w_ih.size(1))
         _check_hidden(input, hx[0], w_hh.size(1), 0)
         _check_hidden(input, hx[1], w_hh.size(1), 1)
+        if not _plain_2d(input, hx[0], hx[1]):
+            return _math_lstm(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
     if not KEYS_ACTIVE[0]:
         return _one_step(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh, 2)
     igates = aten.mm.default(input, aten.t.default(w_ih))
@@ -65,6 +92,8 @@ def _one_step(input, hx, cx, w_ih, w_hh, b_ih, b_hh, mode):
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if not _cell_fits(input, hx, None, w_ih, w_hh):
         _check_cell(input, hx, w_ih, w_hh)
+        if not _plain_2d(input, hx):
+            return _math_gru(input, hx, w_ih, w_hh, b_ih, b_hh)
     if not KEYS_ACTIVE[0]:
         return _one_step(input, hx, None, w_ih, w_hh, b_ih, b_hh, 3)
     igates = aten.mm.default(input, aten.t.default(w_ih))
@@ -74,7 +103,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def _simple_cell(input, hx, w_ih, w_hh, b_ih, b_hh):
     _check_cell(input, hx, w_ih, w_hh)
-    return aten.add.Tensor(aten.linear.default(input, w_ih, b_ih), aten.linear.default(hx, w_hh, b_hh))
+    # hidden's map first, as torch adds them (a broadcast error names hidden's as tensor a)
+    return aten.add.Tensor(aten.linear.default(hx, w_hh, b_hh), aten.linear.default(input, w_ih, b_ih))
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):

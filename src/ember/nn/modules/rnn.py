@@ -332,6 +332,11 @@ class RNNCellBase(Module):
     def _prep(self, input, hx, name):
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None:                  # torch's cell modules check the hidden state's dims too
+            for i, h in enumerate(hx) if name == "LSTMCell" else ((None, hx),):
+                if h.dim() not in (1, 2):
+                    what = "hidden" if i is None else f"hx[{i}]"
+                    raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {h.dim()}D instead")
         batched = input.dim() == 2
         x = input if batched else input.unsqueeze(0)
         return x, batched

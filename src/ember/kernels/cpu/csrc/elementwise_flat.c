@@ -188,14 +188,14 @@ UNARY(double, f64, sigmoid, 1.0 / (1.0 + vm_exp(-u)))
 
 /* float32 <-> float16 / bfloat16 casts (ATen's vectorised Half / BFloat16 conversions; numpy's astype is a
    scalar loop here: 1M float32 to float16 2.7 ms, torch 41 us). Integer forms of numpy's own conversions
-   (npy_floatbits_to_halfbits / npy_halfbits_to_floatbits, ml_dtypes' float_to_bfloat16_rtne) that vectorise,
-   so the bits are numpy's: round to nearest even, overflow to inf, subnormals, and NaN payloads as numpy
-   keeps them (float16 keeps the top payload bits unquieted, 0x7c01 when none are left; bfloat16 gives
-   0x7fc0 with the sign). */
+   (npy_floatbits_to_halfbits / npy_halfbits_to_floatbits, ml_dtypes' float_to_bfloat16_rtne) that vectorise:
+   round to nearest even, overflow to inf, subnormals. NaNs get torch's bits, not numpy's (copy_half.py): a
+   float16 NaN is quieted keeping its sign and top payload bits as F16C's vcvtps2ph / vcvtph2ps do (numpy
+   keeps a signalling NaN signalling), and every NaN cast to bfloat16 here is 0xffff, ATen's vectorised
+   cvtfp32_bf16 (this kernel runs only on contiguous float32, where torch takes that path). */
 static inline uint16_t ew_f32_to_f16(uint32_t f) {
     const uint32_t sgn = (f & 0x80000000u) >> 16, fe = f & 0x7f800000u, fs = f & 0x007fffffu;
-    uint32_t nan = 0x7c00u + (fs >> 13);                  /* inf (fs 0) or NaN keeping its top payload */
-    nan += (nan == 0x7c00u) & (fs != 0);
+    const uint32_t nan = 0x7c00u + (fs != 0 ? 0x200u | (fs >> 13) : 0u);    /* inf, or a quiet NaN */
     const uint32_t e = fe >> 23;                          /* a subnormal half: e in [102, 112] */
     const uint32_t sh = e >= 102 && e <= 112 ? 113 - e : 1;
     uint32_t ss = (0x00800000u + fs) >> sh;
@@ -210,18 +210,18 @@ static inline uint16_t ew_f32_to_f16(uint32_t f) {
 static inline uint32_t ew_f16_to_f32(uint16_t h) {
     const uint32_t hb = h, sgn = (hb & 0x8000u) << 16, e = hb & 0x7c00u, m = hb & 0x03ffu;
     union { float f; uint32_t u; } sub = {(float)m * 5.9604644775390625e-8f};   /* m 2^-24, exact */
-    const uint32_t r = e == 0 ? sub.u : e == 0x7c00u ? 0x7f800000u | (m << 13) : ((hb & 0x7fffu) + 0x1c000u) << 13;
+    const uint32_t r = e == 0 ? sub.u : e == 0x7c00u ? 0x7f800000u | (m << 13) | (m ? 0x400000u : 0u) : ((hb & 0x7fffu) + 0x1c000u) << 13;
     return sgn | r;
 }
 
 static inline uint16_t ew_f32_to_bf16(uint32_t f) {
     const uint32_t r = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
-    return (uint16_t)((f & 0x7fffffffu) > 0x7f800000u ? ((f >> 16) & 0x8000u) | 0x7fc0u : r);
+    return (uint16_t)((f & 0x7fffffffu) > 0x7f800000u ? 0xffffu : r);
 }
 
 /* float16: the conversion instruction where there is one (F16C's vcvtps2ph rounds to nearest even as numpy
-   does; the integer form above costs ~30 vector instructions a vector: 1M took 534 us on one thread), with
-   numpy's result put back for NaN lanes (the instruction quiets a signalling NaN's payload, numpy does not). */
+   does and quiets a NaN as torch does; the integer form above costs ~30 vector instructions a vector: 1M took
+   534 us on one thread). */
 void to_f16_f32(ARGS) {
     const uint32_t *x = (const uint32_t *)p[0];
     uint16_t *o = (uint16_t *)p[2];
@@ -231,15 +231,11 @@ void to_f16_f32(ARGS) {
     for (; i + 16 <= e; i += 16) {
         const __m512 v = _mm512_loadu_ps((const float *)(x + i));
         _mm256_storeu_si256((__m256i *)(o + i), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        if (_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q))
-            for (int j = 0; j < 16; j++) o[i + j] = ew_f32_to_f16(x[i + j]);
     }
 #elif defined(__F16C__)
     for (; i + 8 <= e; i += 8) {
         const __m256 v = _mm256_loadu_ps((const float *)(x + i));
         _mm_storeu_si128((__m128i *)(o + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        if (_mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)))
-            for (int j = 0; j < 8; j++) o[i + j] = ew_f32_to_f16(x[i + j]);
     }
 #endif
     for (; i < e; i++) o[i] = ew_f32_to_f16(x[i]);
@@ -261,9 +257,6 @@ void from_f16_f32(ARGS) {
     for (; i + 16 <= e; i += 16) {
         const __m256i h = _mm256_loadu_si256((const __m256i *)(x + i));
         _mm512_storeu_ps((float *)(o + i), _mm512_cvtph_ps(h));
-        const __m256i m = _mm256_set1_epi16(0x7fff), inf = _mm256_set1_epi16(0x7c00);
-        if (!_mm256_testz_si256(_mm256_cmpgt_epi16(_mm256_and_si256(h, m), inf), _mm256_set1_epi16(-1)))
-            for (int j = 0; j < 16; j++) o[i + j] = ew_f16_to_f32(x[i + j]);
     }
     for (; i < e; i++) o[i] = ew_f16_to_f32(x[i]);
 #else

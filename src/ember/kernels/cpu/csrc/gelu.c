@@ -1,7 +1,8 @@
 /* GELU forward and backward over contiguous float32 / float64 arrays (kernels/cpu/activations.py).
  *
  * approx 0 ("none"): gelu(x) = x Phi(x), gelu'(x) = Phi(x) + x phi(x).
- *   float32: Phi and exp(-x^2/2) from gelu_math.h (vectorised, float32 accuracy in both tails).
+ *   float32: Phi and exp(-x^2/2) from gelu_math.h (vectorised): Phi by a polynomial inside |x| < 3 (torch's
+ *   absolute accuracy, see gm_phi_central), by the erfc form beyond (float32 relative accuracy in both tails).
  *   float64: torch's formula 0.5 x (1 + erf(x / sqrt 2)) with libm erf/exp (not vectorised).
  * approx 1 ("tanh"): with u = sqrt(2/pi) (x + 0.044715 x^3), 0.5 (1 + tanh u) = s = 1 / (1 + exp(-2u)),
  *   so gelu(x) = x s and gelu'(x) = s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 * 0.044715 x^2); this form has
@@ -29,13 +30,45 @@ static inline float sig2u_f(float x) {   /* 0.5 (1 + tanh(u(x))) */
     return 1.0f / (1.0f + gm_expf(-2.0f * u));
 }
 
+/* Phi(x) for the erf form: gm_phi_central inside (-3, 3), else gm_phi's erfc form; a NaN takes the latter. The
+   choice is made per element (the bits of an element depend on its value only, never on its neighbours or on
+   where a thread's chunk starts). */
+static inline float phi_f(float a) {
+    return fabsf(a) < GM_CENTRAL ? gm_phi_central(a) : gm_phi(a, gm_gauss(a));
+}
+
+/* Blocks of GB elements: when every element of a block is central (about 98% of 16-element blocks of
+   standard normal data) only the polynomial runs (no exp, no division), the backward with gm_gauss_central;
+   otherwise both forms run and each element takes its own. 1M standard normal float32 on one thread
+   (cpu-time minima, load 8.8 on 2 cores): forward 835 -> 350 us (torch 487), backward 884 -> 716 us (torch 844). */
+#define GB 16
+
+static inline int far_block(const float *x) {
+    int far = 0;
+#pragma omp simd reduction(|:far)
+    for (int j = 0; j < GB; j++)
+        far |= !(fabsf(x[j]) < GM_CENTRAL);
+    return far;
+}
+
 void gelu_f32(const float *x, float *out, int64_t n, int approx) {
     if (approx == 0) {
+        int64_t i = 0;
+        for (; i + GB <= n; i += GB) {
+            const float *xb = x + i;
+            float *ob = out + i;
+            if (!far_block(xb)) {
 #pragma omp simd
-        for (int64_t i = 0; i < n; i++) {
-            float a = x[i];
-            out[i] = a * gm_phi(a, gm_gauss(a));
+                for (int j = 0; j < GB; j++)
+                    ob[j] = xb[j] * gm_phi_central(xb[j]);
+            } else {
+#pragma omp simd
+                for (int j = 0; j < GB; j++)
+                    ob[j] = xb[j] * phi_f(xb[j]);
+            }
         }
+        for (; i < n; i++)
+            out[i] = x[i] * phi_f(x[i]);
     } else {
 #pragma omp simd
         for (int64_t i = 0; i < n; i++) {
@@ -47,11 +80,29 @@ void gelu_f32(const float *x, float *out, int64_t n, int approx) {
 
 void gelu_backward_f32(const float *g, const float *x, float *out, int64_t n, int approx) {
     if (approx == 0) {
+        int64_t i = 0;
+        for (; i + GB <= n; i += GB) {
+            const float *xb = x + i, *gb = g + i;
+            float *ob = out + i;
+            if (!far_block(xb)) {
 #pragma omp simd
-        for (int64_t i = 0; i < n; i++) {
-            float a = x[i];
-            float e = gm_gauss(a);
-            out[i] = g[i] * (gm_phi(a, e) + a * (e * INV_SQRT_2PI_F));
+                for (int j = 0; j < GB; j++) {
+                    float a = xb[j];
+                    ob[j] = gb[j] * (gm_phi_central(a) + a * (gm_gauss_central(a) * INV_SQRT_2PI_F));
+                }
+            } else {
+#pragma omp simd
+                for (int j = 0; j < GB; j++) {
+                    float a = xb[j], e = gm_gauss(a);
+                    float c = fabsf(a) < GM_CENTRAL ? gm_phi_central(a) : gm_phi(a, e);
+                    ob[j] = gb[j] * (c + a * (e * INV_SQRT_2PI_F));
+                }
+            }
+        }
+        for (; i < n; i++) {
+            float a = x[i], e = gm_gauss(a);
+            float c = fabsf(a) < GM_CENTRAL ? gm_phi_central(a) : gm_phi(a, e);
+            out[i] = g[i] * (c + a * (e * INV_SQRT_2PI_F));
         }
     } else {
 #pragma omp simd

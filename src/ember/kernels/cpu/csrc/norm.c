@@ -67,6 +67,18 @@ void layer_norm_bwd_##SUF(const T *g, const T *x, const T *mean, const T *rstd, 
                 }                                                                       \
             }                                                                           \
             const T am = (T)(a / (double)k), cm = (T)(c / (double)k);                   \
+            if (w && dw && db) {                                                        \
+                /* the usual affine case in one pass: the same expressions as the loops  \
+                   below (bit for bit), g and x read once instead of three times */     \
+                _Pragma("omp simd")                                                     \
+                for (int64_t j = 0; j < k; j++) {                                       \
+                    const T xh = (xr[j] - m) * q;                                       \
+                    dr[j] = q * ((gr[j] * w[j] - am) - xh * cm);                        \
+                    dw[j] += (double)(gr[j] * xh);                                      \
+                    db[j] += (double)gr[j];                                             \
+                }                                                                       \
+                continue;                                                               \
+            }                                                                           \
             if (w) {                                                                    \
                 _Pragma("omp simd")                                                     \
                 for (int64_t j = 0; j < k; j++)                                         \

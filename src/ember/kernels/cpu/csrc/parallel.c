@@ -6,12 +6,23 @@
    Why not the Python pool (runtime/pool.py): a Python worker sleeps on a lock, wakes through the scheduler
    and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
-   - workers spin for a short while after each job (EP_SPIN_NS of their own cpu time, so time spent
-     preempted by other processes does not use it up; GOMP counts spins rather than time for the same
-     reason) before they sleep on a condition variable, so a run of big ops finds them awake, as OpenMP's
-     spinning threads are. Kept short: a spinning worker takes a core from OpenBLAS's threads in a matmul
-     that follows. On a loaded machine a worker still misses many jobs (benchmarks/elementwise_bandwidth.py
-     reports how often one took part);
+   - workers spin for a short while after each job (EP_SPIN_NS of wall time) before they sleep on a
+     condition variable, so a run of big ops with a little Python between them (5-30 us) finds them awake,
+     as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
+     time (as it was up to session 13): on a loaded machine a spinning worker is preempted, and one that
+     keeps spinning when it gets its core back takes cpu from the caller and everything else while the
+     scheduler ranks it below a thread that slept (a woken sleeper is run sooner: CFS's wake-up credit).
+     Measured on the MLP train step at 2 threads, load ~7.5 on 2 cores, alternated in one process (ms,
+     median of 40-50 steps): spin 0 / 20 / 50 / 200 / 1000 us of cpu: step 14.6 / 13.9 / 15.6 / 16.7 / 26.9
+     wall, process cpu 6.4 / 6.5 / 6.6 / 7.3 / 9.6, and a worker joined 60 / 61 / 57 / 51 / 38% of the
+     jobs (a spinning worker that was preempted joins less often than one woken from sleep). A spinning
+     worker also takes a core from OpenBLAS's threads in a matmul that follows;
+   - on a loaded machine the scheduler put a woken worker on the caller's own core, where it preempted the
+     caller (ep_on_callers_cpu): such a worker moves itself to another allowed cpu (ep_move_off), and where
+     none is allowed the caller backs off from waking workers (ep_wake_policy). Same process, 100 calls,
+     load ~10 on 2 cores, min / median us: 1M float32 add 175 / 231 -> 75 / 77, mul by a number 98 / 110
+     -> 54 / 56. benchmarks/elementwise_bandwidth.py reports how often a worker took part and why not
+     (runtime/flat.py's pool_stats);
    - each thread runs its own contiguous part first (the same elements each call: cache affinity), chunk
      by chunk from an atomic counter, then claims the chunks left in the others' parts; the caller does the
      same: when a worker is not running (its core busy with another process), the caller does its part
@@ -31,8 +42,17 @@
 
 #define EP_MAX_WORKERS 63
 #define EP_CLOSED (1ull << 31)
-#define EP_SPIN_NS 200000          /* how long an idle worker spins before it sleeps: 0.2 ms */
+#define EP_SPIN_NS 50000           /* how long an idle worker spins before it sleeps: 50 us of wall time */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
+
+/* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
+   whose caller waited for a joined worker after its own chunks, the ns it waited, chunks of split jobs, chunks
+   the caller ran, calls run inline because another thread's job held the pool, jobs published without waking
+   a sleeping worker (the wake-up back-off, ep_wake_policy); then (worker side) wake-ups
+   from the condition variable, wake-ups that found their job already closed, and wake-ups that ran on the
+   caller's cpu (ep_on_callers_cpu). */
+enum { EP_JOBS, EP_JOINED, EP_ASLEEP, EP_WAITED, EP_WAIT_NS_SUM, EP_CHUNKS, EP_CALLER_CHUNKS, EP_BUSY,
+       EP_WAKE_SKIPPED, EP_NSTATS };
 
 typedef void (*ep_fn)(void *const *p, const double *s, int64_t begin, int64_t end);
 
@@ -54,7 +74,64 @@ static struct {
     int64_t n, grain, nchunks;
     int nworkers;                  /* workers allowed to take part (nthreads - 1) */
     int nparts;                    /* nworkers + 1 */
-} P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    _Atomic int64_t spin_ns;       /* the idle spin budget (ember_parallel_set_spin) */
+    /* counters for benchmarks (ember_parallel_stats): the caller's written under `busy`, the workers' atomic */
+    int64_t st[EP_NSTATS];
+    _Atomic int64_t st_woke, st_woke_late, st_same_cpu, st_moved;
+    _Atomic int caller_cpu;        /* the cpu the caller last ran on (at publishing, after each chunk), or -1 */
+    _Atomic int woke_where;        /* wake-ups since the caller last looked: 1 on the caller's cpu, 2 elsewhere */
+    int backoff, wake_skip;        /* the caller's wake-up back-off (ep_wake_policy), under `busy` */
+    int64_t policy_ns;             /* when ep_wake_policy last ran */
+} P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .spin_ns = EP_SPIN_NS,
+       .caller_cpu = -1};
+
+static inline int ep_cpu(void) {
+#ifdef __linux__
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* Whether this worker runs on the cpu the caller last reported: then the caller is not running now (it was
+   preempted for this worker, or has moved). On a loaded machine the scheduler puts a worker woken by the
+   caller on the caller's own core (wake-affine: the other core is busy with another process), where it
+   preempts the caller and can only run while the caller waits. Measured at load ~8 on 2 cores (1M float32
+   add / mul by a number / zero_, 100 calls each): every join by a woken worker (31-43% of the calls) was on
+   the caller's cpu, and those calls were no faster than the caller alone. A worker spinning there stops
+   spinning (it holds the caller's core); a woken one still takes its chunks (it has already cost the
+   caller its core: leaving the job to it measured slower, 1M zero_ 49 -> 63 us) and tells the caller,
+   which then wakes workers less often (ep_wake_policy). */
+static inline int ep_on_callers_cpu(void) {
+    const int c = ep_cpu();
+    return c >= 0 && c == atomic_load_explicit(&P.caller_cpu, memory_order_relaxed);
+}
+
+/* A worker found on the caller's cpu moves itself off it: its cpu affinity becomes the cpus it was allowed at
+   its start minus the caller's, so the kernel migrates it now and later wake-ups place it there too (a woken
+   thread goes back to its last cpu or its waker's; with both the caller's it stayed beside the caller for
+   good: under nice -20, with torch's two threads getting both cores in the same process, every wake-up of
+   ember's worker still landed on the caller's cpu). When the caller later runs on the worker's cpu, the worker
+   moves again. Returns 1 when moved (0: no other cpu allowed, or not Linux). */
+#ifdef __linux__
+static __thread cpu_set_t ep_allowed;          /* the worker's affinity when it started */
+static __thread int ep_allowed_ok;
+#endif
+static int ep_move_off(void) {
+#ifdef __linux__
+    const int c = atomic_load_explicit(&P.caller_cpu, memory_order_relaxed);
+    if (!ep_allowed_ok || c < 0 || c >= CPU_SETSIZE)
+        return 0;
+    cpu_set_t m = ep_allowed;
+    CPU_CLR(c, &m);
+    if (CPU_COUNT(&m) == 0 || sched_setaffinity(0, sizeof m, &m) != 0)
+        return 0;
+    atomic_fetch_add_explicit(&P.st_moved, 1, memory_order_relaxed);
+    return 1;
+#else
+    return 0;
+#endif
+}
 
 static inline void ep_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -70,19 +147,17 @@ static int64_t ep_clock_ns(clockid_t clock) {
 
 static int64_t ep_now_ns(void) { return ep_clock_ns(CLOCK_MONOTONIC); }
 
-/* the worker's own cpu time: its spin budget is not used up while another process holds its core */
-static int64_t ep_cpu_ns(void) { return ep_clock_ns(CLOCK_THREAD_CPUTIME_ID); }
-
 /* The chunks are split into one contiguous part per thread (part 0 the caller's, part i + 1 worker i's): a
    thread runs its own part first, front to back, then claims what is left of the others'. A run of ops over
    the same tensors so gives each thread the same elements each time when all threads are running (what is
    in its core's L2 cache from the last op: torch's static split has that affinity, a shared chunk counter
    lost it: 1M-element in-place float ops ran at half torch's best GB/s), and a part whose thread is late
    is done by the others. */
-static void ep_chunks(int me) {
+static int64_t ep_chunks(int me) {
     const int64_t nchunks = P.nchunks, grain = P.grain, n = P.n;
     const int nparts = P.nparts;
     const ep_fn fn = P.fn;
+    int64_t done = 0;
     for (int r = 0; r < nparts; r++) {
         const int q = (me + r) % nparts;
         const int64_t end = (q + 1) * nchunks / nparts;
@@ -92,8 +167,12 @@ static void ep_chunks(int me) {
                 break;
             int64_t b = c * grain, e = b + grain < n ? b + grain : n;
             fn(P.p, P.s, b, e);
+            done++;
+            if (me == 0)
+                atomic_store_explicit(&P.caller_cpu, ep_cpu(), memory_order_relaxed);
         }
     }
+    return done;
 }
 
 /* A worker joins job g unless the caller has closed it (finished every chunk): a worker that wakes late
@@ -111,16 +190,20 @@ static int ep_join(uint32_t g, int index) {
 static void *ep_worker(void *arg) {
     const int index = (int)(intptr_t)arg;
     uint64_t seen = atomic_load(&P.gen);
+#ifdef __linux__
+    ep_allowed_ok = sched_getaffinity(0, sizeof ep_allowed, &ep_allowed) == 0;
+#endif
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
+        int slept = 0;
         if (g == seen) {
-            int64_t t0 = ep_cpu_ns();
+            const int64_t t0 = ep_now_ns(), budget = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
             int spins = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
-                if (++spins == 1024) {
+                if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
                     spins = 0;
-                    if (ep_cpu_ns() - t0 > EP_SPIN_NS)
+                    if (ep_now_ns() - t0 > budget || (ep_on_callers_cpu() && !ep_move_off()))
                         break;
                 }
             }
@@ -131,13 +214,25 @@ static void *ep_worker(void *arg) {
                     pthread_cond_wait(&P.cv, &P.mu);
                 atomic_fetch_sub(&P.sleeping, 1);
                 pthread_mutex_unlock(&P.mu);
+                slept = 1;
             }
         }
         seen = g;
+        if (slept) {
+            const int same = ep_on_callers_cpu();
+            const int stuck = same && !ep_move_off();
+            atomic_fetch_or_explicit(&P.woke_where, stuck ? 1 : 2, memory_order_relaxed);
+            if (same)
+                atomic_fetch_add_explicit(&P.st_same_cpu, 1, memory_order_relaxed);
+        }
         if (index < EP_MAX_WORKERS && ep_join((uint32_t)g, index)) {
             ep_chunks(index + 1);
             atomic_fetch_add_explicit(&P.left, 1, memory_order_release);
+        } else if (slept) {
+            atomic_fetch_add_explicit(&P.st_woke_late, 1, memory_order_relaxed);
         }
+        if (slept)
+            atomic_fetch_add_explicit(&P.st_woke, 1, memory_order_relaxed);
     }
     return 0;
 }
@@ -150,6 +245,9 @@ static void ep_after_fork_child(void) {
     P.cv = c;
     P.started = 0;                 /* the parent's workers do not exist here */
     atomic_store(&P.sleeping, 0);
+    atomic_store(&P.woke_where, 0);  /* nor their wake-up reports: the child's back-off starts afresh */
+    P.backoff = 0;
+    P.wake_skip = 0;
 }
 
 static int ep_start(int want) {
@@ -173,6 +271,36 @@ static int ep_start(int want) {
     return P.started;
 }
 
+/* Whether the caller wakes the sleeping workers for the job it is publishing (called under `busy`). While
+   woken workers land on the caller's own cpu (the other core busy elsewhere: see ep_on_callers_cpu), a
+   wake-up only costs the caller two context switches, so after such a wake-up the next 1, 2, 4 ... up to
+   EP_BACKOFF_MAX jobs run without waking anyone (a worker still spinning joins them), then one wakes them
+   again to probe; a wake-up that lands on another cpu ends the back-off, and so does a pause of 10 ms
+   without split jobs (the load may have changed). A spinning worker is never affected, so on a quiet machine
+   (workers woken on the idle core) nothing changes. */
+#define EP_BACKOFF_MAX 32
+static int ep_backoff_max = EP_BACKOFF_MAX;   /* ember_parallel_set_backoff: 0 wakes for every job */
+static int ep_wake_policy(void) {
+    const int w = atomic_exchange_explicit(&P.woke_where, 0, memory_order_relaxed);
+    const int64_t now = ep_now_ns();
+    const int stale = now - P.policy_ns > 10000000;
+    P.policy_ns = now;
+    if ((w & 2) || stale) {
+        P.backoff = 0;
+        P.wake_skip = 0;
+    } else if (w & 1) {
+        const int cap = ep_backoff_max;
+        P.backoff = P.backoff ? (2 * P.backoff < cap ? 2 * P.backoff : cap) : (cap > 0);
+        P.wake_skip = P.backoff;
+    }
+    if (P.wake_skip > 0) {
+        P.wake_skip--;
+        P.st[EP_WAKE_SKIPPED]++;
+        return 0;
+    }
+    return 1;
+}
+
 /* Runs fn over [0, n) in chunks of `grain` on up to `nthreads` threads (the caller included). Returns how
    many threads were allowed to take part (1: it ran inline). */
 int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double s0, double s1, int64_t n,
@@ -185,7 +313,12 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     int64_t nchunks = (n + grain - 1) / grain;
     if (nthreads > EP_MAX_WORKERS + 1)
         nthreads = EP_MAX_WORKERS + 1;
-    if (nthreads < 2 || nchunks < 2 || pthread_mutex_trylock(&P.busy) != 0) {
+    if (nthreads < 2 || nchunks < 2) {
+        f(p, s, 0, n);
+        return 1;
+    }
+    if (pthread_mutex_trylock(&P.busy) != 0) {
+        __atomic_fetch_add(&P.st[EP_BUSY], 1, __ATOMIC_RELAXED);     /* the one counter written without `busy` */
         f(p, s, 0, n);
         return 1;
     }
@@ -201,22 +334,30 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     P.n = n; P.grain = grain; P.nchunks = nchunks;
     P.nworkers = workers;
     P.nparts = workers + 1;
+    atomic_store_explicit(&P.caller_cpu, ep_cpu(), memory_order_relaxed);
     for (int q = 0; q <= workers; q++)
         atomic_store_explicit(&P.next[q].v, q * nchunks / (workers + 1), memory_order_relaxed);
     atomic_store_explicit(&P.left, 0, memory_order_relaxed);
     uint64_t g = atomic_load(&P.gen) + 1;
     atomic_store(&P.ticket, (uint64_t)(uint32_t)g << 32);
     atomic_store(&P.gen, g);                          /* publishes the job (sequentially consistent) */
-    if (atomic_load(&P.sleeping) > 0) {
+    const int asleep = atomic_load(&P.sleeping) > 0;
+    if (asleep && ep_wake_policy()) {
         pthread_mutex_lock(&P.mu);
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
     }
-    ep_chunks(0);
+    const int64_t mine = ep_chunks(0);
     /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
        chunks finished, and none reads the job's fields once the next job starts writing them) */
     int joined = (int)(atomic_fetch_or(&P.ticket, EP_CLOSED) & (EP_CLOSED - 1));
     int64_t t0 = 0;
+    P.st[EP_JOBS]++;
+    P.st[EP_JOINED] += joined > 0;
+    P.st[EP_ASLEEP] += asleep;
+    P.st[EP_CHUNKS] += nchunks;
+    P.st[EP_CALLER_CHUNKS] += mine;
+    const int64_t w0 = joined && atomic_load_explicit(&P.left, memory_order_acquire) < joined ? ep_now_ns() : 0;
     for (int spins = 0; atomic_load_explicit(&P.left, memory_order_acquire) < joined;) {
         ep_pause();
         if (++spins == 256) {      /* a chunk takes microseconds: spin, yield only when a worker lost its core */
@@ -228,6 +369,43 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
                 sched_yield();
         }
     }
+    if (w0) {
+        P.st[EP_WAITED]++;
+        P.st[EP_WAIT_NS_SUM] += ep_now_ns() - w0;
+    }
     pthread_mutex_unlock(&P.busy);
     return joined + 1;
+}
+
+/* Counters since the last reset into out[0 .. EP_NSTATS + 3] (see the enum; then wake-ups, late wake-ups,
+   wake-ups on the caller's cpu, moves off it);
+   reset when `reset` is set. For benchmarks: read while no job runs. */
+void ember_parallel_stats(int64_t *out, int reset) {
+    for (int i = 0; i < EP_NSTATS; i++) {
+        out[i] = P.st[i];
+        if (reset)
+            P.st[i] = 0;
+    }
+    out[EP_NSTATS] = reset ? atomic_exchange(&P.st_woke, 0) : atomic_load(&P.st_woke);
+    out[EP_NSTATS + 1] = reset ? atomic_exchange(&P.st_woke_late, 0) : atomic_load(&P.st_woke_late);
+    out[EP_NSTATS + 2] = reset ? atomic_exchange(&P.st_same_cpu, 0) : atomic_load(&P.st_same_cpu);
+    out[EP_NSTATS + 3] = reset ? atomic_exchange(&P.st_moved, 0) : atomic_load(&P.st_moved);
+}
+
+/* Sets how many ns (wall time) an idle worker spins before it sleeps (0: sleep at once); returns the previous
+   budget. Benchmarks compare policies with it (benchmarks/elementwise_bandwidth.py --spin-us). */
+int64_t ember_parallel_set_spin(int64_t ns) {
+    return atomic_exchange(&P.spin_ns, ns < 0 ? 0 : ns);
+}
+
+/* Sets the wake-up back-off's cap in jobs (ep_wake_policy; 0: wake sleeping workers for every job, as before
+   session 13); returns the previous cap. For benchmarks comparing policies in one process. */
+int ember_parallel_set_backoff(int jobs) {
+    pthread_mutex_lock(&P.busy);                   /* the back-off state is the caller's: no job runs now */
+    const int prev = ep_backoff_max;
+    ep_backoff_max = jobs < 0 ? 0 : jobs;
+    P.backoff = 0;
+    P.wake_skip = 0;
+    pthread_mutex_unlock(&P.busy);
+    return prev;
 }

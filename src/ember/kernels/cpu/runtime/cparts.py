@@ -9,7 +9,7 @@ Why not the Python pool (pool.py) for these: its worker sleeps on a lock and mus
 static (the caller waits for the worker's half). Measured in the CNN train step at 2 threads on the 2-core EPYC
 (per-op self time, min over steps): the direct convolutions and max pools split there ran no faster than on one
 thread (conv2 backward 1.46 -> 1.39 ms, max pool 0.54 -> 0.54) while torch's halved. csrc/parallel.c's workers
-spin 0.2 ms between jobs, need no GIL, and whichever thread is free takes the next chunk.
+spin 50 us between jobs, need no GIL, and whichever thread is free takes the next chunk.
 """
 import ctypes
 

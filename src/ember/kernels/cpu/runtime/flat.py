@@ -162,6 +162,48 @@ def sum_rows(a):
     return out
 
 
+_STAT_NAMES = ("jobs", "joined", "asleep", "waited", "wait_ns", "chunks", "caller_chunks", "busy", "wake_skipped",
+               "woke", "woke_late", "same_cpu", "moved")
+
+
+def pool_stats(reset=False):
+    """csrc/parallel.c's counters since the last reset, as a dict (benchmarks/elementwise_bandwidth.py reports
+    them): split `jobs`; jobs a worker `joined`; jobs published while a worker was `asleep` (it must be woken
+    through the scheduler); joined jobs whose caller `waited` for the worker after its own chunks and the
+    `wait_ns` summed; `chunks` of split jobs and the `caller_chunks` the caller ran; calls run inline because
+    the pool was `busy` with another thread's job; jobs published without waking a sleeping worker
+    (`wake_skipped`: the back-off of csrc/parallel.c's ep_wake_policy); the workers' wake-ups from sleep
+    (`woke`), those that found their job already done (`woke_late`), and those that ran on the caller's cpu
+    (`same_cpu`: on a loaded machine the scheduler puts a woken worker beside the caller, where it preempts
+    the caller and a split gains nothing; csrc/parallel.c's ep_on_callers_cpu), and the workers' moves off
+    the caller's cpu (`moved`: ep_move_off).
+    None when C is off."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_stats", "pi")
+    out = np.zeros(len(_STAT_NAMES), np.int64)
+    f(out.ctypes.data, 1 if reset else 0)
+    return dict(zip(_STAT_NAMES, out.tolist()))
+
+
+def set_spin_us(us):
+    """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps; returns the
+    previous setting, or None when C is off. Default 50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_spin", "l", "l")
+    return f(int(us * 1000)) / 1000
+
+
+def set_wake_backoff(jobs):
+    """The cap (in jobs) of csrc/parallel.c's wake-up back-off (ep_wake_policy; 0: wake sleeping workers for
+    every job); returns the previous cap, or None when C is off. Default 32."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_backoff", "i", "i")
+    return f(int(jobs))
+
+
 def last_threads():
     """How many threads took part in the last kernel run here (1: the caller alone)."""
     return _LAST[0]

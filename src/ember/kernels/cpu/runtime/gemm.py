@@ -13,7 +13,7 @@ a gemm every few milliseconds, so that worker held the second core through the w
 split over ember's pool in between waited for it: at 2 threads the GPT step's layer-norm backward, GELU
 backward and large adds ran up to 2x slower than at 1 thread, and OpenBLAS's own split of the step's gemms
 gained only 1.2-1.5x. So once ember splits gemms itself, `runtime/blas.py` holds OpenBLAS at one thread
-(`blas.hold_single()`): one team of threads, as in torch, whose worker spins 0.2 ms between jobs.
+(`blas.hold_single()`): one team of threads, as in torch, whose worker spins 50 us between jobs.
 
 Tuning: products below SPLIT_MACS multiply-adds run as one call on the calling thread (a split costs a hand-off
 of a few microseconds and a second packing of the shared operand); there are about two blocks per thread (a late
