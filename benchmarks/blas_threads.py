@@ -76,7 +76,7 @@ def cases(lib, only):
             a, b = t(f32(m_, k)), t(f32(k, n))
             out[f"mm f32 {m_}x{k}x{n} ({m_ * k * n / 1e6:.2f}M)"] = (lambda a=a, b=b: lib.mm(a, b))
         a, b = t(rng.standard_normal((512, 512))), t(rng.standard_normal((512, 512)))
-        out["mm f64 512x512x512"] = lambda: lib.mm(a, b)
+        out["mm f64 512x512x512"] = (lambda a=a, b=b: lib.mm(a, b))
     if "linalg" in only:
         for n in (128, 512):
             a = rng.standard_normal((n, n)).astype(np.float32)
@@ -89,7 +89,7 @@ def cases(lib, only):
             out[f"linalg.svd f32 {n}"] = (lambda a=a: lib.linalg.svd(a, full_matrices=False))
         a = rng.standard_normal((256, 32, 32)).astype(np.float32) + 8 * np.eye(32, dtype=np.float32)
         a, b = t(a), t(f32(256, 32, 8))
-        out["linalg.solve f32 256x32x32 batch"] = lambda: lib.linalg.solve(a, b)
+        out["linalg.solve f32 256x32x32 batch"] = (lambda a=a, b=b: lib.linalg.solve(a, b))
     return out
 
 

@@ -1,6 +1,18 @@
 """cpu kernels for ember.linalg: numpy.linalg's batched LAPACK calls (inv, det, slogdet, solve, cholesky, qr,
 svd, eigh) and pinv/rank/lstsq from one batched SVD. Singular or non-positive-definite inputs are located
-(which batch element, which pivot/minor) only on the error path, for torch's LinAlgError message."""
+(which batch element, which pivot/minor) only on the error path, for torch's LinAlgError message.
+
+Threads: these LAPACK calls run on OpenBLAS's thread count, which is one once ember has split a gemm over its own
+pool (runtime/blas.py `hold_single`); they are deliberately not wrapped in `blas.native_threads()`. Measured in
+session 13 on the 2-core EPYC shared with other jobs (load 8-11), float32, OpenBLAS at 1 -> 2 threads, ms, min
+(median) of 5 alternated calls: n=512 solve 101 (113) -> 740 (812), inv 85 (104) -> 97 (560), cholesky 32 (42)
+-> 516 (792), qr 130 (158) -> 704 (3062), eigh 227 (229) -> 650 (1085); n=1024 solve 393 -> 733, cholesky 117 ->
+282, qr 527 -> 3588, eigh 906 -> 7270. OpenBLAS's threads wait by spinning and yielding, so when the second core
+is busy they lose several times what they can gain, and its threaded LAPACK gives other bits than one thread
+(solve, inv, cholesky, eigh, svd from n=128-256), so held results also do not depend on the thread count. A batch
+of small matrices was never threaded by OpenBLAS (each matrix is below its thresholds) nor by torch's LAPACK loop.
+A quiet machine was not available to measure the gain threads would bring there (torch's MKL does thread these).
+"""
 import numpy as np
 
 from ..common import empty_tensor

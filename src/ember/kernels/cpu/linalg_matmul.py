@@ -113,7 +113,7 @@ def matmul(self, other):
         a2 = a.reshape(-1, a.shape[-1])              # one gemm, not one per batch
         r = _gemm.mm(a2, b) if a.size * b.shape[-1] > _SERIAL else None
         return _result(np.matmul(a2, b) if r is None else r, shape, dt)
-    return _result(np.matmul(a, b), shape, dt)
+    return _result(_gemm.matmul(a, b), shape, dt)
 
 
 def _addmm_split(self, mat1, mat2):
@@ -144,7 +144,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
                 np.add(r._np, c, out=r._np)
                 return r
     shape, dt = addmm_spec(self, mat1, mat2)
-    r = np.matmul(_acc(mat1), _acc(mat2))
+    r = _gemm.matmul(_acc(mat1), _acc(mat2))       # (split over the pool when big: the same bits)
     if alpha != 1:
         r = r * alpha
     if beta != 0:   # beta == 0 ignores self entirely (nan/inf in self do not propagate), like torch
@@ -167,12 +167,12 @@ def _scaled_sum(self, prod, beta, alpha, shape, dt):
 
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     shape, dt = baddbmm_spec(self, batch1, batch2)
-    return _scaled_sum(self, np.matmul(_acc(batch1), _acc(batch2)), beta, alpha, shape, dt)
+    return _scaled_sum(self, _gemm.matmul(_acc(batch1), _acc(batch2)), beta, alpha, shape, dt)
 
 
 def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     shape, dt = addbmm_spec(self, batch1, batch2)
-    prod = np.matmul(_acc(batch1), _acc(batch2)).sum(axis=0) if batch1._size[0] else np.zeros(shape, _acc(self).dtype)
+    prod = _gemm.matmul(_acc(batch1), _acc(batch2)).sum(axis=0) if batch1._size[0] else np.zeros(shape, _acc(self).dtype)
     return _scaled_sum(self, prod, beta, alpha, shape, dt)
 
 

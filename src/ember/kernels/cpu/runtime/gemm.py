@@ -19,17 +19,38 @@ Tuning: products below SPLIT_MACS multiply-adds run as one call on the calling t
 of a few microseconds and a second packing of the shared operand); there are about two blocks per thread (a late
 worker's blocks are taken by the caller).
 
-Bits: a float32 block's rows (columns) start at a multiple of BLOCK, a whole number of OpenBLAS's micro-tiles,
-and every block is above OpenBLAS's small-matrix limit (SMALL_MNK); measured on the AVX-512 EPYC, such blocks
-reproduce the single call on every shape tried. A different OpenBLAS build could tile otherwise, so the first
-split is checked against the single call on a probe product (`_exact`); if it differs, no product is split into
-blocks. float64 products are never split into blocks (there, blocks of 64 rows differ from the single call: its
-tiles are 24 rows, and column blocks narrower than ~200 differ whatever their edges): only the matrices of a
-batch are shared out, each one numpy's own call, which is exact by construction.
-Re-measured in session 13 (same machine, OpenBLAS 0.3.31): float64 blocks at 64-row/column edges, each above
-SMALL_MNK, differed from the single call in 205 of 450 random cases (8-1500 per side, NN/NT/TN/TT, 2-4 threads)
-while float32 blocks matched in all 450; a fixed set of round shapes (multiples of 32 rows) had matched, so the
-one-product `_exact` probe cannot vouch for float64 and float64 stays unsplit.
+Products of OPENBLAS_SERIAL to SPLIT_MACS multiply-adds (262k-2M) stay one call on one thread (OpenBLAS held),
+measured in session 13: from 1M the single call takes OpenBLAS's regular kernels but any two blocks would be at or
+below SMALL_MNK and take the small-matrix kernels, whose sums differ (8 of 9 shapes tried); below 1M both take the
+small kernels, and row blocks matched for NN/TN but not NT (128x512x10, an MLP's last Linear), columns matched. The
+gain would be ~10 us per product (one thread: 128x512x10 in 19 us, 64x128x128 in 23 us, 128x128x96 in 33 us),
+less a hand-off of a few us: not taken.
+
+Split overhead, one thread running every block in turn (CPU time, us, single call -> 2 / 4 blocks): 128x784x512
+NT 1139 -> 1166 / 1180 (columns), 128x512x512 NN 676 -> 693 / 707, 1024x128x384 NT 1003 -> 1017 / 1067 (rows),
+384x1024x128 TN 984 -> 1012 / 1055: 1-6% for the second packing of the shared operand.
+
+Layout (Linear's x @ w^T, an NT gemm in row-major cblas): OpenBLAS packs that case more slowly than NN, about as
+fast as MKL's in torch only from ~256 rows (one thread, CPU time, ember F.linear / torch F.linear with bias, k=128
+n=384: 28 rows 49.5 / 34.6 us, 64 rows 92.7 / 68.2, 128 rows 155 / 128, 256 rows 285 / 249; the raw NT call is
+within 1-10 us of ember's figure; k=512 n=128 alike). numpy's NN product with a contiguous w^T matches MKL (32x512x512:
+NT 287, NN 187, torch 194 us; the same bits as NT), but making w^T costs a transposed copy of the weight per call
+(more than the gain, since a training step changes the weight every step); F.linear's few-row swap
+(nn/functional/linear.py) covers 2-48 rows without grad. Not changed.
+
+Bits: a block's rows (columns) start at a multiple of its dtype's BLOCK unit for that axis, a whole number of
+OpenBLAS's tiles, and every block is above OpenBLAS's small-matrix limit (SMALL_MNK); measured on the AVX-512 EPYC,
+such blocks reproduce the single call on every shape tried. A different OpenBLAS build could tile otherwise, so the
+first split of each dtype is checked against the single call on a probe product per axis (`_exact`); if it differs,
+no product of that dtype is split into blocks (only the matrices of a batch are shared out, each one numpy's own
+call, exact by construction).
+
+Units (OpenBLAS 0.3.31, DYNAMIC_ARCH, one thread, the AVX-512 EPYC; random shapes 4-2000 per side above SMALL_MNK,
+NN/NT/TN/TT, 2-8 blocks, against a.dot(b)): float32 rows and columns at multiples of 64 matched in every case
+(450 of 450 with the plans of 2-4 threads). float64 differs unless rows start at multiples of 24 (its tile
+height: 0 of 108 cases differed at 24, 48, 96 and 192 rows, against 47-70 of ~100 at 2-64 rows other than
+multiples of 24) and columns at multiples of 192 (0 of 46 at 192 and 384; 42-74 of ~100 at 2-96 columns); session
+12 had left float64 unsplit after measuring 64-row blocks.
 """
 import ctypes
 
@@ -40,7 +61,7 @@ from .flat import _parallel_for
 from .pool import get_num_threads
 
 SPLIT_MACS = 1 << 21        # multiply-adds from which a product is split over the pool
-BLOCK = {np.dtype(np.float32): 64}     # block edges: multiples of whole micro-tiles (float64: whole matrices only)
+BLOCK = {np.dtype(np.float32): (64, 64), np.dtype(np.float64): (24, 192)}     # (row, column) units of block edges
 OPENBLAS_SERIAL = 1 << 18   # m*n*k up to which OpenBLAS never starts its threads (65536 x GEMM_MULTITHREAD_THRESHOLD 4)
 SMALL_MNK = 1000000         # OpenBLAS's small-matrix kernels take m*n*k up to this (other sums): no block below it
 
@@ -96,12 +117,13 @@ def _plan(m, n, k, count, threads, dt, force=False):
         return None
     if count >= 2 * threads:
         return 0, 1, 1, count, max(1, count // (4 * threads))
-    unit = BLOCK.get(dt)
-    if unit is None:
+    units = BLOCK.get(dt)
+    if units is None:
         return (0, 1, 1, count, 1) if count >= 2 else None
     best = None
     for cols in (0, 1):     # the axis giving more blocks (up to two per thread), rows on a tie: a 128-row product
         span, rest = (n, m * k) if cols else (m, n * k)         # (an MLP's) has only 2 row blocks of 64
+        unit = units[cols]
         least = max(unit, -(-(SMALL_MNK // max(1, rest) + 1) // unit) * unit)     # a block's least rows (columns)
         nblk = min(2 * threads, span // least)
         if nblk * count >= 2 and (best is None or nblk > best[2]):
@@ -126,23 +148,25 @@ _EXACT = {}                 # dtype -> whether blocks reproduce the single call 
 
 
 def _exact(st, dt=np.dtype(np.float32)):
-    """Whether row and column blocks reproduce OpenBLAS's single call bit for bit for dtype dt (a probe product
-    split as _run splits, against a.dot(b) with OpenBLAS at one thread)."""
+    """Whether row and column blocks reproduce OpenBLAS's single call bit for bit for dtype dt: a probe product per
+    axis, split into up to four blocks at that axis's unit, against a.dot(b) with OpenBLAS at one thread."""
     ok = _EXACT.get(dt)
     if ok is None:
         _EXACT[dt] = True           # the probe's own split below
-        u = BLOCK[dt]
         rng = np.random.default_rng(0)
-        a = rng.standard_normal((3 * u + 17, 200)).astype(dt)
-        b = rng.standard_normal((200, 2 * u + 29)).astype(dt)
-        ref = a.dot(b)
         ok = True
-        for x, y in ((a, b), (b.T.copy(), a.T.copy())):        # rows split, then columns split (n > m)
-            (m, k), n = x.shape, y.shape[1]
+        for cols, unit in enumerate(BLOCK[dt]):
+            span = 5 * max(unit, 64) + 17           # 4 blocks of at least `unit`, a ragged last one
+            m, n, k = (150, span, 300) if cols else (span, 150, 300)
+            a = rng.standard_normal((m, k)).astype(dt)
+            b = rng.standard_normal((k, n)).astype(dt)
+            rest = m * k if cols else n * k
+            least = max(unit, -(-(SMALL_MNK // rest + 1) // unit) * unit)
+            nblk = min(4, span // least)
             c = np.empty((m, n), dt)
-            plan = _plan(m, n, k, 1, 2, dt, force=True)
-            _run(st, x, y, c, _layout(x, m, k), _layout(y, k, n), m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, 2)
-            ok = ok and np.array_equal(c, ref if x is a else ref.T)
+            _run(st, a, b, c, _layout(a, m, k), _layout(b, k, n), m, n, k, (1, 1), (0, 0), (0, 0), (0, 0),
+                 (cols, unit, nblk, nblk, 1), 2)
+            ok = ok and nblk >= 2 and np.array_equal(c, a.dot(b))
         _EXACT[dt] = ok
     return ok
 
@@ -179,7 +203,7 @@ def mm(a, b, bias=None, out=None):
         return None
     threads = get_num_threads()
     plan = _plan(m, n, k, 1, threads, dt)
-    if plan is None or not _exact(st):
+    if plan is None or not _exact(st, dt):
         return None
     la, lb = _layout(a, m, k), _layout(b, k, n)
     if la is None or lb is None or _syrk(a, b, m, n):
@@ -200,12 +224,13 @@ def mm(a, b, bias=None, out=None):
 
 
 def matmul(a, b):
-    """np.matmul(a, b) of two 2-d arrays, split over the pool when mm takes it (float32/float64 of one dtype, big
-    enough for threads, readable in place), else numpy's own call: the same bits either way. For kernels that call
-    BLAS directly (rnn_layer.py's per-step hidden gemms and its projections, conv_im2col.py's one-image gemms):
-    with OpenBLAS held at one thread (blas.hold_single) their numpy calls would otherwise never use a second core."""
-    if a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[-1] > OPENBLAS_SERIAL:
-        r = mm(a, b)
+    """np.matmul(a, b), split over the pool when mm (two 2-d arrays) or bmm (a 3-d/4-d stack times a stack of the
+    same batch or one matrix) takes it (float32/float64 of one dtype, big enough for threads, readable in place),
+    else numpy's own call: the same bits either way. For kernels that call BLAS directly (rnn_layer.py's per-step
+    hidden gemms and its projections, conv_im2col.py's one-image gemms, linalg_matmul.py's addmm/baddbmm with
+    scalars): with OpenBLAS held at one thread (blas.hold_single) their numpy calls would never use a second core."""
+    if a.ndim >= 2 and b.ndim >= 2 and a.size * b.shape[-1] > OPENBLAS_SERIAL:      # a's rows x k x n
+        r = mm(a, b) if a.ndim == 2 and b.ndim == 2 else bmm(a, b)
         if r is not None:
             return r
     return np.matmul(a, b)
@@ -230,7 +255,7 @@ def bmm(a, b, out=None):
         return None
     threads = get_num_threads()
     plan = _plan(m, n, k, count, threads, dt)
-    if plan is None or (plan[2] > 1 and not _exact(st)):
+    if plan is None or (plan[2] > 1 and not _exact(st, dt)):
         return None
     la, lb = _layout(a, m, k), _layout(b, k, n)
     if la is None or lb is None or _syrk(a, b, m, n):
