@@ -226,3 +226,25 @@ def test_view_of_strided_input_that_cannot_view_raises_torchs_error():
     x = ember.randn(4, 6).t()
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         x.view(24)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("make,size", [(lambda x: x.t(), [8, 3]), (lambda x: x[:, 1:5], (3, 4)),
+                                       (lambda x: x, [3, 8]), (lambda x: x[1:2], [1, 8])])
+def test_expand_to_own_sizes_is_a_view_as_in_torch(make, size):
+    """expand to the tensor's own sizes (kernels/meta/view.py `expand`'s fast path; matmul's composite does it on
+    every batched product): torch's geometry, a view sharing the version, ExpandBackward0 and its grad."""
+    torch, xe, xt = _pair()
+    ve, vt = make(xe).expand(size), make(xt).expand(size)
+    assert ve.shape == vt.shape and ve.stride() == vt.stride() and ve.storage_offset() == vt.storage_offset()
+    assert type(ve.grad_fn).__name__ == type(vt.grad_fn).__name__ == "ExpandBackward0"
+    assert ve._base is xe and vt._base is xt
+    g = RNG.standard_normal(tuple(vt.shape)).astype(np.float32)
+    (ve * ember.tensor(g)).sum().backward()
+    (vt * torch.tensor(g)).sum().backward()
+    np.testing.assert_array_equal(xe.grad.numpy(), xt.grad.numpy())
+    with ember.no_grad():
+        be = xe.detach().clone()
+        w = make(be).expand(size)
+    assert w._version == be._version
+    np.testing.assert_array_equal(w.numpy(), make(xt.detach()).expand(size).numpy())

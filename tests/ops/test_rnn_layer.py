@@ -216,6 +216,8 @@ def test_layer_products_are_bitwise_x_times_w_transposed(m, k, n):
     x = rng.standard_normal((m, k)).astype(np.float32)
     w = rng.standard_normal((n, k)).astype(np.float32)
     np.testing.assert_array_equal(rl._xwt(x, w), np.matmul(x, w.T))
+    xs = np.repeat(x, 3, axis=1)[:, ::3]            # a strided x (a column of a split sequence)
+    np.testing.assert_array_equal(rl._xwt(xs, w), np.matmul(x, w.T))
 
 
 @pytest.mark.parity

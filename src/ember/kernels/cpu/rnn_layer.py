@@ -44,7 +44,7 @@ _SWAP_MAX_ROWS = 48
 
 
 def _xwt(x, w):
-    """x @ w^T for x (m, k) and w (n, k), both c-contiguous: the input projection and each step's hidden product.
+    """x @ w^T for x (m, k) and w (n, k): the input projection and each step's hidden product.
 
     For float32 at 1-48 rows it is computed as (w @ x^T)^T, a view of an (n, m) result: the same k-long sums in
     the same order, so bit for bit x @ w^T (tests/ops/test_rnn_layer.py; nn/functional/linear.py `_direct` gives
@@ -55,8 +55,9 @@ def _xwt(x, w):
     1 x 32 @ 32 x 128) 1.36 / 0.79. float64 stays NT (linear.py: with
     two threads dgemm's split differs between the orders in the last bit)."""
     m = x.shape[0]
-    if x.dtype is _F32 and 0 < m <= _SWAP_MAX_ROWS and w.flags.c_contiguous and x.flags.c_contiguous:
-        return w.dot(x.T).T
+    if x.dtype is _F32 and 0 < m <= _SWAP_MAX_ROWS and w.flags.c_contiguous:
+        # (a strided x, a cell's input column x.split(1, dim=1)[t], is copied: a few rows, and BLAS would copy it)
+        return w.dot((x if x.flags.c_contiguous else np.ascontiguousarray(x)).T).T
     return _matmul(x, w.T)
 
 

@@ -168,12 +168,16 @@ def _backward(gc, yc, oc, d, log):
 def _run_backward(grad_output, output, dim, log):
     y = acc(output)
     g = acc(grad_output).astype(y.dtype, copy=False)
-    out = np.empty(np.broadcast_shapes(g.shape, y.shape), y.dtype)
+    # (the grad has the output's shape but for odd callers: numpy's Python-level broadcast_shapes and
+    # broadcast_to, ~5 us together, only then)
+    same = g.shape == y.shape
+    out = np.empty(y.shape if same else np.broadcast_shapes(g.shape, y.shape), y.dtype)
     if y.ndim == 0:
         out[...] = 0
         return out
     d = wrap_dim(dim, y.ndim)
-    g = np.broadcast_to(g, out.shape)
+    if not same:
+        g = np.broadcast_to(g, out.shape)
     g2, y2 = (_rows(g), _rows(y)) if d == y.ndim - 1 else (None, None)
     if g2 is not None and y2 is not None:
         if _c_rows("softmax_bwd", [g2, y2, out.reshape(y2.shape)], log):

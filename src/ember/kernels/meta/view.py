@@ -225,6 +225,16 @@ def reshape_alias(self, size, stride):
 
 
 def expand(self, size, implicit=False):
+    a = self._np
+    if a is not None and size.__class__ in (list, tuple) and len(size) == len(self._size):
+        # an expand to the tensor's own sizes (matmul's composite expands both operands to the batch shape
+        # even when they have it): a view of the same geometry, without the general loop and make_view's
+        # array built from the storage (7.3 -> ~4 us with grad, torch 2.2)
+        for d, c in zip(size, self._size):
+            if d.__class__ is not int or d != c:
+                break
+        else:
+            return _cpu_view(self, self._offset, self._size, self._stride or self.stride(), a.view())
     size = _intlist(size)
     nd, ndt = len(size), self.dim()
     if nd < ndt:

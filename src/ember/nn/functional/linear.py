@@ -46,8 +46,8 @@ def _direct(input, weight, bias):
     the key set holds the builtin kernel itself); float32/float64 of one dtype, a contiguous input of 2+
     dims, a vector bias. The result is bitwise the general path's. None for every other case.
     At batch 1 a model's Linear is mostly its views: generating with a small GPT, 25 per token."""
-    if _KEYS_ACTIVE[0]:
-        return None
+    if _KEYS_ACTIVE[0] or (input._ks | weight._ks) & AUTOGRAD_BIT and not _GRAD_OFF:
+        return None         # (grad mode on everywhere and an input needing grad: the recorded path, ~1 us sooner)
     x, w = input._np, weight._np
     if x is None or w is None or x.dtype not in _FLOATS or w.dtype != x.dtype or x.ndim < 2 or w.ndim != 2:
         return None
