@@ -157,3 +157,13 @@ def test_autograd_loads_the_binding_families_its_formulas_call_only():
                "print(sorted(m for m in ('conv', 'linalg', 'loss', 'pool', 'rnn', 'fft', 'sort') "
                "if 'ember._generated.torch_functions.' + m in sys.modules))")
     assert out == "[2.0, 2.0, 2.0]\n[]"
+
+
+def test_subclasses_made_before_a_family_loads_get_its_operators():
+    """A Tensor subclass (Parameter, a user's) exists before the first `-`/`+=` loads the elementwise methods:
+    putting them in place of the placeholders updates the subclasses' operator slots too."""
+    out = _run("import ember\nclass Sub(ember.Tensor): pass\n"
+               "s = Sub([1.0, 2.0]); p = ember.nn.Parameter(ember.ones(2))\n"
+               "with ember.no_grad():\n    p += 1\n"
+               "print(type(s).__name__, (s - 1).tolist(), (-s).tolist(), p.tolist(), (p * 2).tolist())")
+    assert out == "Sub [0.0, 1.0] [-1.0, -2.0] [2.0, 2.0] [4.0, 4.0]"
