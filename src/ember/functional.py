@@ -161,6 +161,11 @@ def from_numpy(ndarray):
     if any(s % ndarray.itemsize for s in ndarray.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
                          "to reallocate the memory.")
+    if not ndarray.flags.writeable:
+        # torch warns once and shares the memory writable: every in-place op writes it (ember's numpy kernels
+        # would raise ValueError on a read-only array, its C kernels would write: one behaviour, torch's)
+        _warn_not_writable()
+        ndarray = _writable(ndarray)
     base = ndarray
     while isinstance(base.base, np.ndarray):
         base = base.base
@@ -201,6 +206,20 @@ def from_dlpack(ext):
         raise TypeError(f"from_dlpack expects an object with __dlpack__ or a DLPack capsule, got "
                         f"{type(ext).__name__}")
     return from_numpy(np.from_dlpack(ext))
+
+
+_NOT_WRITABLE = []
+
+
+def _warn_not_writable():
+    """torch's TORCH_WARN_ONCE in tensor_numpy.cpp: once per process."""
+    if not _NOT_WRITABLE:
+        _NOT_WRITABLE.append(True)
+        import warnings
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor. This "
+                      "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
 
 
 def _writable(arr):
@@ -827,7 +846,7 @@ def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not be "
                          f"greater than actual buffer length ({length} bytes)")
     arr = np.frombuffer(view.cast("B"), dtype=dtype._np, count=n, offset=offset)
-    t = from_numpy(arr)
+    t = from_numpy(_writable(arr))          # (warned above, as torch, not again by from_numpy)
     return t.requires_grad_() if requires_grad else t
 
 

@@ -95,6 +95,11 @@ def set_view_creation_meta(view, src, op_name=None, depth=1):
     d = src.__dict__
     if _GRAD_OFF and not _tls.grad_enabled:     # GRAD_OFF empty: grad mode is on in every thread (see _core/tls)
         view._no_grad_view = True
+        if src._requires_grad or src.grad_fn is not None:
+            # torch's DifferentiableViewMeta::requires_grad() is its base's: such a view reports requires_grad
+            # True (no grad_fn, a leaf), ops on it with grad mode record nodes, and its own edge is None
+            # (autograd/graph.py: no AccumulateGrad for it), so no gradient reaches it or its base
+            view._requires_grad = True
     elif d.get("_no_grad_view"):
         view._no_grad_view = op_name or _forward_op_name(depth + 1)
     elif d.get("_multi_view_meta") or getattr(src.grad_fn, "_multi_view", False):
@@ -455,6 +460,8 @@ class TensorImpl:
             # specialized step and a class default through the generic lookup (about 200 instructions each)
             self.grad_fn, self._base, self._offset, self._output_nr = (self.grad_fn, self._base, self._offset,
                                                                        self._output_nr)
+        if not value and self._no_grad_view is True and self._base.requires_grad:
+            return          # torch: a no_grad view requires grad while its base does (set_view_creation_meta)
         self._requires_grad = value
         self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
 

@@ -269,7 +269,8 @@ class LeafEdges:
         if node is None:
             return ()
         leaf = _getattr(node, "_leaf", None)
-        edges = ((grad_accumulator(leaf), 0), ) if leaf is not None else ()
+        edges = (((grad_accumulator(leaf), 0) if leaf._no_grad_view is not True else None), ) \
+            if leaf is not None else ()
         node.next_edges = edges
         return edges
 
@@ -307,6 +308,8 @@ def gradient_edge(t):
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
         if acc is None:
+            if t._no_grad_view is True:
+                return None             # a view made in no_grad mode: requires grad, accumulates none (torch)
             acc = _new_accumulator(t)
         return (acc, 0)
     return None
@@ -320,6 +323,8 @@ def leaf_edge(t):
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
         if acc is None:
+            if t._no_grad_view is True:
+                return None             # a view made in no_grad mode: requires grad, accumulates none (torch)
             acc = _new_accumulator(t)
         return (acc, 0)
     return None
