@@ -218,3 +218,23 @@ def test_comparison_with_a_non_tensor_falls_back_like_torch(expr):
         except TypeError:
             got.append("TypeError")
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_requires_grad_refusal_messages_by_path_match_torch():
+    """An integer tensor refused requires_grad: torch's message differs by path (factory keyword, Parameter,
+    the requires_grad setter, requires_grad_())."""
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        out = []
+        for f in (lambda: L.ones(2, dtype=L.long, requires_grad=True), lambda: L.arange(3, requires_grad=True),
+                  lambda: L.tensor([1], requires_grad=True), lambda: L.nn.Parameter(L.ones(2, dtype=L.long)),
+                  lambda: L.ones(2, dtype=L.long).requires_grad_(),
+                  lambda: setattr(L.ones(2, dtype=L.long), "requires_grad", True),
+                  lambda: L.zeros(2, dtype=L.bool).requires_grad_()):
+            with pytest.raises(RuntimeError) as e:
+                f()
+            out.append(str(e.value))
+        return out
+    assert run(ember) == run(torch)

@@ -135,6 +135,9 @@ TENSOR_TYPES = set()
 _META_KS = META_BIT | INPLACE_OR_VIEW_BIT
 
 
+FACTORY_REFUSAL = "Only Tensors of floating point and complex dtype can require gradients"
+
+
 class TensorImpl:
     _is_param = False
     # defaults shared by every tensor until set on the instance (keeps tensor creation cheap)
@@ -440,11 +443,15 @@ class TensorImpl:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self._set_requires_grad(bool(value))
+        self._set_requires_grad(bool(value), "only Tensors of floating point and complex dtype can require "
+                                             "gradients")
 
-    def _set_requires_grad(self, value):
+    def _set_requires_grad(self, value, refusal="only Tensors of floating point dtype can require gradients"):
+        """`refusal`: torch's message for an integer or bool tensor differs by path: requires_grad_() (this
+        default), the `requires_grad` setter, and factories' requires_grad=True ("Only Tensors of floating
+        point and complex dtype can require gradients", FACTORY_REFUSAL)."""
         if value and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(refusal)
         if not value and self.grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
@@ -468,6 +475,10 @@ class TensorImpl:
     def requires_grad_(self, requires_grad=True):
         self._set_requires_grad(bool(requires_grad))
         return self
+
+    def _factory_requires_grad(self):
+        """A factory's requires_grad=True (the generated bindings call it): torch's factory message."""
+        self._set_requires_grad(True, FACTORY_REFUSAL)
 
     @property
     def is_leaf(self):

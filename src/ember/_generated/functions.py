@@ -2012,7 +2012,7 @@ def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         return _op_empty_out(size, memory_format=memory_format, out=out)
     r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2026,7 +2026,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         raise _bad_arg('empty_strided', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_strided_default(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2052,7 +2052,7 @@ def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         return _op_zeros_out(size, out=out)
     r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2078,7 +2078,7 @@ def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None,
         return _op_ones_out(size, out=out)
     r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2096,7 +2096,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         return _op_full_out(size, fill_value, out=out)
     r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2108,7 +2108,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
         raise _bad_arg('scalar_tensor', 'pin_memory', None, 'bool', pin_memory)
     r = _op_scalar_tensor_default(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2128,7 +2128,7 @@ def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, ou
         return _op_arange_out(end, out=out)
     r = _op_arange_default(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_c1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2150,7 +2150,7 @@ def _arange_c1(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
 def _arange_b1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_arange_start(start, end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2178,7 +2178,7 @@ def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
         return _op_arange_start_out(start, end, step, out=out)
     r = _op_arange_start_step(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_e0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2267,7 +2267,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         return _op_linspace_out(start, end, steps, out=out)
     r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2285,7 +2285,7 @@ def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=Non
         return _op_eye_out(n, out=out)
     r = _op_eye_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2305,7 +2305,7 @@ def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
         return _op_eye_m_out(n, m, out=out)
     r = _op_eye_m(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _eye_e0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -2377,7 +2377,7 @@ def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_
 def _hann_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hann_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hann_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2395,7 +2395,7 @@ def _hann_window_c1(window_length, periodic, *, dtype=None, layout=None, device=
 def _hann_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hann_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hann_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2463,7 +2463,7 @@ def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, p
 def _hamming_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2481,7 +2481,7 @@ def _hamming_window_c1(window_length, periodic, *, dtype=None, layout=None, devi
 def _hamming_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_c2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2501,7 +2501,7 @@ def _hamming_window_c2(window_length, periodic, alpha, *, dtype=None, layout=Non
 def _hamming_window_b2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_c3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2523,7 +2523,7 @@ def _hamming_window_c3(window_length, periodic, alpha, beta, *, dtype=None, layo
 def _hamming_window_b3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2619,7 +2619,7 @@ def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, 
 def _blackman_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_blackman_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _blackman_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2637,7 +2637,7 @@ def _blackman_window_c1(window_length, periodic, *, dtype=None, layout=None, dev
 def _blackman_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_blackman_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _blackman_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2705,7 +2705,7 @@ def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, 
 def _bartlett_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_bartlett_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _bartlett_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2723,7 +2723,7 @@ def _bartlett_window_c1(window_length, periodic, *, dtype=None, layout=None, dev
 def _bartlett_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_bartlett_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _bartlett_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2791,7 +2791,7 @@ def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pi
 def _kaiser_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_kaiser_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _kaiser_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2809,7 +2809,7 @@ def _kaiser_window_c1(window_length, periodic, *, dtype=None, layout=None, devic
 def _kaiser_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_kaiser_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _kaiser_window_c2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2829,7 +2829,7 @@ def _kaiser_window_c2(window_length, periodic, beta, *, dtype=None, layout=None,
 def _kaiser_window_b2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_kaiser_window_beta(window_length, periodic, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _kaiser_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2906,7 +2906,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         raise _bad_arg('empty_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -2918,7 +2918,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         raise _bad_arg('zeros_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -2930,7 +2930,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
         raise _bad_arg('ones_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -2944,7 +2944,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
         raise _bad_arg('full_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2960,7 +2960,7 @@ def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
         raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
     r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2976,7 +2976,7 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
         raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
     r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _logspace_c0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -3004,7 +3004,7 @@ def _logspace_b0(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         return _op_logspace_out(start, end, steps, base, out=out)
     r = _op_logspace_default(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _logspace_c1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):
@@ -10595,7 +10595,7 @@ def _rand_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
         return _op_rand_out(size, out=out)
     r = _op_rand_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10633,7 +10633,7 @@ def _rand_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
         return _op_rand_generator_out(size, generator=generator, out=out)
     r = _op_rand_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10745,7 +10745,7 @@ def _randn_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
         return _op_randn_out(size, out=out)
     r = _op_randn_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10783,7 +10783,7 @@ def _randn_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
         return _op_randn_generator_out(size, generator=generator, out=out)
     r = _op_randn_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10877,7 +10877,7 @@ def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         return _op_randint_out(high, size, out=out)
     r = _op_randint_default(high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10897,7 +10897,7 @@ def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None
         return _op_randint_generator_out(high, size, generator=generator, out=out)
     r = _op_randint_generator(high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10919,7 +10919,7 @@ def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return _op_randint_low_out(low, high, size, out=out)
     r = _op_randint_low(low, high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -10941,7 +10941,7 @@ def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device
         return _op_randint_low_generator_out(low, high, size, generator=generator, out=out)
     r = _op_randint_low_generator(low, high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_e0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -11047,7 +11047,7 @@ def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         return _op_randperm_out(n, out=out)
     r = _op_randperm_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -11065,7 +11065,7 @@ def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_me
         return _op_randperm_generator_out(n, generator=generator, out=out)
     r = _op_randperm_generator(n, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randperm_e0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -11135,7 +11135,7 @@ def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=Non
 def _rand_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_rand_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11151,7 +11151,7 @@ def _rand_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin
 def _rand_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_rand_like_generator(input, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_like_e0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11217,7 +11217,7 @@ def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=No
 def _randn_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randn_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11233,7 +11233,7 @@ def _randn_like_c1(input, *, generator, dtype=None, layout=None, device=None, pi
 def _randn_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randn_like_generator(input, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_like_e0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11301,7 +11301,7 @@ def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_m
 def _randint_like_b0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_default(input, high, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_c1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11319,7 +11319,7 @@ def _randint_like_c1(input, high, *, generator, dtype=None, layout=None, device=
 def _randint_like_b1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_generator(input, high, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_c2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11339,7 +11339,7 @@ def _randint_like_c2(input, low, high, *, dtype=None, layout=None, device=None, 
 def _randint_like_b2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_low_dtype(input, low, high, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_c3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11359,7 +11359,7 @@ def _randint_like_c3(input, low, high, *, generator, dtype=None, layout=None, de
 def _randint_like_b3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_low_generator_dtype(input, low, high, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_e0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -11609,7 +11609,7 @@ def _normal_b3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
         return _op_normal_float_float_out(mean, std, size, generator=generator, out=out)
     r = _op_normal_float_float(mean, std, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _normal_e0(mean, std=1.0, *, generator=None, out=None):
