@@ -238,3 +238,37 @@ def test_argument_type_errors_parity(call):
 def test_argument_type_error_messages(call, message):
     with pytest.raises(TypeError, match=message):
         eval(call, _type_env(ember))
+
+
+_MORE = [
+    "L.zeros(3).scatter_add(0, L.tensor([0, 1]), L.tensor([1, 2]))",            # torch names scatter() for all
+    "L.zeros(3).scatter_add_(0, L.tensor([0.0]), L.tensor([1.0]))",
+    "L.zeros(3).scatter_reduce(0, L.tensor([0]), L.tensor([1]), 'sum')",
+    "L.where(L.tensor([1, 0]), L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0]))",   # c10's dtype name: Long
+    "L.where(L.tensor([1.0, 0.0]), L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0]))",
+    "L.einsum('ij->ii', L.ones(2, 3))",                                         # a repeated output subscript
+    "L.einsum('ij,jk->kk', L.ones(2, 3), L.ones(3, 3))",
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("code", _MORE)
+def test_more_messages_match_torch(code):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as t:
+        eval(code, {"L": torch})
+    with pytest.raises(RuntimeError) as e:
+        eval(code, {"L": ember})
+    assert str(e.value) == str(t.value)
+
+
+def test_where_with_a_uint8_condition_warns_once_as_torch():
+    import ember.kernels.cpu.elementwise as E
+    E._WHERE_UINT8.clear()
+    cond = ember.tensor([1, 0], dtype=ember.uint8)
+    with pytest.warns(UserWarning, match="where received a uint8 condition tensor. This behavior is deprecated"):
+        r = ember.where(cond, ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+    assert r.tolist() == [1.0, 4.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ember.where(cond, ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import empty_tensor, check_out, np_of
+from ..common import _tname, empty_tensor, check_out, np_of
 from .runtime import flat
 from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
@@ -709,10 +709,19 @@ def clamp_max(self, max):
     return clamp(self, None, max)
 
 
+_WHERE_UINT8 = []
+
+
 def where(condition, self, other):
     from ..meta.elementwise_common import where_spec
     if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_tname(condition.dtype)}")    # c10's names: Long, Float, Byte...
+    if condition.dtype is D.uint8 and not _WHERE_UINT8:
+        _WHERE_UINT8.append(True)          # torch's TORCH_WARN_ONCE
+        import warnings
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
     shape, dt = where_spec(condition, self, other)
     if (isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is dt and other.dtype is dt
             and self._size == shape and other._size == shape and condition._size == shape):
