@@ -272,3 +272,29 @@ def test_where_with_a_uint8_condition_warns_once_as_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ember.where(cond, ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+
+
+_INT_CASES = [
+    "EF.mse_loss(L.tensor([1, 2]), L.tensor([1, 3]))", "EF.mse_loss(L.tensor([1, 2]), L.tensor([1, 3]), reduction='none')",
+    "EF.mse_loss(L.tensor([True]), L.tensor([False]))", "EF.smooth_l1_loss(L.tensor([1, 2]), L.tensor([1, 3]))",
+    "EF.huber_loss(L.tensor([1, 2], dtype=L.uint8), L.tensor([1, 3], dtype=L.uint8))",
+    "EF.soft_margin_loss(L.tensor([1, 2]), L.tensor([1, 3]))",
+    "L.lerp(L.tensor([1, 2]), L.tensor([3, 4]), 0.5)", "L.lerp(L.tensor([1, 2]), L.tensor([3, 4]), L.tensor([1, 1]))",
+    "L.lerp(L.tensor([1, 2], dtype=L.int32), L.tensor([3, 4], dtype=L.int32), L.tensor([1, 1]))",
+    "L.lerp(L.ones(2), L.ones(2, dtype=L.float64), 0.5)", "L.lerp(L.ones(2), L.ones(2), L.ones(2, dtype=L.float16))",
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("code", _INT_CASES)
+def test_float_only_kernels_refuse_integers_as_torch(code):
+    """Losses and lerp whose CPU kernels dispatch on floating types: torch's NotImplementedError naming the
+    kernel and the c10 dtype (soft_margin_loss's composite: the cast error), lerp's dtype mismatches with
+    C++ type names."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as TF
+    with pytest.raises((RuntimeError, NotImplementedError)) as t:
+        eval(code, {"L": torch, "EF": TF})
+    with pytest.raises((RuntimeError, NotImplementedError)) as e:
+        eval(code, {"L": ember, "EF": EF})
+    assert (type(e.value), str(e.value)) == (type(t.value), str(t.value))
