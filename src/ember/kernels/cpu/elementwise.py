@@ -11,11 +11,24 @@ from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
 
+# integer dtypes: (lowest, 2**bits) for wrapping a Python int operand as torch's scalar conversion does
+_WRAP = {"uint8": (0, 1 << 8), "int8": (-(1 << 7), 1 << 8), "int16": (-(1 << 15), 1 << 16),
+         "int32": (-(1 << 31), 1 << 32), "int64": (-(1 << 63), 1 << 64)}
+
+
 def _operand(x, cdt):
-    """x as numpy in the compute dtype (tensors are cast when needed; Python scalars stay weak)."""
+    """x as numpy in the compute dtype (tensors are cast when needed; Python scalars stay weak). A Python int
+    beyond an integer compute dtype is wrapped to it (two's complement), as torch converts the scalar:
+    uint8 [1] + 300 is [45], int32 [0] == 2**40 is True (numpy 2 raises OverflowError)."""
     if isinstance(x, Tensor):
         a = x._np
         return a if a.dtype == cdt._np else a.astype(cdt._np)
+    if x.__class__ is int:
+        w = _WRAP.get(cdt.name)
+        if w is not None and not w[0] <= x < w[0] + w[1]:
+            if not -(1 << 63) <= x < 1 << 64:
+                raise OverflowError("int too big to convert")       # torch's argument parser
+            return (x - w[0]) % w[1] + w[0]
     return x
 
 
