@@ -24,7 +24,7 @@ from ._core.promotion import get_default_dtype, result_type as _result_type
 from ._core.size import Size
 from ._core.storage import UntypedStorage
 from ._core.tls import state as _tls
-from ._core.tensor_impl import TensorImpl as Tensor
+from ._core.tensor_impl import FACTORY_REFUSAL, TensorImpl as Tensor
 from ._generated import functions as _F
 from ._ops import ops
 
@@ -97,6 +97,59 @@ def _to_numpy(data, dt):
     return arr.astype(dt._np, copy=False)
 
 
+def _is_seq(x):
+    return isinstance(x, (list, tuple, str, bytes)) or (hasattr(x, "__len__") and hasattr(x, "__getitem__")
+                                                      and not isinstance(x, (dict, np.ndarray, Tensor)))
+
+
+def _check_data(data, dtype):
+    """torch's checks of Python data for tensor() (torch/csrc/utils/tensor_new.cpp), run when ember's numpy
+    path failed, to raise torch's error: the shape from the first elements (compute_sizes: "too many
+    dimensions 'str'"), the dtype of every leaf (infer_scalar_type: "Could not infer dtype of NoneType",
+    "new(): invalid data type 'str'"), then each sequence against that shape (recursive_store: "expected
+    sequence of length 2 at dim 1 (got 3)", "not a sequence"). Returns the shape when it holds no element
+    (torch stores nothing then: [[], [1]] is a (2, 0) tensor), None when no check fails."""
+    sizes, x = [], data
+    while _is_seq(x):
+        sizes.append(len(x))
+        if len(sizes) > 64:
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")
+        if not len(x):
+            break
+        x = x[0]
+    leaves, stack = [], [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        if _is_seq(x):
+            stack.extend(reversed(list(x)))
+        elif isinstance(x, (numbers.Number, np.generic, np.ndarray, Tensor)):
+            leaves.append(x)
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    if 0 in sizes:
+        return tuple(sizes)
+    integral = dtype.is_floating_point is False and not dtype.is_complex if dtype is not None else all(
+        isinstance(v, numbers.Integral) for v in leaves)
+
+    def store(seq, dim):
+        if dim == len(sizes):
+            if _is_seq(seq):
+                raise TypeError(f"'{type(seq).__name__}' object cannot be interpreted as an integer" if integral
+                                else f"must be real number, not {type(seq).__name__}")
+            return
+        if not _is_seq(seq):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        for item in seq:
+            store(item, dim + 1)
+
+    store(data, 0)
+    return None
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     from .kernels.common import as_dtype
     if requires_grad is not False and requires_grad is not True:
@@ -111,20 +164,27 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dt = dt or D.from_numpy_dtype(data.dtype)
         t = Tensor._wrap_np(np.array(data, dtype=dt._np, copy=True), dt)
     else:
-        if isinstance(data, (str, bytes)) or data is None:
+        if isinstance(data, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-        if dt is None:
-            dt = _infer_dtype(data)
+        try:
+            given = dt
             if dt is None:
-                probe = np.asarray([x.numpy(force=True) if isinstance(x, Tensor) else x for x in data]) if isinstance(data, (list, tuple)) else np.asarray(data)
-                dt = D.from_numpy_dtype(probe.dtype) if probe.dtype != np.float64 or any(isinstance(x, np.ndarray) for x in data) else get_default_dtype()
-        t = Tensor._wrap_np(np.array(_to_numpy(data, dt), copy=True), dt)
+                dt = _infer_dtype(data)
+                if dt is None:
+                    probe = np.asarray([x.numpy(force=True) if isinstance(x, Tensor) else x for x in data]) if isinstance(data, (list, tuple)) else np.asarray(data)
+                    dt = D.from_numpy_dtype(probe.dtype) if probe.dtype != np.float64 or any(isinstance(x, np.ndarray) for x in data) else get_default_dtype()
+            t = Tensor._wrap_np(np.array(_to_numpy(data, dt), copy=True), dt)
+        except (TypeError, ValueError):
+            sizes = _check_data(data, given)     # torch's own error for ragged or odd data, else re-raised
+            if sizes is None:
+                raise
+            t = Tensor._wrap_np(np.empty(sizes, (given or get_default_dtype())._np), given or get_default_dtype())
     if dev is not None and dev.type != "cpu":
         t = t.to(dev)
     if _tls.mode_stack:
         t = ops.aten.lift_fresh.default(t)     # as torch: a mode (fake, make_fx) sees a fresh constant
     if requires_grad:
-        t.requires_grad_()
+        t._set_requires_grad(True, FACTORY_REFUSAL)
     return t
 
 
@@ -161,6 +221,11 @@ def from_numpy(ndarray):
     if any(s % ndarray.itemsize for s in ndarray.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
                          "to reallocate the memory.")
+    if not ndarray.flags.writeable:
+        # torch warns once and shares the memory writable: every in-place op writes it (ember's numpy kernels
+        # would raise ValueError on a read-only array, its C kernels would write: one behaviour, torch's)
+        _warn_not_writable()
+        ndarray = _writable(ndarray)
     base = ndarray
     while isinstance(base.base, np.ndarray):
         base = base.base
@@ -201,6 +266,20 @@ def from_dlpack(ext):
         raise TypeError(f"from_dlpack expects an object with __dlpack__ or a DLPack capsule, got "
                         f"{type(ext).__name__}")
     return from_numpy(np.from_dlpack(ext))
+
+
+_NOT_WRITABLE = []
+
+
+def _warn_not_writable():
+    """torch's TORCH_WARN_ONCE in tensor_numpy.cpp: once per process."""
+    if not _NOT_WRITABLE:
+        _NOT_WRITABLE.append(True)
+        import warnings
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor. This "
+                      "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
 
 
 def _writable(arr):
@@ -827,8 +906,8 @@ def frombuffer(buffer, *, dtype=None, count=-1, offset=0, requires_grad=False):
         raise ValueError(f"requested buffer length ({n} * {elsize} bytes) after offset ({offset} bytes) must not be "
                          f"greater than actual buffer length ({length} bytes)")
     arr = np.frombuffer(view.cast("B"), dtype=dtype._np, count=n, offset=offset)
-    t = from_numpy(arr)
-    return t.requires_grad_() if requires_grad else t
+    t = from_numpy(_writable(arr))          # (warned above, as torch, not again by from_numpy)
+    return t._set_requires_grad(True, FACTORY_REFUSAL) or t if requires_grad else t
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -846,7 +925,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
         inverse[p] = i
     phys = _F.empty([size[p] for p in perm], dtype=dtype, device=device)
     out = phys.permute(*inverse) if perm else phys
-    return out.requires_grad_() if requires_grad else out
+    return out._set_requires_grad(True, FACTORY_REFUSAL) or out if requires_grad else out
 
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",

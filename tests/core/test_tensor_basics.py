@@ -57,6 +57,53 @@ def test_numpy_and_from_numpy_share_memory():
         ember.from_numpy([1, 2])
 
 
+_INPLACE = {"add_": lambda t, L: t.add_(1), "clamp_": lambda t, L: t.clamp_(0, 1), "fill_": lambda t, L: t.fill_(3),
+            "zero_": lambda t, L: t.zero_(), "copy_": lambda t, L: t.copy_(L.ones(t.shape[0])),
+            "masked_fill_": lambda t, L: t.masked_fill_(L.ones(t.shape[0], dtype=L.bool), 2),
+            "setitem": lambda t, L: t.__setitem__(0, 5), "mul_": lambda t, L: t.mul_(2), "neg_": lambda t, L: t.neg_(),
+            "index_add_": lambda t, L: t.index_add_(0, L.tensor([0]), L.ones(1)), "uniform_": lambda t, L: t.uniform_(),
+            "out=": lambda t, L: L.add(L.ones(t.shape[0]), 1, out=t), "scatter_": lambda t, L: t.scatter_(0, L.tensor([1]), 7.0),
+            "index_fill_": lambda t, L: t.index_fill_(0, L.tensor([0]), 1.0), "sub_": lambda t, L: t.sub_(2)}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n", [4, 100000])           # numpy's kernels and the C ones
+def test_from_numpy_of_a_read_only_array_writes_through_as_torch(n):
+    """torch.from_numpy of a non-writable array warns (once per process) and shares it writable: every
+    in-place op writes the array, as in torch (ember's numpy kernels raised ValueError, its C ones wrote)."""
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    def run(L):
+        out = {}
+        for name, f in _INPLACE.items():
+            a = np.arange(n, dtype=np.float32)
+            a.flags.writeable = False
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t = L.from_numpy(a)
+            L.manual_seed(0)
+            f(t, L)
+            out[name] = (a[:3].tolist() if name != "uniform_" else not np.array_equal(a, np.arange(n)),
+                         a.flags.writeable, t.numpy().flags.writeable)
+        return out
+    assert run(ember) == run(torch)
+
+
+def test_from_numpy_of_a_read_only_array_warns_once():
+    import ember.functional as F
+    a = np.zeros(3)
+    a.flags.writeable = False
+    F._NOT_WRITABLE.clear()
+    with pytest.warns(UserWarning, match="The given NumPy array is not writable, and PyTorch does not support"):
+        ember.from_numpy(a)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ember.from_numpy(a)                         # suppressed for the rest of the program
+        ember.frombuffer(bytearray(8), dtype=ember.float32)
+
+
 def test_array_protocol_and_dlpack():
     t = ember.tensor([[1, 2], [3, 4]], dtype=ember.int32)
     assert np.asarray(t).dtype == np.int32 and np.asarray(t).tolist() == [[1, 2], [3, 4]]
@@ -171,3 +218,23 @@ def test_comparison_with_a_non_tensor_falls_back_like_torch(expr):
         except TypeError:
             got.append("TypeError")
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_requires_grad_refusal_messages_by_path_match_torch():
+    """An integer tensor refused requires_grad: torch's message differs by path (factory keyword, Parameter,
+    the requires_grad setter, requires_grad_())."""
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        out = []
+        for f in (lambda: L.ones(2, dtype=L.long, requires_grad=True), lambda: L.arange(3, requires_grad=True),
+                  lambda: L.tensor([1], requires_grad=True), lambda: L.nn.Parameter(L.ones(2, dtype=L.long)),
+                  lambda: L.ones(2, dtype=L.long).requires_grad_(),
+                  lambda: setattr(L.ones(2, dtype=L.long), "requires_grad", True),
+                  lambda: L.zeros(2, dtype=L.bool).requires_grad_()):
+            with pytest.raises(RuntimeError) as e:
+                f()
+            out.append(str(e.value))
+        return out
+    assert run(ember) == run(torch)

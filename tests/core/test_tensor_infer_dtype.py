@@ -39,3 +39,25 @@ def test_default_dtype_float64_matches_torch():
     finally:
         ember.set_default_dtype(old_e)
         torch.set_default_dtype(old_t)
+
+
+_ODD_DATA = [[None], None, [1, None], ["a"], [[1, 2], [3, "a"]], [object()], {1: 2}, {1, 2}, [[1, 2], [3]],
+             [1, [2]], [[1], 2], [1.5, [2]], [[1.5], 2], [[1, 2], [3, 4, 5]], [[[1, 2]], [[3]]],
+             [(1, 2), [3, 4, 5]], [[], [1]], [[1], []], [1, "a"], [b"x"]]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("i", range(len(_ODD_DATA)))
+def test_tensor_of_ragged_or_odd_data_raises_as_torch(i):
+    """tensor() of ragged or non-numeric Python data: torch's exception type and message (tensor_new.cpp's
+    compute_sizes / infer_scalar_type / recursive_store), not numpy's "inhomogeneous shape"; data holding
+    no element ([[], [1]]) is an empty tensor of the first elements' shape."""
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        try:
+            r = L.tensor(_ODD_DATA[i])
+        except Exception as e:      # noqa: BLE001 - the exception type and message are what is compared
+            return type(e).__name__, str(e)
+        return "ok", tuple(r.shape), str(r.dtype).split(".")[-1]
+    assert run(ember) == run(torch)

@@ -139,3 +139,30 @@ class _nullcontext:
 
     def __exit__(self, *a):
         return False
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("layer_only", [False, True])
+def test_encoder_with_bool_padding_and_float_mask_warns_as_torch(torch, layer_only):
+    """nn.TransformerEncoder(/Layer) given a bool src_key_padding_mask with a float mask canonicalises both
+    (bool -> -inf) and gives torch's deprecation warning naming its own arguments; outputs as torch's."""
+    import warnings
+
+    def make(L):
+        layer = L.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
+        return layer if layer_only else L.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    t_mod, e_mod = make(torch), make(ember)
+    copy_state(e_mod, t_mod, torch)
+    x = np.random.default_rng(0).standard_normal((2, 5, 16)).astype(np.float32)
+    pad = [[False] * 5, [False, False, False, True, True]]
+    outs, msgs = [], []
+    for L, mod in ((torch, t_mod), (ember, e_mod)):
+        mask = L.nn.Transformer.generate_square_subsequent_mask(5)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            kw = dict(src_mask=mask) if layer_only else dict(mask=mask)
+            outs.append(mod(L.tensor(x), src_key_padding_mask=L.tensor(pad), **kw))
+        msgs.append([str(m.message) for m in w if "mismatched" in str(m.message)])
+    assert msgs[1] == msgs[0] and msgs[0]
+    _check(outs[1], outs[0])

@@ -238,3 +238,63 @@ def test_argument_type_errors_parity(call):
 def test_argument_type_error_messages(call, message):
     with pytest.raises(TypeError, match=message):
         eval(call, _type_env(ember))
+
+
+_MORE = [
+    "L.zeros(3).scatter_add(0, L.tensor([0, 1]), L.tensor([1, 2]))",            # torch names scatter() for all
+    "L.zeros(3).scatter_add_(0, L.tensor([0.0]), L.tensor([1.0]))",
+    "L.zeros(3).scatter_reduce(0, L.tensor([0]), L.tensor([1]), 'sum')",
+    "L.where(L.tensor([1, 0]), L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0]))",   # c10's dtype name: Long
+    "L.where(L.tensor([1.0, 0.0]), L.tensor([1.0, 2.0]), L.tensor([3.0, 4.0]))",
+    "L.einsum('ij->ii', L.ones(2, 3))",                                         # a repeated output subscript
+    "L.einsum('ij,jk->kk', L.ones(2, 3), L.ones(3, 3))",
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("code", _MORE)
+def test_more_messages_match_torch(code):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as t:
+        eval(code, {"L": torch})
+    with pytest.raises(RuntimeError) as e:
+        eval(code, {"L": ember})
+    assert str(e.value) == str(t.value)
+
+
+def test_where_with_a_uint8_condition_warns_once_as_torch():
+    import ember.kernels.cpu.elementwise as E
+    E._WHERE_UINT8.clear()
+    cond = ember.tensor([1, 0], dtype=ember.uint8)
+    with pytest.warns(UserWarning, match="where received a uint8 condition tensor. This behavior is deprecated"):
+        r = ember.where(cond, ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+    assert r.tolist() == [1.0, 4.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ember.where(cond, ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+
+
+_INT_CASES = [
+    "EF.mse_loss(L.tensor([1, 2]), L.tensor([1, 3]))", "EF.mse_loss(L.tensor([1, 2]), L.tensor([1, 3]), reduction='none')",
+    "EF.mse_loss(L.tensor([True]), L.tensor([False]))", "EF.smooth_l1_loss(L.tensor([1, 2]), L.tensor([1, 3]))",
+    "EF.huber_loss(L.tensor([1, 2], dtype=L.uint8), L.tensor([1, 3], dtype=L.uint8))",
+    "EF.soft_margin_loss(L.tensor([1, 2]), L.tensor([1, 3]))",
+    "L.lerp(L.tensor([1, 2]), L.tensor([3, 4]), 0.5)", "L.lerp(L.tensor([1, 2]), L.tensor([3, 4]), L.tensor([1, 1]))",
+    "L.lerp(L.tensor([1, 2], dtype=L.int32), L.tensor([3, 4], dtype=L.int32), L.tensor([1, 1]))",
+    "L.lerp(L.ones(2), L.ones(2, dtype=L.float64), 0.5)", "L.lerp(L.ones(2), L.ones(2), L.ones(2, dtype=L.float16))",
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("code", _INT_CASES)
+def test_float_only_kernels_refuse_integers_as_torch(code):
+    """Losses and lerp whose CPU kernels dispatch on floating types: torch's NotImplementedError naming the
+    kernel and the c10 dtype (soft_margin_loss's composite: the cast error), lerp's dtype mismatches with
+    C++ type names."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as TF
+    with pytest.raises((RuntimeError, NotImplementedError)) as t:
+        eval(code, {"L": torch, "EF": TF})
+    with pytest.raises((RuntimeError, NotImplementedError)) as e:
+        eval(code, {"L": ember, "EF": EF})
+    assert (type(e.value), str(e.value)) == (type(t.value), str(t.value))

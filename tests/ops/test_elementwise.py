@@ -250,3 +250,29 @@ def test_broadcasting_binary_ops_match_torch_values_and_layout(sa, sb, dtype):
             want = getattr(torch, op)(torch.tensor(x), torch.tensor(y))
             assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
             np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+_WRAP_CASES = ["L.tensor([0], dtype=L.int32) == 2**40", "L.tensor([44], dtype=L.uint8) == 300",
+               "L.tensor([100], dtype=L.int8) < 1000", "300 + L.tensor([1], dtype=L.uint8)",
+               "300 - L.tensor([1], dtype=L.uint8)", "L.tensor([1], dtype=L.uint8).sub(300)",
+               "L.tensor([1], dtype=L.uint8).bitwise_and(300)", "L.tensor([1], dtype=L.int32) + 2**40",
+               "L.tensor([1], dtype=L.int8) * 1000", "L.tensor([1], dtype=L.int8) - (-200)",
+               "L.tensor([5], dtype=L.int16) // 70000", "L.tensor([1], dtype=L.int32).add_(2**33)",
+               "L.tensor([3], dtype=L.int8) % 300", "L.tensor([1], dtype=L.int64) + 2**63",
+               "L.tensor([7], dtype=L.int16) / 70000", "L.tensor([7]) + 2**64"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("code", _WRAP_CASES)
+def test_python_int_beyond_an_integer_dtype_wraps_as_torch(code):
+    """A Python int operand beyond an integer tensor's dtype is wrapped to it as torch converts the scalar
+    (uint8 [1] + 300 is [45]); numpy 2 raised OverflowError. Beyond int64/uint64: torch's OverflowError."""
+    torch = pytest.importorskip("torch")
+
+    def run(L):
+        try:
+            r = eval(code, {"L": L})
+        except Exception as e:      # noqa: BLE001 - the exception type and message are what is compared
+            return type(e).__name__, str(e)
+        return r.tolist(), str(r.dtype).split(".")[-1]
+    assert run(ember) == run(torch)

@@ -103,3 +103,13 @@ def test_gumbel_softmax_eps_warning_matches_torch():
             lib.nn.functional.gumbel_softmax(lib.zeros(3), eps=1e-3)
         got.append([(c.category, str(c.message)) for c in w])
     assert got[0] == got[1] and len(got[0]) == 1
+
+
+@pytest.mark.parametrize("name", ["softmax", "softmin", "log_softmax"])
+def test_implicit_dim_warning_points_at_the_callers_line(name):
+    """F.softmax(x) without dim warns (as torch) at the line that called it (torch's _stacklevel=3), not
+    inside ember."""
+    import ember.nn.functional as F
+    with pytest.warns(UserWarning, match="Implicit dimension choice") as w:
+        getattr(F, name)(ember.ones(2, 3))
+    assert w[0].filename == __file__

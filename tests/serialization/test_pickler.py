@@ -3,8 +3,10 @@ import collections
 import math
 import pickle
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
+import ember
 from ember.serialization._pickler import GlobalRef, Pickler, dumps
 
 scalars = st.one_of(
@@ -106,3 +108,26 @@ def test_persistent_id_and_override():
 
     out = dumps({"a": t}, reducer_override=lambda o: (GlobalRef("m", "f"), (1,)) if o is t else NotImplemented)
     assert out == b"\x80\x02}q\x00X\x01\x00\x00\x00aq\x01cm\nf\nq\x02K\x01\x85q\x03Rq\x04s."
+
+
+def _local_function():
+    def inner():
+        pass
+    return inner
+
+
+@pytest.mark.parity
+def test_unpicklable_functions_raise_as_torch_save():
+    """A local function (a lambda hook saved with its module) is the C pickler's AttributeError "Can't
+    pickle local object", an unreachable name its PicklingError "attribute lookup ... failed", as with
+    torch.save."""
+    import io
+    torch = pytest.importorskip("torch")
+    anon = eval("lambda: 0")
+    for obj in (_local_function(), {"hook": _local_function()}, anon):
+        got, want = [], []
+        for lib, out in ((ember, got), (torch, want)):
+            with pytest.raises(Exception) as e:
+                lib.save(obj, io.BytesIO())
+            out.append((type(e.value).__name__, str(e.value).split(" at 0x")[0]))
+        assert got == want

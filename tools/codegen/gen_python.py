@@ -299,7 +299,7 @@ class Overload:
         if self.factory:
             lines.append(f"r = {call}")
             lines.append("if requires_grad:")
-            lines.append("    r.requires_grad_()")
+            lines.append("    r._factory_requires_grad()")     # torch's factory refusal message
             lines.append("return r")
         elif direct and not self.fn.func.arguments.flat_kwarg_only:
             lines += direct           # no keyword-only arguments (out= went above): the call is positional

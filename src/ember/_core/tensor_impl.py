@@ -95,6 +95,11 @@ def set_view_creation_meta(view, src, op_name=None, depth=1):
     d = src.__dict__
     if _GRAD_OFF and not _tls.grad_enabled:     # GRAD_OFF empty: grad mode is on in every thread (see _core/tls)
         view._no_grad_view = True
+        if src._requires_grad or src.grad_fn is not None:
+            # torch's DifferentiableViewMeta::requires_grad() is its base's: such a view reports requires_grad
+            # True (no grad_fn, a leaf), ops on it with grad mode record nodes, and its own edge is None
+            # (autograd/graph.py: no AccumulateGrad for it), so no gradient reaches it or its base
+            view._requires_grad = True
     elif d.get("_no_grad_view"):
         view._no_grad_view = op_name or _forward_op_name(depth + 1)
     elif d.get("_multi_view_meta") or getattr(src.grad_fn, "_multi_view", False):
@@ -128,6 +133,9 @@ def _prime_instance_keys(cls):
 # (bindings, the dispatcher's key-set loop), one set lookup instead of a call.
 TENSOR_TYPES = set()
 _META_KS = META_BIT | INPLACE_OR_VIEW_BIT
+
+
+FACTORY_REFUSAL = "Only Tensors of floating point and complex dtype can require gradients"
 
 
 class TensorImpl:
@@ -435,11 +443,15 @@ class TensorImpl:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self._set_requires_grad(bool(value))
+        self._set_requires_grad(bool(value), "only Tensors of floating point and complex dtype can require "
+                                             "gradients")
 
-    def _set_requires_grad(self, value):
+    def _set_requires_grad(self, value, refusal="only Tensors of floating point dtype can require gradients"):
+        """`refusal`: torch's message for an integer or bool tensor differs by path: requires_grad_() (this
+        default), the `requires_grad` setter, and factories' requires_grad=True ("Only Tensors of floating
+        point and complex dtype can require gradients", FACTORY_REFUSAL)."""
         if value and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(refusal)
         if not value and self.grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
@@ -455,12 +467,18 @@ class TensorImpl:
             # specialized step and a class default through the generic lookup (about 200 instructions each)
             self.grad_fn, self._base, self._offset, self._output_nr = (self.grad_fn, self._base, self._offset,
                                                                        self._output_nr)
+        if not value and self._no_grad_view is True and self._base.requires_grad:
+            return          # torch: a no_grad view requires grad while its base does (set_view_creation_meta)
         self._requires_grad = value
         self._ks = (self._ks | AUTOGRAD_BIT) if value else (self._ks & ~AUTOGRAD_BIT)
 
     def requires_grad_(self, requires_grad=True):
         self._set_requires_grad(bool(requires_grad))
         return self
+
+    def _factory_requires_grad(self):
+        """A factory's requires_grad=True (the generated bindings call it): torch's factory message."""
+        self._set_requires_grad(True, FACTORY_REFUSAL)
 
     @property
     def is_leaf(self):

@@ -97,9 +97,9 @@ def set_history(result, node, single_grad=False):
 
 def check_inplace(t):
     if isinstance(t, Tensor) and state.grad_enabled:
-        if t._requires_grad and t.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         b = t._base
+        if b is None and t._requires_grad and t.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         ng = t.__dict__.get("_no_grad_view") if b is not None else None
         if ng:
             # torch's handle_view_on_rebase for CreationMeta::NO_GRAD_MODE; a view made with grad mode of such a
@@ -119,6 +119,8 @@ def check_inplace(t):
                                "the output of a function that returns multiple views. Such functions do not allow "
                                "the output views to be modified inplace. You should replace the inplace operation "
                                "by an out-of-place one.")
+        if b is not None and t._requires_grad and t.grad_fn is None:     # (torch checks the views first)
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if isinstance(t, Tensor) and getattr(t, "_is_inference", False) and not state.inference_mode:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                            "You can make a clone to get a normal tensor before doing inplace update."

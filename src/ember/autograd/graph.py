@@ -318,6 +318,8 @@ def gradient_edge(t):
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
         if acc is None:
+            if t._no_grad_view is True:
+                return None             # a view made in no_grad mode: requires grad, accumulates none (torch)
             acc = _new_accumulator(t)
         return (acc, 0)
     return None
@@ -331,6 +333,8 @@ def leaf_edge(t):
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
         if acc is None:
+            if t._no_grad_view is True:
+                return None             # a view made in no_grad mode: requires grad, accumulates none (torch)
             acc = _new_accumulator(t)
         return (acc, 0)
     return None

@@ -49,21 +49,19 @@ def empty_tensor(shape, dtype, device=CPU, strides=None):
 def broadcast_shapes(*shapes):
     """The broadcast shape, folded pair by pair as TensorIterator does (infer_size: the shape so far is
     tensor a, the next operand's tensor b), each pair checked from the last dim backwards as torch checks it,
-    so an error names the same sizes and dimension as torch's (the first mismatch from the right)."""
-    out = None
+    so an error names the same sizes and dimension as torch's (the first mismatch from the right). The
+    comparisons are made in one order (b == a, b == 1, a == 1; the first shape against ones): with symbolic
+    sizes each one records a guard, and compile's recompilation counts depend on which."""
+    out = ()
     for s in shapes:
-        s = tuple(s)
-        if out is None or s == out:
-            out = s if out is None else out
-            continue
         na, nb = len(out), len(s)
-        n = max(na, nb)
+        n = na if na > nb else nb
         r = [1] * n
         for i in range(n - 1, -1, -1):
             k = n - 1 - i
             a = out[na - 1 - k] if na - 1 - k >= 0 else 1
             b = s[nb - 1 - k] if nb - 1 - k >= 0 else 1
-            if a == b or b == 1:
+            if b == a or b == 1:
                 r[i] = a
             elif a == 1:
                 r[i] = b
@@ -72,7 +70,7 @@ def broadcast_shapes(*shapes):
                     f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
                     f"dimension {i}")
         out = tuple(r)
-    return () if out is None else out
+    return out
 
 
 def shape_of(x):

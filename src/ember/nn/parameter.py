@@ -10,6 +10,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .._core.dispatch_keys import PYTHON_BIT
+from .._core.tensor_impl import FACTORY_REFUSAL
 from .._core.tls import state as _tls
 from .._tensor import Tensor
 from . import _tensor_util as U
@@ -42,7 +43,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             # custom tensor subclass: keep its class, flag it as a parameter
             t = U.alias(data, type(data))
             t._is_param = True
-        t.requires_grad_(requires_grad)
+        t._set_requires_grad(bool(requires_grad), FACTORY_REFUSAL)     # (torch's message for Parameter)
         return t
 
     def __deepcopy__(self, memo):

@@ -415,18 +415,20 @@ class Pickler:
             name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
         if name is None:
             raise pickle.PicklingError(f"Can't pickle {obj!r}: it has no name")
+        if "<locals>" in name.split("."):
+            # CPython's C pickler (which torch.save uses): AttributeError for a function or class defined
+            # inside another (a lambda forward hook saved with its module)
+            raise AttributeError(f"Can't pickle local object {name!r}")
         module_name = pickle.whichmodule(obj, name)
         try:
             __import__(module_name, level=0)
             module = sys.modules[module_name]
             found = module
             for part in name.split("."):
-                if part == "<locals>":
-                    raise AttributeError(part)
                 found = getattr(found, part)
         except (ImportError, KeyError, AttributeError):
             raise pickle.PicklingError(
-                f"Can't pickle {obj!r}: it's not found as {module_name}.{name}") from None
+                f"Can't pickle {obj!r}: attribute lookup {name} on {module_name} failed") from None
         if found is not obj:
             raise pickle.PicklingError(
                 f"Can't pickle {obj!r}: it's not the same object as {module_name}.{name}")

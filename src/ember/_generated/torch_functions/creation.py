@@ -84,7 +84,7 @@ def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         return _op_empty_out(size, memory_format=memory_format, out=out)
     r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -98,7 +98,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         raise _bad_arg('empty_strided', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_strided_default(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -124,7 +124,7 @@ def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         return _op_zeros_out(size, out=out)
     r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -150,7 +150,7 @@ def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None,
         return _op_ones_out(size, out=out)
     r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -168,7 +168,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         return _op_full_out(size, fill_value, out=out)
     r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -180,7 +180,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
         raise _bad_arg('scalar_tensor', 'pin_memory', None, 'bool', pin_memory)
     r = _op_scalar_tensor_default(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -200,7 +200,7 @@ def _arange_b0(end, *, dtype=None, layout=None, device=None, pin_memory=None, ou
         return _op_arange_out(end, out=out)
     r = _op_arange_default(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_c1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -222,7 +222,7 @@ def _arange_c1(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
 def _arange_b1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_arange_start(start, end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_c2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -250,7 +250,7 @@ def _arange_b2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
         return _op_arange_start_out(start, end, step, out=out)
     r = _op_arange_start_step(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _arange_e0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -339,7 +339,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         return _op_linspace_out(start, end, steps, out=out)
     r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -357,7 +357,7 @@ def _eye_b0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=Non
         return _op_eye_out(n, out=out)
     r = _op_eye_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _eye_c1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -377,7 +377,7 @@ def _eye_b1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
         return _op_eye_m_out(n, m, out=out)
     r = _op_eye_m(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _eye_e0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -449,7 +449,7 @@ def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_
 def _hann_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hann_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hann_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -467,7 +467,7 @@ def _hann_window_c1(window_length, periodic, *, dtype=None, layout=None, device=
 def _hann_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hann_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hann_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -535,7 +535,7 @@ def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, p
 def _hamming_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -553,7 +553,7 @@ def _hamming_window_c1(window_length, periodic, *, dtype=None, layout=None, devi
 def _hamming_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_c2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -573,7 +573,7 @@ def _hamming_window_c2(window_length, periodic, alpha, *, dtype=None, layout=Non
 def _hamming_window_b2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_c3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -595,7 +595,7 @@ def _hamming_window_c3(window_length, periodic, alpha, beta, *, dtype=None, layo
 def _hamming_window_b3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _hamming_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -691,7 +691,7 @@ def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, 
 def _blackman_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_blackman_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _blackman_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -709,7 +709,7 @@ def _blackman_window_c1(window_length, periodic, *, dtype=None, layout=None, dev
 def _blackman_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_blackman_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _blackman_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -777,7 +777,7 @@ def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, 
 def _bartlett_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_bartlett_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _bartlett_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -795,7 +795,7 @@ def _bartlett_window_c1(window_length, periodic, *, dtype=None, layout=None, dev
 def _bartlett_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_bartlett_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _bartlett_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -863,7 +863,7 @@ def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pi
 def _kaiser_window_b0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_kaiser_window_default(window_length, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _kaiser_window_c1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -881,7 +881,7 @@ def _kaiser_window_c1(window_length, periodic, *, dtype=None, layout=None, devic
 def _kaiser_window_b1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_kaiser_window_periodic(window_length, periodic, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _kaiser_window_c2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -901,7 +901,7 @@ def _kaiser_window_c2(window_length, periodic, beta, *, dtype=None, layout=None,
 def _kaiser_window_b2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     r = _op_kaiser_window_beta(window_length, periodic, beta, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _kaiser_window_e0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -978,7 +978,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         raise _bad_arg('empty_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -990,7 +990,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         raise _bad_arg('zeros_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -1002,7 +1002,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
         raise _bad_arg('ones_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -1016,7 +1016,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
         raise _bad_arg('full_like', 'pin_memory', None, 'bool', pin_memory)
     r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1032,7 +1032,7 @@ def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
         raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
     r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1048,7 +1048,7 @@ def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
         raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
     r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _logspace_c0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -1076,7 +1076,7 @@ def _logspace_b0(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         return _op_logspace_out(start, end, steps, base, out=out)
     r = _op_logspace_default(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _logspace_c1(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None):

@@ -93,7 +93,7 @@ def _rand_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
         return _op_rand_out(size, out=out)
     r = _op_rand_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -131,7 +131,7 @@ def _rand_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
         return _op_rand_generator_out(size, generator=generator, out=out)
     r = _op_rand_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -243,7 +243,7 @@ def _randn_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
         return _op_randn_out(size, out=out)
     r = _op_randn_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -281,7 +281,7 @@ def _randn_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
         return _op_randn_generator_out(size, generator=generator, out=out)
     r = _op_randn_generator(size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -375,7 +375,7 @@ def _randint_b0(high, size, *, dtype='long', layout=None, device=None, pin_memor
         return _op_randint_out(high, size, out=out)
     r = _op_randint_default(high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_c1(high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -395,7 +395,7 @@ def _randint_b1(high, size, *, generator, dtype='long', layout=None, device=None
         return _op_randint_generator_out(high, size, generator=generator, out=out)
     r = _op_randint_generator(high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_c2(low, high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -417,7 +417,7 @@ def _randint_b2(low, high, size, *, dtype='long', layout=None, device=None, pin_
         return _op_randint_low_out(low, high, size, out=out)
     r = _op_randint_low(low, high, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_c3(low, high, size, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -439,7 +439,7 @@ def _randint_b3(low, high, size, *, generator, dtype='long', layout=None, device
         return _op_randint_low_generator_out(low, high, size, generator=generator, out=out)
     r = _op_randint_low_generator(low, high, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_e0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -545,7 +545,7 @@ def _randperm_b0(n, *, dtype='long', layout=None, device=None, pin_memory=None, 
         return _op_randperm_out(n, out=out)
     r = _op_randperm_default(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randperm_c1(n, *, generator, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -563,7 +563,7 @@ def _randperm_b1(n, *, generator, dtype='long', layout=None, device=None, pin_me
         return _op_randperm_generator_out(n, generator=generator, out=out)
     r = _op_randperm_generator(n, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randperm_e0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -633,7 +633,7 @@ def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=Non
 def _rand_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_rand_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -649,7 +649,7 @@ def _rand_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin
 def _rand_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_rand_like_generator(input, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _rand_like_e0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -715,7 +715,7 @@ def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=No
 def _randn_like_b0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randn_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_like_c1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -731,7 +731,7 @@ def _randn_like_c1(input, *, generator, dtype=None, layout=None, device=None, pi
 def _randn_like_b1(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randn_like_generator(input, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randn_like_e0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -799,7 +799,7 @@ def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_m
 def _randint_like_b0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_default(input, high, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_c1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -817,7 +817,7 @@ def _randint_like_c1(input, high, *, generator, dtype=None, layout=None, device=
 def _randint_like_b1(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_generator(input, high, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_c2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -837,7 +837,7 @@ def _randint_like_c2(input, low, high, *, dtype=None, layout=None, device=None, 
 def _randint_like_b2(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_low_dtype(input, low, high, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_c3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -857,7 +857,7 @@ def _randint_like_c3(input, low, high, *, generator, dtype=None, layout=None, de
 def _randint_like_b3(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     r = _op_randint_like_low_generator_dtype(input, low, high, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _randint_like_e0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
@@ -1107,7 +1107,7 @@ def _normal_b3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
         return _op_normal_float_float_out(mean, std, size, generator=generator, out=out)
     r = _op_normal_float_float(mean, std, size, generator=generator, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if requires_grad:
-        r.requires_grad_()
+        r._factory_requires_grad()
     return r
 
 def _normal_e0(mean, std=1.0, *, generator=None, out=None):

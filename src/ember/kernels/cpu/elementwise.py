@@ -4,18 +4,31 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import empty_tensor, check_out, np_of
+from ..common import _tname, empty_tensor, check_out, np_of
 from .runtime import flat
 from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
 
 
+# integer dtypes: (lowest, 2**bits) for wrapping a Python int operand as torch's scalar conversion does
+_WRAP = {"uint8": (0, 1 << 8), "int8": (-(1 << 7), 1 << 8), "int16": (-(1 << 15), 1 << 16),
+         "int32": (-(1 << 31), 1 << 32), "int64": (-(1 << 63), 1 << 64)}
+
+
 def _operand(x, cdt):
-    """x as numpy in the compute dtype (tensors are cast when needed; Python scalars stay weak)."""
+    """x as numpy in the compute dtype (tensors are cast when needed; Python scalars stay weak). A Python int
+    beyond an integer compute dtype is wrapped to it (two's complement), as torch converts the scalar:
+    uint8 [1] + 300 is [45], int32 [0] == 2**40 is True (numpy 2 raises OverflowError)."""
     if isinstance(x, Tensor):
         a = x._np
         return a if a.dtype == cdt._np else a.astype(cdt._np)
+    if x.__class__ is int:
+        w = _WRAP.get(cdt.name)
+        if w is not None and not w[0] <= x < w[0] + w[1]:
+            if not -(1 << 63) <= x < 1 << 64:
+                raise OverflowError("int too big to convert")       # torch's argument parser
+            return (x - w[0]) % w[1] + w[0]
     return x
 
 
@@ -709,10 +722,19 @@ def clamp_max(self, max):
     return clamp(self, None, max)
 
 
+_WHERE_UINT8 = []
+
+
 def where(condition, self, other):
     from ..meta.elementwise_common import where_spec
     if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name.capitalize()}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_tname(condition.dtype)}")    # c10's names: Long, Float, Byte...
+    if condition.dtype is D.uint8 and not _WHERE_UINT8:
+        _WHERE_UINT8.append(True)          # torch's TORCH_WARN_ONCE
+        import warnings
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
     shape, dt = where_spec(condition, self, other)
     if (isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is dt and other.dtype is dt
             and self._size == shape and other._size == shape and condition._size == shape):

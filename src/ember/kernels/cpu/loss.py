@@ -1,6 +1,7 @@
 """cpu loss kernels: elementwise numpy formulas (torch's Loss.cpp) followed by the reduction."""
 import numpy as np
 
+from ..common import _tname
 from ..meta import loss as M
 from .runtime.arrays import acc, reduce, wrap
 from .runtime import clib
@@ -10,8 +11,17 @@ from .runtime.fp_errors import quiet
 _quiet_di = quiet(divide="ignore", invalid="ignore")
 
 
+# torch's CPU kernels of these losses dispatch on floating types only (AT_DISPATCH_FLOATING_TYPES...)
+_FLOAT_ONLY = {"mse_loss": "mse_cpu", "smooth_l1_loss": "smooth_l1_cpu", "huber_loss": "huber_cpu"}
+
+
 def _pair(self, target, reduction, name):
     shape, dt = M.pointwise_spec(self, target, reduction, name)
+    if not (dt.is_floating_point or dt.is_complex):
+        if name in _FLOAT_ONLY:
+            raise NotImplementedError(f'"{_FLOAT_ONLY[name]}" not implemented for \'{_tname(dt)}\'')
+        if name == "soft_margin_loss":      # composite in torch: its float result cannot be written back
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {_tname(dt)}")
     return acc(self), acc(target).astype(acc(self).dtype, copy=False), dt
 
 

@@ -70,7 +70,11 @@ def ternary_spec(self, a, b, name, **kw):
     if name == "lerp":
         for what, t in (("end", a), ("weight", b)):
             if isinstance(t, Tensor) and t.dtype is not self.dtype:
-                raise RuntimeError(f"expected dtype {self.dtype.name} for `{what}` but got dtype {t.dtype.name}")
+                raise RuntimeError(f"expected dtype {c_type_name(self.dtype)} for `{what}` but got dtype "
+                                   f"{c_type_name(t.dtype)}")
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):     # torch's kernels: floating only
+            k = "lerp_kernel_tensor" if isinstance(b, Tensor) else "lerp_kernel_scalar"
+            raise NotImplementedError(f'"{k}" not implemented for \'{_tname(self.dtype)}\'')
         return shape, self.dtype
     rdt = result_type(self, a, b)
     if name == "addcdiv" and not (rdt.is_floating_point or rdt.is_complex):

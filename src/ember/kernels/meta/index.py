@@ -67,11 +67,12 @@ def gather_out(self, dim, index, *, sparse_grad=False, out):
 
 
 def scatter_check(self, dim, index, src=None, name="scatter"):
+    # torch's scatter_gather_dtype_check names "scatter" for scatter_add and scatter_reduce too
     d = wrap_dim(dim, self.dim())
     if index.dtype not in _IDX:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src.dtype is not self.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel() == 0:
         return d
     if _ndim1(index) != _ndim1(self):

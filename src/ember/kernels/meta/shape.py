@@ -188,13 +188,16 @@ def einsum_shape(equation, tensors):
             sizes[c] = n if prev in (None, 1) else prev
     if not arrow:
         rhs = "..." + "".join(sorted(c for c, n in counts.items() if n == 1))
-    out = []
+    out, seen = [], set()
     for j, part in enumerate(rhs.split("...")):
         if j:
             out.extend(ell_shape)
         for c in part:
             if c not in sizes:
                 raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+            if c in seen:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+            seen.add(c)
             out.append(sizes[c])
     shape = tuple(out)
     dt = tensors[0].dtype

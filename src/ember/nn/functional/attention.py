@@ -19,10 +19,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                           enable_gqa=enable_gqa)
 
 
-def _canonical_mask(mask, mask_name, other_name, target_type):
-    """bool masks -> float masks with -inf where True; float masks pass through."""
+def _canonical_mask(mask, mask_name, other_name, target_type, other_type=None):
+    """bool masks -> float masks with -inf where True; float masks pass through. A mask whose dtype is not
+    the other mask's (`other_type`) gets torch's deprecation warning (a bool key_padding_mask with a float
+    attn_mask, as nn.TransformerEncoder users pass them)."""
     if mask is None:
         return None
+    if other_type is not None and mask.dtype != other_type and (mask.dtype == ember.bool or mask.is_floating_point()):
+        import warnings
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.")
     if mask.dtype == ember.bool:
         zero = ember.zeros((), dtype=target_type)
         return ember.where(mask, ember.full((), float("-inf"), dtype=target_type), zero)
@@ -56,7 +62,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if key.shape[:2] != value.shape[:2]:
         raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
                              f"{tuple(value.shape[:2])}")
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", "attn_mask", query.dtype)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", "attn_mask", query.dtype,
+                                       None if attn_mask is None else attn_mask.dtype)
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")

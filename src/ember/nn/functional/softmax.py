@@ -7,24 +7,24 @@ import ember
 __all__ = ["softmax", "softmin", "log_softmax", "gumbel_softmax"]
 
 
-def _softmax_dim(name, ndim):
+def _softmax_dim(name, ndim, stacklevel=3):
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  f"as an argument.")
+                  f"as an argument.", stacklevel=stacklevel)     # at the caller's line, as torch's
     return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim("softmax", input.dim()) if dim is None else dim
+    dim = _softmax_dim("softmax", input.dim(), _stacklevel) if dim is None else dim
     return ember.softmax(input, dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim("softmin", input.dim()) if dim is None else dim
+    dim = _softmax_dim("softmin", input.dim(), _stacklevel) if dim is None else dim
     return ember.softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    dim = _softmax_dim("log_softmax", input.dim()) if dim is None else dim
+    dim = _softmax_dim("log_softmax", input.dim(), _stacklevel) if dim is None else dim
     return ember.log_softmax(input, dim, dtype=dtype)
 
 

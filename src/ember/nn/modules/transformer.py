@@ -9,7 +9,7 @@ import ember
 from .. import functional as F
 from .. import init
 from .activation import ReLU, GELU
-from ..functional.attention import _causal_mask
+from ..functional.attention import _canonical_mask as _canon, _causal_mask
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -76,6 +76,9 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask = _canon(src_key_padding_mask, "src_key_padding_mask", "src_mask", src.dtype,
+                                      None if src_mask is None else src_mask.dtype)
+        src_mask = _canon(src_mask, "src_mask", None, src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -177,6 +180,10 @@ class TransformerEncoder(Module):
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         seq_len = src.shape[1] if (self.layers[0].self_attn.batch_first and src.dim() == 3) else src.shape[0]
+        # torch canonicalises both masks here (bool -> float -inf), warning once if their dtypes differ
+        src_key_padding_mask = _canon(src_key_padding_mask, "src_key_padding_mask", "mask", src.dtype,
+                                      None if mask is None else mask.dtype)
+        mask = _canon(mask, "mask", None, src.dtype)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         output = src
         for mod in self.layers:
