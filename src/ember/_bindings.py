@@ -4,7 +4,8 @@ which torch compiles into its extension): one module per op family, run the firs
 The generated bindings are about 1.4 MB of Python source: with cached bytecode that costs little, but an
 interpreter that may not write bytecode (PYTHONDONTWRITEBYTECODE, a read-only install, every test subprocess
 on CI) compiles all of it on each `import ember`, about 170 ms on a quiet machine. So the generator splits
-them by native/<family>.yaml:
+them by native/<family>.yaml (measured with callgrind, `import ember` without bytecode: 3,086M instructions
+before, 828M after, of which numpy is 381M; with cached bytecode 453M -> 425M; torch 5,158M):
 
 - `_generated/functions.py` maps each ember.<name> binding to its family and has a module `__getattr__`
   (`module_getattr` below) that imports `_generated/torch_functions/<family>.py` on the first read of any of its
