@@ -19,6 +19,7 @@ _EXACT = 1 << 53                # a Python int beyond this is not passed to C as
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _HALF = {(_F32, np.dtype(np.float16)): "to_f16", (np.dtype(np.float16), _F32): "from_f16"}
 
 
@@ -66,6 +67,15 @@ def _copyto(dst, src):
             and src.flags.c_contiguous and dst.flags.c_contiguous and not np.may_share_memory(src, dst)
             and flat.run(half, [src, dst], dtype=_F32)):
         return                      # float32 <-> float16 / bfloat16 in C (torch's bits), from 4096 elements
+    if (src.__class__ is np.ndarray and src.dtype == _F64 and src.size >= flat.MIN_ELEMS_MATH
+            and src.shape == dst.shape and (half := _half_cast(_F32, dst.dtype)) is not None
+            and src.flags.c_contiguous and dst.flags.c_contiguous):
+        with np.errstate(over="ignore"):
+            tmp = src.astype(_F32)          # torch's float step (copy_half.py), then the C cast
+        if flat.run(half, [tmp, dst], dtype=_F32):
+            if half == "to_bf16" and (nan := np.isnan(tmp)).any():
+                copy_half.bf16_nans(dst, src, nan, _F64)     # float64's scalar tails write 0x7fc0
+            return                  # 1M float64 -> float16: 2.45 ms through numpy's loops, ~0.9 in C
     if src.__class__ is np.ndarray and copy_half.involved(src.dtype, dst.dtype):
         with np.errstate(all="ignore"):     # overflow to inf warns in numpy, not in torch
             copy_half.copyto(dst, src)      # rounded through float32, NaNs as torch writes them

@@ -73,7 +73,7 @@ def copyto(dst, src):
         bits = np.broadcast_to(src, dst.shape)[nan].view(np.uint32)
         dst.view(np.uint16)[nan] = (((bits >> 16) & 0x8000) | 0x7e00 | ((bits >> 13) & 0x3ff)).astype(np.uint16)
     else:
-        _bf16_nans(dst, np.broadcast_to(orig, dst.shape), nan, s)
+        bf16_nans(dst, np.broadcast_to(orig, dst.shape), nan, s)
 
 
 def _quiet(dst, nan):
@@ -83,7 +83,7 @@ def _quiet(dst, nan):
     u[nan] |= np.uint32(0x400000) if dst.itemsize == 4 else np.uint64(0x8000000000000)
 
 
-def _bf16_nans(dst, src, nan, s):
+def bf16_nans(dst, src, nan, s):
     """Write torch's bfloat16 NaN bits into dst's NaN lanes: 0xffff where its vectorised loop writes them,
     0x7fc0 where its scalar loop does (module docstring). src is the source as given (dtype s), broadcast to
     dst's shape."""

@@ -658,6 +658,16 @@ def _clamp_dtype(self, lo, hi):
     return result_type(self, *[v for v in (lo, hi) if v is not None])
 
 
+def _clamp_bounds(rdt, lo, hi):
+    """Python-int bounds of an integer clamp as torch converts them (c10's checked_convert): RuntimeError
+    'value cannot be converted to type int8_t without overflow' beyond the dtype, uint8's negatives wrapped
+    (numpy 2 raised OverflowError)."""
+    if rdt.is_floating_point or rdt.is_complex:
+        return lo, hi
+    from ..._core.scalar_value import check_number
+    return tuple(check_number(rdt, v) if v.__class__ is int else v for v in (lo, hi))
+
+
 def _c_clamp(self, lo, hi, inplace=False):
     """clamp of a large contiguous float32/64 tensor by Python-number bounds in one C pass: the result (self
     when `inplace`), or None when the operands do not fit (nothing written)."""
@@ -683,6 +693,7 @@ def clamp(self, min=None, max=None):
     if r is not None:
         return r
     rdt = _clamp_dtype(self, min, max)
+    min, max = _clamp_bounds(rdt, min, max)
     shape = broadcast_shapes(self._size, shape_of(min), shape_of(max))
     out = _alloc(shape, rdt, self)
     _clamp_np(self._np.astype(rdt._np, copy=False), min, max, out._np)
@@ -694,6 +705,7 @@ def clamp_(self, min=None, max=None):
         return self
     rdt = _clamp_dtype(self, min, max)
     check_inplace(self, self._size, rdt, "clamp")
+    min, max = _clamp_bounds(rdt, min, max)
     _clamp_np(self._np, min, max, self._np)
     return self
 
