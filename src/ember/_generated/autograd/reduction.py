@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import expand_to, masked_grad, sum_to, to_dtype
@@ -489,7 +491,7 @@ class ProdBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -501,7 +503,10 @@ class ProdBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -578,10 +583,26 @@ def prod(self, *, dtype=None):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -599,7 +620,7 @@ class ProdBackward1(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -611,7 +632,10 @@ class ProdBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -694,10 +718,26 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -715,7 +755,7 @@ class AmaxBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -726,7 +766,10 @@ class AmaxBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -791,10 +834,26 @@ def amax(self, dim=(), keepdim=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -812,7 +871,7 @@ class AminBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -823,7 +882,10 @@ class AminBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -888,10 +950,26 @@ def amin(self, dim=(), keepdim=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -909,8 +987,8 @@ class AminmaxBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            max = _n.s_max.unpack(_n)
-            min = _n.s_min.unpack(_n)
+            max = _unpack_output(_n, 'max')
+            min = _unpack_output(_n, 'min')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -921,10 +999,16 @@ class AminmaxBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_max', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_max = _RELEASED
         _s = getattr(_n, 's_min', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_min = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1015,7 +1099,7 @@ class MaxBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1026,7 +1110,10 @@ class MaxBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1100,10 +1187,26 @@ def max(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1119,7 +1222,7 @@ class MinBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1130,7 +1233,10 @@ class MinBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1204,10 +1310,26 @@ def min(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1224,7 +1346,7 @@ class MaxBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
@@ -1234,7 +1356,10 @@ class MaxBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_max_dim = getattr(_aten.max, 'dim')
@@ -1316,7 +1441,7 @@ class MinBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
@@ -1326,7 +1451,10 @@ class MinBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_min_dim = getattr(_aten.min, 'dim')
@@ -1561,7 +1689,7 @@ class StdBackward0(_Node):
             correction = _n.s_correction
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1572,7 +1700,10 @@ class StdBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1639,10 +1770,26 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1726,7 +1873,7 @@ class StdMeanBackward0(_Node):
             correction = _n.s_correction
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            result0 = _n.s_result0.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1737,7 +1884,10 @@ class StdMeanBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1795,7 +1945,7 @@ class LogsumexpBackward0(_Node):
         if _e[0] is not None:
             dim = _n.s_dim
             keepdim = _n.s_keepdim
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1806,7 +1956,10 @@ class LogsumexpBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1871,10 +2024,26 @@ def logsumexp(self, dim, keepdim=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1891,7 +2060,7 @@ class NormBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             p = _n.s_p
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1902,7 +2071,10 @@ class NormBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1980,10 +2152,26 @@ def norm_Scalar(self, p=2):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2002,7 +2190,7 @@ class NormBackward1(_Node):
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             p = _n.s_p
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2013,7 +2201,10 @@ class NormBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2080,10 +2271,26 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2102,7 +2309,7 @@ class NormBackward3(_Node):
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             p = _n.s_p
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2114,7 +2321,10 @@ class NormBackward3(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2184,10 +2394,26 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2204,7 +2430,7 @@ class NormBackward2(_Node):
         _r0 = None
         if _e[0] is not None:
             p = _n.s_p
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2216,7 +2442,10 @@ class NormBackward2(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2297,10 +2526,26 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2330,7 +2575,7 @@ class MedianBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2341,7 +2586,10 @@ class MedianBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2415,10 +2663,26 @@ def median(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2434,7 +2698,7 @@ class NanmedianBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2445,7 +2709,10 @@ class NanmedianBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2519,10 +2786,26 @@ def nanmedian(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2539,7 +2822,7 @@ class MedianBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
@@ -2549,7 +2832,10 @@ class MedianBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_median_dim = getattr(_aten.median, 'dim')
@@ -2631,7 +2917,7 @@ class NanmedianBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
@@ -2641,7 +2927,10 @@ class NanmedianBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_nanmedian_dim = getattr(_aten.nanmedian, 'dim')
@@ -2723,7 +3012,7 @@ class ModeBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
@@ -2733,7 +3022,10 @@ class ModeBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_mode = getattr(_aten.mode, 'default')
