@@ -160,3 +160,104 @@ def test_multi_output_node_records_are_shared():
     assert n.input_meta[0] is cpu_meta(s._size, s.dtype)[0] and n.input_meta[1] is n.input_meta[0]
     (s.sum() + m.sum()).backward()
     assert x.grad.shape == x.shape
+
+
+# ---- a saved output (exp, sigmoid, tanh ...): a bare shell in the node for a plain cpu output, not a SavedVariable
+def test_plain_saved_output_is_a_shell_without_history():
+    import weakref
+    x = ember.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    n = y.grad_fn
+    sh = n.s_result
+    assert sh.__class__ is not SavedVariable and sh.grad_fn is None and not sh.requires_grad
+    assert sh._vc is y._vc and n.v_result == 0
+    np.testing.assert_array_equal(sh.numpy(), y.detach().numpy())
+    ref = weakref.ref(n)
+    del y, n, sh
+    assert ref() is None            # no cycle between the output and its node: freed without the collector
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["exp", "sigmoid", "tanh"])
+def test_saved_output_gradients_and_double_backward_match_torch(op):
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        x = mod.tensor([0.5, -1.0, 2.0], dtype=mod.float64, requires_grad=True)
+        y = getattr(x, op)()
+        g, = mod.autograd.grad(y.sum(), x, create_graph=True)
+        g.sum().backward()
+        return g.detach().numpy(), x.grad.numpy()
+
+    for e, t in zip(run(ember), run(torch)):
+        np.testing.assert_allclose(e, t, rtol=1e-12)
+
+
+@pytest.mark.parity
+def test_saved_output_modified_in_place_raises_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        x = mod.tensor([0.5, 1.0], requires_grad=True)
+        y = x.exp()
+        y.add_(1.0)
+        return _msg(lambda: y.sum().backward())
+
+    assert run(ember).replace("ember.", "torch.") == run(torch)
+
+
+@pytest.mark.parity
+def test_saved_output_released_after_backward_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        x = mod.tensor([0.5, 1.0], requires_grad=True)
+        y = x.tanh()
+        y.sum().backward(retain_graph=True)
+        first = x.grad.tolist()
+        y.sum().backward()
+        second = x.grad.tolist()
+        z = x.sigmoid()
+        z.sum().backward()
+        return first, second, _msg(lambda: z.sum().backward())
+
+    e, t = run(ember), run(torch)
+    np.testing.assert_allclose(e[0], t[0], rtol=1e-6)
+    np.testing.assert_allclose(e[1], t[1], rtol=1e-6)
+    assert e[2] == t[2]
+
+
+@pytest.mark.parity
+def test_saved_output_keeps_its_data_after_data_assignment_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        x = mod.tensor([0.5, 1.0], requires_grad=True)
+        y = x.exp()
+        y.data = mod.tensor([10.0, 20.0])
+        y.sum().backward()
+        return x.grad.tolist()
+
+    np.testing.assert_allclose(run(ember), run(torch), rtol=1e-6)
+
+
+@pytest.mark.parity
+def test_saved_output_under_saved_tensor_hooks_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        packed = []
+
+        def pack(t):
+            packed.append(t.tolist())
+            return t
+
+        x = mod.tensor([0.5, 1.0], requires_grad=True)
+        with mod.autograd.graph.saved_tensors_hooks(pack, lambda t: t * 2):
+            y = x.exp()
+        y.sum().backward()
+        return packed, x.grad.tolist()
+
+    e, t = run(ember), run(torch)
+    np.testing.assert_allclose(e[0], t[0], rtol=1e-6)
+    np.testing.assert_allclose(e[1], t[1], rtol=1e-6)

@@ -400,7 +400,7 @@ def _unpack_lines(n, kind, indent):
     """A saved tensor read in a node's apply: an input tensor may sit in the node directly (s_<name> with its
     version in v_<name>): returned after an inline version check; anything else goes through unpack_slot."""
     if kind == "output":
-        return [f"{indent}{n} = _n.s_{n}.unpack(_n)"]
+        return [f"{indent}{n} = _unpack_output(_n, {n!r})"]
     return [f"{indent}{n} = _n.s_{n}",
             f"{indent}if {n}.__class__ not in _TENSOR_TYPES or (_v := {n}._vc) is not None and _v.value != _n.v_{n}:",
             f"{indent}    {n} = _unpack_slot(_n, {n!r})"]
@@ -496,13 +496,11 @@ def emit_node(w, e, cls):
             continue
         w.w(f"        _s = getattr(_n, 's_{n}', None)")
         w.w("        if _s is not None:")
-        if kinds[n][0] == "output":
-            w.w("            _s.release()")
-        else:
-            w.w("            if _s.__class__ is _SV:")
-            w.w("                _s.release()")
-            w.w("            else:")
-            w.w(f"                _n.s_{n} = _RELEASED")
+        # (a tensor kept directly, an input or a saved output's shell, leaves the released marker)
+        w.w("            if _s.__class__ is _SV:")
+        w.w("                _s.release()")
+        w.w("            else:")
+        w.w(f"                _n.s_{n} = _RELEASED")
     w.w("")
     w.w("")
     return uses, saved
@@ -836,14 +834,39 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w("        _res.grad_fn = _n")
             w.w("        _res._requires_grad = True")
             w.w("        _res._ks = _x | _AUTOGRAD_BIT")
+            if "result" in saved and kinds["result"][1] == "_res":
+                # the saved output, when a plain cpu tensor of its own (no storage object, no base, no saved-tensor
+                # hooks, no dual level, not an inference tensor): a bare shell, the output's array, size, dtype and
+                # stride on a new tensor sharing its version counter (made now), without the output's grad_fn
+                # (torch saves an output's data without its history, or the two would hold each other).
+                # SavedVariable(output, True) otherwise; both read back by _saved.unpack_output
+                w.w("        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] "
+                    "and _FW_LEVEL[0] is None")
+                w.w("                and (_v := _res._vc) is not _INFERENCE_VC):")
+                w.w("            if _v is None:")
+                w.w("                _res._vc = _v = _new(_VC)")
+                w.w("                _v.value = 0")
+                w.w("            _n.s_result = _sh = _new(_res.__class__)")
+                w.w("            _sh._np = _res._np")
+                w.w("            _sh._size = _res._size")
+                w.w("            _sh.dtype = _d")
+                w.w("            _sh._ks = _x")
+                w.w("            _sh._vc = _v")
+                w.w("            if (_st := _res._stride) is not None:")
+                w.w("                _sh._stride = _st")
+                w.w("            _n.v_result = _v.value")
+                w.w("        else:")
+                w.w("            _n.s_result = _SV(_res, True)")
             w.w("    else:")
             w.w("        _n.input_meta = []")
             w.w(f"        _set_history(_res, _n{', True' if single else ''})")
+            if "result" in saved and kinds["result"][1] == "_res":
+                w.w("        _n.s_result = _SV(_res, True)")
         else:
             w.w(f"    _set_history(_res, _n{', True' if single else ''})")
     for n in saved:
         kind, expr = kinds[n]
-        if kind == "output":
+        if kind == "output" and not (inline_history and n == "result" and expr == "_res"):
             w.w(f"    _n.s_{n} = _SV({expr}, True)")
     w.w("    return _res")
     w.w("")
@@ -981,7 +1004,9 @@ PRELUDE = [
     "                                  record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,",
     "                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,",
     "                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)",
-    "from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot",
+    "from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output",
+    "from ember._core.tensor_impl import VersionCounter as _VC",
+    "from ember.autograd.forward_ad import _level as _FW_LEVEL",
     "from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC",
     "_getattr = _bi.getattr",
 ]

@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
@@ -56,8 +58,8 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
             key = _n.s_key
             if key.__class__ not in _TENSOR_TYPES or (_v := key._vc) is not None and _v.value != _n.v_key:
                 key = _unpack_slot(_n, 'key')
-            logsumexp = _n.s_logsumexp.unpack(_n)
-            output = _n.s_output.unpack(_n)
+            logsumexp = _unpack_output(_n, 'logsumexp')
+            output = _unpack_output(_n, 'output')
             query = _n.s_query
             if query.__class__ not in _TENSOR_TYPES or (_v := query._vc) is not None and _v.value != _n.v_query:
                 query = _unpack_slot(_n, 'query')
@@ -88,10 +90,16 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
                 _n.s_key = _RELEASED
         _s = getattr(_n, 's_logsumexp', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_logsumexp = _RELEASED
         _s = getattr(_n, 's_output', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_output = _RELEASED
         _s = getattr(_n, 's_query', None)
         if _s is not None:
             if _s.__class__ is _SV:

@@ -27,7 +27,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
@@ -46,7 +48,7 @@ class NativeDropoutBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             p = _n.s_p
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             train = _n.s_train
             _r0 = _aten.native_dropout_backward.default(grad, result1, dropout_scale(p, train))
         return [_r0]
@@ -55,7 +57,10 @@ class NativeDropoutBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
 
 
 _OP_native_dropout = getattr(_aten.native_dropout, 'default')

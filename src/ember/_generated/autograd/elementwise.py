@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import masked_grad, maybe_multiply, sum_to
@@ -2016,7 +2018,7 @@ class PowBackward1(_Node):
             exponent = _n.s_exponent
             if exponent.__class__ not in _TENSOR_TYPES or (_v := exponent._vc) is not None and _v.value != _n.v_exponent:
                 exponent = _unpack_slot(_n, 'exponent')
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2033,7 +2035,10 @@ class PowBackward1(_Node):
                 _n.s_exponent = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2121,10 +2126,26 @@ def pow_Tensor_Tensor(self, exponent):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2361,7 +2382,7 @@ class PowBackward2(_Node):
             exponent = _n.s_exponent
             if exponent.__class__ not in _TENSOR_TYPES or (_v := exponent._vc) is not None and _v.value != _n.v_exponent:
                 exponent = _unpack_slot(_n, 'exponent')
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             _r0 = pow_backward_exponent(grad, self, exponent, result)
         return [_r0]
@@ -2376,7 +2397,10 @@ class PowBackward2(_Node):
                 _n.s_exponent = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_pow_Scalar = getattr(_aten.pow, 'Scalar')
@@ -2446,10 +2470,26 @@ def pow_Scalar(self, exponent):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2742,7 +2782,7 @@ class ExpBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad * result
         return [_r0]
 
@@ -2750,7 +2790,10 @@ class ExpBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_exp = getattr(_aten.exp, 'default')
@@ -2812,10 +2855,26 @@ def exp(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3027,7 +3086,7 @@ class SqrtBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad / (2 * result)
         return [_r0]
 
@@ -3035,7 +3094,10 @@ class SqrtBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_sqrt = getattr(_aten.sqrt, 'default')
@@ -3097,10 +3159,26 @@ def sqrt(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3164,7 +3242,7 @@ class RsqrtBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = -0.5 * grad * result.pow(3)
         return [_r0]
 
@@ -3172,7 +3250,10 @@ class RsqrtBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_rsqrt = getattr(_aten.rsqrt, 'default')
@@ -3234,10 +3315,26 @@ def rsqrt(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3597,7 +3694,7 @@ class TanhBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = tanh_grad(grad, result)
         return [_r0]
 
@@ -3605,7 +3702,10 @@ class TanhBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_tanh = getattr(_aten.tanh, 'default')
@@ -3667,10 +3767,26 @@ def tanh(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3734,7 +3850,7 @@ class SigmoidBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = sigmoid_grad(grad, result)
         return [_r0]
 
@@ -3742,7 +3858,10 @@ class SigmoidBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_sigmoid = getattr(_aten.sigmoid, 'default')
@@ -3804,10 +3923,26 @@ def sigmoid(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -5284,7 +5419,7 @@ class Exp2Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad * result * 0.6931471805599453
         return [_r0]
 
@@ -5292,7 +5427,10 @@ class Exp2Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_exp2 = getattr(_aten.exp2, 'default')
@@ -5354,10 +5492,26 @@ def exp2(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -5421,7 +5575,7 @@ class Expm1Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad * (result + 1)
         return [_r0]
 
@@ -5429,7 +5583,10 @@ class Expm1Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_expm1 = getattr(_aten.expm1, 'default')
@@ -5491,10 +5648,26 @@ def expm1(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -6923,7 +7096,7 @@ class ReciprocalBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = -grad * (result * result)
         return [_r0]
 
@@ -6931,7 +7104,10 @@ class ReciprocalBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_reciprocal = getattr(_aten.reciprocal, 'default')
@@ -6993,10 +7169,26 @@ def reciprocal(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -7356,7 +7548,7 @@ class ErfinvBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad * (result * result).exp() * 0.886226925452758
         return [_r0]
 
@@ -7364,7 +7556,10 @@ class ErfinvBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_erfinv = getattr(_aten.erfinv, 'default')
@@ -7426,10 +7621,26 @@ def erfinv(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -8233,7 +8444,7 @@ class TanBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad * (result * result + 1)
         return [_r0]
 
@@ -8241,7 +8452,10 @@ class TanBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_tan = getattr(_aten.tan, 'default')
@@ -8303,10 +8517,26 @@ def tan(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -9131,7 +9361,7 @@ class HypotBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -9141,7 +9371,7 @@ class HypotBackward0(_Node):
             other = _n.s_other
             if other.__class__ not in _TENSOR_TYPES or (_v := other._vc) is not None and _v.value != _n.v_other:
                 other = _unpack_slot(_n, 'other')
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r1 = grad * other / result
         return [_r0, _r1]
 
@@ -9155,7 +9385,10 @@ class HypotBackward0(_Node):
                 _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -9243,10 +9476,26 @@ def hypot(self, other):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -10216,7 +10465,7 @@ class CopysignBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -10239,7 +10488,10 @@ class CopysignBackward0(_Node):
                 _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -10327,10 +10579,26 @@ def copysign_Tensor(self, other):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -10407,7 +10675,7 @@ class CopysignBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -10418,7 +10686,10 @@ class CopysignBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -10494,10 +10765,26 @@ def copysign_Scalar(self, other):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -12562,7 +12849,7 @@ class LdexpBackward0(_Node):
             _r0 = grad * other.exp2()
         _r1 = None
         if _e[1] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r1 = grad * result * 0.6931471805599453
         return [_r0, _r1]
 
@@ -12576,7 +12863,10 @@ class LdexpBackward0(_Node):
                 _n.s_other = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_ldexp_Tensor = getattr(_aten.ldexp, 'Tensor')
@@ -12649,10 +12939,26 @@ def ldexp_Tensor(self, other):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -12912,7 +13218,7 @@ class FrexpBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            exponent = _n.s_exponent.unpack(_n)
+            exponent = _unpack_output(_n, 'exponent')
             _r0 = grad / exponent.exp2()
         return [_r0]
 
@@ -12920,7 +13226,10 @@ class FrexpBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_exponent', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_exponent = _RELEASED
 
 
 _OP_frexp_Tensor = getattr(_aten.frexp, 'Tensor')

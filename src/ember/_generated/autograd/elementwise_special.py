@@ -27,7 +27,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented
@@ -899,7 +901,7 @@ class SpecialI0EBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -910,7 +912,10 @@ class SpecialI0EBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -984,10 +989,26 @@ def special_i0e(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1003,7 +1024,7 @@ class SpecialI1Backward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1014,7 +1035,10 @@ class SpecialI1Backward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1088,10 +1112,26 @@ def special_i1(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1107,7 +1147,7 @@ class SpecialI1EBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1118,7 +1158,10 @@ class SpecialI1EBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1192,10 +1235,26 @@ def special_i1e(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1211,7 +1270,7 @@ class SpecialErfcxBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1222,7 +1281,10 @@ class SpecialErfcxBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1296,10 +1358,26 @@ def special_erfcx(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1315,7 +1393,7 @@ class SpecialNdtriBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = grad * 2.5066282746310002 * (result * result * 0.5).exp()
         return [_r0]
 
@@ -1323,7 +1401,10 @@ class SpecialNdtriBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_special_ndtri = getattr(_aten.special_ndtri, 'default')
@@ -1385,10 +1466,26 @@ def special_ndtri(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1404,7 +1501,7 @@ class SpecialLogNdtrBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1415,7 +1512,10 @@ class SpecialLogNdtrBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1489,10 +1589,26 @@ def special_log_ndtr(self):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 

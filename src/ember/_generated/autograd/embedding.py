@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
@@ -173,9 +175,9 @@ class EmbeddingBagBackward0(_Node):
             per_sample_weights = _n.s_per_sample_weights
             if per_sample_weights.__class__ not in _TENSOR_TYPES or (_v := per_sample_weights._vc) is not None and _v.value != _n.v_per_sample_weights:
                 per_sample_weights = _unpack_slot(_n, 'per_sample_weights')
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
-            result3 = _n.s_result3.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
+            result3 = _unpack_output(_n, 'result3')
             scale_grad_by_freq = _n.s_scale_grad_by_freq
             weight_sym_sizes = _n.s_weight_sym_sizes
             _r0 = embedding_bag_weight_backward(grad, indices, result1, result2, result3, weight_sym_sizes[0], scale_grad_by_freq, mode, per_sample_weights, padding_idx)
@@ -186,7 +188,7 @@ class EmbeddingBagBackward0(_Node):
                 indices = _unpack_slot(_n, 'indices')
             mode = _n.s_mode
             padding_idx = _n.s_padding_idx
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             weight = _n.s_weight
             if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
                 weight = _unpack_slot(_n, 'weight')
@@ -209,13 +211,22 @@ class EmbeddingBagBackward0(_Node):
                 _n.s_per_sample_weights = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
         _s = getattr(_n, 's_result3', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result3 = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
             if _s.__class__ is _SV:

@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import maybe_multiply, sum_to, to_dtype
@@ -1674,7 +1676,7 @@ class LinalgVectorNormBackward0(_Node):
             dim = _n.s_dim
             keepdim = _n.s_keepdim
             ord = _n.s_ord
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1686,7 +1688,10 @@ class LinalgVectorNormBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1756,10 +1761,26 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -1775,7 +1796,7 @@ class LinalgInvExBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result0 = _n.s_result0.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
             _r0 = inv_backward(grad, result0)
         return [_r0]
 
@@ -1783,7 +1804,10 @@ class LinalgInvExBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
 
 
 _OP_linalg_inv_ex = getattr(_aten.linalg_inv_ex, 'default')
@@ -1941,7 +1965,7 @@ class LinalgSolveExBackward0(_Node):
             if B.__class__ not in _TENSOR_TYPES or (_v := B._vc) is not None and _v.value != _n.v_B:
                 B = _unpack_slot(_n, 'B')
             left = _n.s_left
-            result0 = _n.s_result0.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = solve_backward(grad, A, B, result0, left, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -1964,7 +1988,10 @@ class LinalgSolveExBackward0(_Node):
                 _n.s_B = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
 
 
 _OP_linalg_solve_ex = getattr(_aten.linalg_solve_ex, 'default')
@@ -2065,7 +2092,7 @@ class LinalgCholeskyExBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result0 = _n.s_result0.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
             upper = _n.s_upper
             _r0 = cholesky_backward(grad, upper, result0)
         return [_r0]
@@ -2074,7 +2101,10 @@ class LinalgCholeskyExBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
 
 
 _OP_linalg_cholesky_ex = getattr(_aten.linalg_cholesky_ex, 'default')
@@ -2157,7 +2187,7 @@ class LinalgSolveTriangularBackward0(_Node):
             if B.__class__ not in _TENSOR_TYPES or (_v := B._vc) is not None and _v.value != _n.v_B:
                 B = _unpack_slot(_n, 'B')
             left = _n.s_left
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2179,7 +2209,10 @@ class LinalgSolveTriangularBackward0(_Node):
                 _n.s_B = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2281,10 +2314,26 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2299,7 +2348,7 @@ class CholeskyBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             upper = _n.s_upper
             _r0 = cholesky_backward(grad, upper, result)
         return [_r0]
@@ -2308,7 +2357,10 @@ class CholeskyBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_cholesky = getattr(_aten.cholesky, 'default')
@@ -2377,10 +2429,26 @@ def cholesky(self, upper=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2400,7 +2468,7 @@ class CholeskySolveBackward0(_Node):
             input2 = _n.s_input2
             if input2.__class__ not in _TENSOR_TYPES or (_v := input2._vc) is not None and _v.value != _n.v_input2:
                 input2 = _unpack_slot(_n, 'input2')
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2421,7 +2489,10 @@ class CholeskySolveBackward0(_Node):
                 _n.s_input2 = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2519,10 +2590,26 @@ def cholesky_solve(self, input2, upper=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -2539,8 +2626,8 @@ class LinalgQrBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             mode = _n.s_mode
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
             _r0 = qr_backward(grads[0], grads[1], result0, result1, mode)
         return [_r0]
 
@@ -2548,10 +2635,16 @@ class LinalgQrBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
 
 
 _OP_linalg_qr = getattr(_aten.linalg_qr, 'default')
@@ -2639,9 +2732,9 @@ class LinalgSvdBackward0(_Node):
                 A = _unpack_slot(_n, 'A')
             compute_uv = _n.s_compute_uv
             full_matrices = _n.s_full_matrices
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
             _r0 = svd_backward(grads[0], grads[1], grads[2], A, result0, result1, result2, full_matrices, compute_uv)
         return [_r0]
 
@@ -2655,13 +2748,22 @@ class LinalgSvdBackward0(_Node):
                 _n.s_A = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
 
 
 _OP__linalg_svd = getattr(_aten._linalg_svd, 'default')
@@ -2754,8 +2856,8 @@ class LinalgEigBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2766,10 +2868,16 @@ class LinalgEigBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2837,8 +2945,8 @@ class LinalgEighBackward0(_Node):
             if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
                 A = _unpack_slot(_n, 'A')
             compute_v = _n.s_compute_v
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
             _r0 = eigh_backward(grads[0], grads[1], A, result0, result1, compute_v)
         return [_r0]
 
@@ -2852,10 +2960,16 @@ class LinalgEighBackward0(_Node):
                 _n.s_A = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
 
 
 _OP__linalg_eigh = getattr(_aten._linalg_eigh, 'default')
@@ -2948,7 +3062,7 @@ class LinalgLstsqBackward0(_Node):
             b = _n.s_b
             if b.__class__ not in _TENSOR_TYPES or (_v := b._vc) is not None and _v.value != _n.v_b:
                 b = _unpack_slot(_n, 'b')
-            result0 = _n.s_result0.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -2968,7 +3082,10 @@ class LinalgLstsqBackward0(_Node):
                 _n.s_b = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -3048,7 +3165,7 @@ class LinalgPinvBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -3059,7 +3176,10 @@ class LinalgPinvBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -3142,10 +3262,26 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3161,7 +3297,7 @@ class LinalgPinvBackward1(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -3172,7 +3308,10 @@ class LinalgPinvBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -3257,10 +3396,26 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3645,7 +3800,7 @@ class LinalgDetBackward0(_Node):
             A = _n.s_A
             if A.__class__ not in _TENSOR_TYPES or (_v := A._vc) is not None and _v.value != _n.v_A:
                 A = _unpack_slot(_n, 'A')
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             _r0 = (grad * result).unsqueeze(-1).unsqueeze(-1) * linalg_inv(A).mT
         return [_r0]
 
@@ -3659,7 +3814,10 @@ class LinalgDetBackward0(_Node):
                 _n.s_A = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_linalg_det = getattr(_aten.linalg_det, 'default')
@@ -3732,10 +3890,26 @@ def linalg_det(A):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 
@@ -3855,7 +4029,7 @@ class CholeskyInverseBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -3867,7 +4041,10 @@ class CholeskyInverseBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -3948,10 +4125,26 @@ def cholesky_inverse(self, upper=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 

@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
@@ -47,9 +49,9 @@ class LinalgLuFactorExBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            LU = _n.s_LU.unpack(_n)
+            LU = _unpack_output(_n, 'LU')
             pivot = _n.s_pivot
-            pivots = _n.s_pivots.unpack(_n)
+            pivots = _unpack_output(_n, 'pivots')
             _r0 = lu_factor_ex_backward(grad, LU, pivots, pivot)
         return [_r0]
 
@@ -57,10 +59,16 @@ class LinalgLuFactorExBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_LU', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_LU = _RELEASED
         _s = getattr(_n, 's_pivots', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_pivots = _RELEASED
 
 
 _OP_linalg_lu_factor_ex = getattr(_aten.linalg_lu_factor_ex, 'default')
@@ -146,9 +154,9 @@ class LinalgLuBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            L = _n.s_L.unpack(_n)
-            P = _n.s_P.unpack(_n)
-            U = _n.s_U.unpack(_n)
+            L = _unpack_output(_n, 'L')
+            P = _unpack_output(_n, 'P')
+            U = _unpack_output(_n, 'U')
             pivot = _n.s_pivot
             _r0 = linalg_lu_backward(grads[1], grads[2], P, L, U, pivot)
         return [_r0]
@@ -157,13 +165,22 @@ class LinalgLuBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_L', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_L = _RELEASED
         _s = getattr(_n, 's_P', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_P = _RELEASED
         _s = getattr(_n, 's_U', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_U = _RELEASED
 
 
 _OP_linalg_lu = getattr(_aten.linalg_lu, 'default')
@@ -360,7 +377,7 @@ class LinalgLuSolveBackward0(_Node):
             pivots = _n.s_pivots
             if pivots.__class__ not in _TENSOR_TYPES or (_v := pivots._vc) is not None and _v.value != _n.v_pivots:
                 pivots = _unpack_slot(_n, 'pivots')
-            result = _n.s_result.unpack(_n)
+            result = _unpack_output(_n, 'result')
             grad_input_mask = [_e[0] is not None, _e[1] is not None]
             _g = linalg_lu_solve_backward(grad, LU, pivots, result, B, left, adjoint, grad_input_mask)
             _r0 = _g[0] if _e[0] is not None else None
@@ -389,7 +406,10 @@ class LinalgLuSolveBackward0(_Node):
                 _n.s_pivots = _RELEASED
         _s = getattr(_n, 's_result', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result = _RELEASED
 
 
 _OP_linalg_lu_solve = getattr(_aten.linalg_lu_solve, 'default')
@@ -491,10 +511,26 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         _res.grad_fn = _n
         _res._requires_grad = True
         _res._ks = _x | _AUTOGRAD_BIT
+        if (_x == _PLAIN_CPU and _res._storage is None and not _HOOKS_ANYWHERE[0] and _FW_LEVEL[0] is None
+                and (_v := _res._vc) is not _INFERENCE_VC):
+            if _v is None:
+                _res._vc = _v = _new(_VC)
+                _v.value = 0
+            _n.s_result = _sh = _new(_res.__class__)
+            _sh._np = _res._np
+            _sh._size = _res._size
+            _sh.dtype = _d
+            _sh._ks = _x
+            _sh._vc = _v
+            if (_st := _res._stride) is not None:
+                _sh._stride = _st
+            _n.v_result = _v.value
+        else:
+            _n.s_result = _SV(_res, True)
     else:
         _n.input_meta = []
         _set_history(_res, _n)
-    _n.s_result = _SV(_res, True)
+        _n.s_result = _SV(_res, True)
     return _res
 
 

@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
@@ -62,7 +64,7 @@ class NllLossBackward0(_Node):
             target = _n.s_target
             if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
                 target = _unpack_slot(_n, 'target')
-            total_weight = _n.s_total_weight.unpack(_n)
+            total_weight = _unpack_output(_n, 'total_weight')
             weight = _n.s_weight
             if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
                 weight = _unpack_slot(_n, 'weight')
@@ -85,7 +87,10 @@ class NllLossBackward0(_Node):
                 _n.s_target = _RELEASED
         _s = getattr(_n, 's_total_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_total_weight = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -207,7 +212,7 @@ class NllLoss2DBackward0(_Node):
             target = _n.s_target
             if target.__class__ not in _TENSOR_TYPES or (_v := target._vc) is not None and _v.value != _n.v_target:
                 target = _unpack_slot(_n, 'target')
-            total_weight = _n.s_total_weight.unpack(_n)
+            total_weight = _unpack_output(_n, 'total_weight')
             weight = _n.s_weight
             if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
                 weight = _unpack_slot(_n, 'weight')
@@ -230,7 +235,10 @@ class NllLoss2DBackward0(_Node):
                 _n.s_target = _RELEASED
         _s = getattr(_n, 's_total_weight', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_total_weight = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1269,8 +1277,8 @@ class CtcLossBackward0(_Node):
             log_probs = _n.s_log_probs
             if log_probs.__class__ not in _TENSOR_TYPES or (_v := log_probs._vc) is not None and _v.value != _n.v_log_probs:
                 log_probs = _unpack_slot(_n, 'log_probs')
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
             target_lengths = _n.s_target_lengths
             targets = _n.s_targets
             if targets.__class__ not in _TENSOR_TYPES or (_v := targets._vc) is not None and _v.value != _n.v_targets:
@@ -1289,10 +1297,16 @@ class CtcLossBackward0(_Node):
                 _n.s_log_probs = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_targets', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1364,8 +1378,8 @@ class CtcLossBackward1(_Node):
             log_probs = _n.s_log_probs
             if log_probs.__class__ not in _TENSOR_TYPES or (_v := log_probs._vc) is not None and _v.value != _n.v_log_probs:
                 log_probs = _unpack_slot(_n, 'log_probs')
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
             target_lengths = _n.s_target_lengths
             if target_lengths.__class__ not in _TENSOR_TYPES or (_v := target_lengths._vc) is not None and _v.value != _n.v_target_lengths:
                 target_lengths = _unpack_slot(_n, 'target_lengths')
@@ -1392,10 +1406,16 @@ class CtcLossBackward1(_Node):
                 _n.s_log_probs = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_target_lengths', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -2145,7 +2165,7 @@ class MultilabelMarginLossBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            is_target = _n.s_is_target.unpack(_n)
+            is_target = _unpack_output(_n, 'is_target')
             reduction = _n.s_reduction
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
@@ -2160,7 +2180,10 @@ class MultilabelMarginLossBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_is_target', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_is_target = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:

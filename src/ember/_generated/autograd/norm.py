@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
@@ -56,8 +58,8 @@ class NativeLayerNormBackward0(_Node):
             if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
                 input = _unpack_slot(_n, 'input')
             normalized_shape = _n.s_normalized_shape
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
             weight = _n.s_weight
             if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
                 weight = _unpack_slot(_n, 'weight')
@@ -84,10 +86,16 @@ class NativeLayerNormBackward0(_Node):
                 _n.s_input = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -194,8 +202,8 @@ class NativeBatchNormBackward0(_Node):
             input = _n.s_input
             if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
                 input = _unpack_slot(_n, 'input')
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
             running_mean = _n.s_running_mean
             if running_mean.__class__ not in _TENSOR_TYPES or (_v := running_mean._vc) is not None and _v.value != _n.v_running_mean:
                 running_mean = _unpack_slot(_n, 'running_mean')
@@ -223,10 +231,16 @@ class NativeBatchNormBackward0(_Node):
                 _n.s_input = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
         _s = getattr(_n, 's_running_mean', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -387,8 +401,8 @@ class NativeGroupNormBackward0(_Node):
             input = _n.s_input
             if input.__class__ not in _TENSOR_TYPES or (_v := input._vc) is not None and _v.value != _n.v_input:
                 input = _unpack_slot(_n, 'input')
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
             weight = _n.s_weight
             if weight.__class__ not in _TENSOR_TYPES or (_v := weight._vc) is not None and _v.value != _n.v_weight:
                 weight = _unpack_slot(_n, 'weight')
@@ -409,10 +423,16 @@ class NativeGroupNormBackward0(_Node):
                 _n.s_input = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
         _s = getattr(_n, 's_weight', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1084,7 +1104,7 @@ class WeightNormInterfaceBackward0(_Node):
             g = _n.s_g
             if g.__class__ not in _TENSOR_TYPES or (_v := g._vc) is not None and _v.value != _n.v_g:
                 g = _unpack_slot(_n, 'g')
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             v = _n.s_v
             if v.__class__ not in _TENSOR_TYPES or (_v := v._vc) is not None and _v.value != _n.v_v:
                 v = _unpack_slot(_n, 'v')
@@ -1104,7 +1124,10 @@ class WeightNormInterfaceBackward0(_Node):
                 _n.s_g = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_v', None)
         if _s is not None:
             if _s.__class__ is _SV:

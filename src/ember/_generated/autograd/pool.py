@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
@@ -51,7 +53,7 @@ class MaxPool2DWithIndicesBackward0(_Node):
             dilation = _n.s_dilation
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -63,7 +65,10 @@ class MaxPool2DWithIndicesBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -151,7 +156,7 @@ class AdaptiveMaxPool2DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -162,7 +167,10 @@ class AdaptiveMaxPool2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -887,7 +895,7 @@ class MaxPool3DWithIndicesBackward0(_Node):
             dilation = _n.s_dilation
             kernel_size = _n.s_kernel_size
             padding = _n.s_padding
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -899,7 +907,10 @@ class MaxPool3DWithIndicesBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1547,7 +1558,7 @@ class AdaptiveMaxPool3DBackward0(_Node):
         _e = _n.next_edges
         _r0 = None
         if _e[0] is not None:
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1558,7 +1569,10 @@ class AdaptiveMaxPool3DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1771,7 +1785,7 @@ class FractionalMaxPool2DBackward0(_Node):
         if _e[0] is not None:
             kernel_size = _n.s_kernel_size
             output_size = _n.s_output_size
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1782,7 +1796,10 @@ class FractionalMaxPool2DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:
@@ -1980,7 +1997,7 @@ class FractionalMaxPool3DBackward0(_Node):
         if _e[0] is not None:
             kernel_size = _n.s_kernel_size
             output_size = _n.s_output_size
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             self = _n.s_self
             if self.__class__ not in _TENSOR_TYPES or (_v := self._vc) is not None and _v.value != _n.v_self:
                 self = _unpack_slot(_n, 'self')
@@ -1991,7 +2008,10 @@ class FractionalMaxPool3DBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_self', None)
         if _s is not None:
             if _s.__class__ is _SV:

@@ -28,7 +28,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import sum_to
@@ -66,8 +68,8 @@ class ThnnFusedLstmCellBackward0(_Node):
             input_gates = _n.s_input_gates
             if input_gates.__class__ not in _TENSOR_TYPES or (_v := input_gates._vc) is not None and _v.value != _n.v_input_gates:
                 input_gates = _unpack_slot(_n, 'input_gates')
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None, _e[4] is not None]
             _g = fused_lstm_cell_backward_(grads, input_gates, hidden_gates, input_bias, hidden_bias, cx, result1, result2)
             _r0 = _g[0] if _e[0] is not None else None
@@ -111,10 +113,16 @@ class ThnnFusedLstmCellBackward0(_Node):
                 _n.s_input_gates = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
 
 
 _OP__thnn_fused_lstm_cell = getattr(_aten._thnn_fused_lstm_cell, 'default')
@@ -282,7 +290,7 @@ class ThnnFusedGruCellBackward0(_Node):
             input_gates = _n.s_input_gates
             if input_gates.__class__ not in _TENSOR_TYPES or (_v := input_gates._vc) is not None and _v.value != _n.v_input_gates:
                 input_gates = _unpack_slot(_n, 'input_gates')
-            result1 = _n.s_result1.unpack(_n)
+            result1 = _unpack_output(_n, 'result1')
             grad_input_mask = [_e[0] is not None, _e[1] is not None, _e[2] is not None, _e[3] is not None, _e[4] is not None]
             _g = fused_gru_cell_backward_(grad, input_gates, hidden_gates, hx, input_bias, hidden_bias, result1)
             _r0 = _g[0] if _e[0] is not None else None
@@ -326,7 +334,10 @@ class ThnnFusedGruCellBackward0(_Node):
                 _n.s_input_gates = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
 
 
 _OP__thnn_fused_gru_cell = getattr(_aten._thnn_fused_gru_cell, 'default')
@@ -492,10 +503,10 @@ class MkldnnRnnLayerBackward0(_Node):
                 input = _unpack_slot(_n, 'input')
             mode = _n.s_mode
             num_layers = _n.s_num_layers
-            result0 = _n.s_result0.unpack(_n)
-            result1 = _n.s_result1.unpack(_n)
-            result2 = _n.s_result2.unpack(_n)
-            result3 = _n.s_result3.unpack(_n)
+            result0 = _unpack_output(_n, 'result0')
+            result1 = _unpack_output(_n, 'result1')
+            result2 = _unpack_output(_n, 'result2')
+            result3 = _unpack_output(_n, 'result3')
             reverse = _n.s_reverse
             train = _n.s_train
             weight0 = _n.s_weight0
@@ -543,16 +554,28 @@ class MkldnnRnnLayerBackward0(_Node):
                 _n.s_input = _RELEASED
         _s = getattr(_n, 's_result0', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result0 = _RELEASED
         _s = getattr(_n, 's_result1', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result1 = _RELEASED
         _s = getattr(_n, 's_result2', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result2 = _RELEASED
         _s = getattr(_n, 's_result3', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_result3 = _RELEASED
         _s = getattr(_n, 's_weight0', None)
         if _s is not None:
             if _s.__class__ is _SV:

@@ -27,7 +27,9 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   record_anomaly as _record_anomaly, leaf_edges as _leaf_edges,
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
-from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot
+from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember._core.tensor_impl import VersionCounter as _VC
+from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
 _getattr = _bi.getattr
 from ember.autograd.formulas._common import not_implemented, sum_to
@@ -46,7 +48,7 @@ class KthvalueBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             keepdim = _n.s_keepdim
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, keepdim)
@@ -56,7 +58,10 @@ class KthvalueBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_kthvalue = getattr(_aten.kthvalue, 'default')
@@ -140,7 +145,7 @@ class SortBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
         return [_r0]
@@ -149,7 +154,10 @@ class SortBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_sort = getattr(_aten.sort, 'default')
@@ -231,7 +239,7 @@ class SortBackward1(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
         return [_r0]
@@ -240,7 +248,10 @@ class SortBackward1(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_sort_stable = getattr(_aten.sort, 'stable')
@@ -322,7 +333,7 @@ class TopkBackward0(_Node):
         _r0 = None
         if _e[0] is not None:
             dim = _n.s_dim
-            indices = _n.s_indices.unpack(_n)
+            indices = _unpack_output(_n, 'indices')
             self_sym_sizes = _n.s_self_sym_sizes
             _r0 = value_selecting_backward(grad, dim, indices, self_sym_sizes, True)
         return [_r0]
@@ -331,7 +342,10 @@ class TopkBackward0(_Node):
         _n._released = True
         _s = getattr(_n, 's_indices', None)
         if _s is not None:
-            _s.release()
+            if _s.__class__ is _SV:
+                _s.release()
+            else:
+                _n.s_indices = _RELEASED
 
 
 _OP_topk = getattr(_aten.topk, 'default')
