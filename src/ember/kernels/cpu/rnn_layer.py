@@ -11,6 +11,14 @@ one contiguous (N, gate*H) block, the layout the gemms read and write; in the LS
 driven by dc (i, f, g) are adjacent in torch's order. A step's pointwise part is one call of csrc/rnn.c (numpy's
 float32 exp and tanh are scalar loops that dominated small layers), with the numpy steps kept for no C.
 
+Threads (session 13): every gemm here goes through runtime/gemm.py's `matmul` (split over ember's C pool when big
+enough, the same bits as numpy's call), since OpenBLAS is held at one thread once ember splits a gemm. The per-step
+hidden gemm at 2 threads, us min/median at load ~9: 32x256x1024 (an LSTM of 256) 159-184/309-451 against one call's
+287/290-303, 32x256x768 (a GRU of 256) 118/136-154 against 210/212, 32x1024x256 (its backward) 109/113 against
+191/193. Its forward reads w_hh^T in place (an NT gemm, which OpenBLAS packs slowly: 32x256x1024 NT 291 us, NN with
+a contiguous copy 245, 8x128x512 43 against 11, the same bits), but the transposed copy costs 40-3700 us per call
+(16x512x2048: 3.7 ms), so over 20 steps it gains 2-5% at best: not done.
+
 Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
 order, the activated gates and (LSTM) the cell state and its tanh: (L, N, 6, H) [i, f, g, o, c, tanh c] for LSTM, (L, N, 4, H)
 [r, z, n, hn + b_hn] for GRU. Half precision computes in float32.
