@@ -12,12 +12,11 @@ driven by dc (i, f, g) are adjacent in torch's order. A step's pointwise part is
 float32 exp and tanh are scalar loops that dominated small layers), with the numpy steps kept for no C.
 
 Threads (session 13): every gemm here goes through runtime/gemm.py's `matmul` (split over ember's C pool when big
-enough, the same bits as numpy's call), since OpenBLAS is held at one thread once ember splits a gemm. The per-step
-hidden gemm at 2 threads, us min/median at load ~9: 32x256x1024 (an LSTM of 256) 159-184/309-451 against one call's
-287/290-303, 32x256x768 (a GRU of 256) 118/136-154 against 210/212, 32x1024x256 (its backward) 109/113 against
-191/193. Its forward reads w_hh^T in place (an NT gemm, which OpenBLAS packs slowly: 32x256x1024 NT 291 us, NN with
-a contiguous copy 245, 8x128x512 43 against 11, the same bits), but the transposed copy costs 40-3700 us per call
-(16x512x2048: 3.7 ms), so over 20 steps it gains 2-5% at best: not done.
+enough, the same bits as numpy's call), since OpenBLAS is held at one thread once ember splits a gemm; `_xwt`'s
+swapped product too (w's rows in blocks). Per-step hidden gemm at 2 threads, us min/median at load ~9, split / one
+call: NT 32x256x1024 159-184/309-451 / 287/290-303, NT 32x256x768 118/136-154 / 210/212, the backward's
+32x1024x256 109/113 / 191/193. A contiguous copy of w_hh^T per call (NN) was measured as the alternative to the NT
+gemm above 48 rows: 40-3700 us per copy against 20-190 us gained per step, not done.
 
 Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
 order, the activated gates and (LSTM) the cell state and its tanh: (L, N, 6, H) [i, f, g, o, c, tanh c] for LSTM, (L, N, 4, H)
@@ -28,7 +27,7 @@ import numpy as np
 from ..meta import rnn as M
 from .rnn import _sigmoid_
 from .runtime import clib
-from .runtime.gemm import matmul as _matmul
+from .runtime.gemm import SPLIT_MACS as _SPLIT_MACS, matmul as _matmul
 from .runtime.arrays import acc, wrap
 from .runtime.clib import address as _addr
 from ..._core.tensor_impl import TensorImpl as _Tensor
@@ -64,7 +63,9 @@ def _xwt(x, w):
     two threads dgemm's split differs between the orders in the last bit)."""
     m = x.shape[0]
     if x.dtype is _F32 and 0 < m <= _SWAP_MAX_ROWS and w.flags.c_contiguous and x.flags.c_contiguous:
-        return w.dot(x.T).T
+        if m * x.shape[1] * w.shape[0] < _SPLIT_MACS:
+            return w.dot(x.T).T
+        return _matmul(w, x.T).T        # split over the pool: w.dot(x.T)'s bits
     return _matmul(x, w.T)
 
 
