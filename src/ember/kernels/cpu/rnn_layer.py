@@ -11,6 +11,13 @@ one contiguous (N, gate*H) block, the layout the gemms read and write; in the LS
 driven by dc (i, f, g) are adjacent in torch's order. A step's pointwise part is one call of csrc/rnn.c (numpy's
 float32 exp and tanh are scalar loops that dominated small layers), with the numpy steps kept for no C.
 
+Threads (session 13): every gemm here goes through runtime/gemm.py's `matmul` (split over ember's C pool when big
+enough, the same bits as numpy's call), since OpenBLAS is held at one thread once ember splits a gemm; `_xwt`'s
+swapped product too (w's rows in blocks). Per-step hidden gemm at 2 threads, us min/median at load ~9, split / one
+call: NT 32x256x1024 159-184/309-451 / 287/290-303, NT 32x256x768 118/136-154 / 210/212, the backward's
+32x1024x256 109/113 / 191/193. A contiguous copy of w_hh^T per call (NN) was measured as the alternative to the NT
+gemm above 48 rows: 40-3700 us per copy against 20-190 us gained per step, not done.
+
 Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
 order, the activated gates and (LSTM) the cell state and its tanh: (L, N, 6, H) [i, f, g, o, c, tanh c] for LSTM, (L, N, 4, H)
 [r, z, n, hn + b_hn] for GRU. Half precision computes in float32.
@@ -20,7 +27,7 @@ import numpy as np
 from ..meta import rnn as M
 from .rnn import _sigmoid_
 from .runtime import clib
-from .runtime.gemm import matmul as _matmul
+from .runtime.gemm import SPLIT_MACS as _SPLIT_MACS, matmul as _matmul
 from .runtime.arrays import acc, wrap
 from .runtime.clib import address as _addr
 from ..._core.tensor_impl import TensorImpl as _Tensor
@@ -57,7 +64,10 @@ def _xwt(x, w):
     m = x.shape[0]
     if x.dtype is _F32 and 0 < m <= _SWAP_MAX_ROWS and w.flags.c_contiguous:
         # (a strided x, a cell's input column x.split(1, dim=1)[t], is copied: a few rows, and BLAS would copy it)
-        return w.dot((x if x.flags.c_contiguous else np.ascontiguousarray(x)).T).T
+        xt = (x if x.flags.c_contiguous else np.ascontiguousarray(x)).T
+        if m * x.shape[1] * w.shape[0] < _SPLIT_MACS:
+            return w.dot(xt).T
+        return _matmul(w, xt).T         # split over the pool: w.dot(x.T)'s bits
     return _matmul(x, w.T)
 
 

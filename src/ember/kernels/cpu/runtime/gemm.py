@@ -229,7 +229,7 @@ def matmul(a, b):
     else numpy's own call: the same bits either way. For kernels that call BLAS directly (rnn_layer.py's per-step
     hidden gemms and its projections, conv_im2col.py's one-image gemms, linalg_matmul.py's addmm/baddbmm with
     scalars): with OpenBLAS held at one thread (blas.hold_single) their numpy calls would never use a second core."""
-    if a.ndim >= 2 and b.ndim >= 2 and a.size * b.shape[-1] > OPENBLAS_SERIAL:      # a's rows x k x n
+    if a.ndim >= 2 and b.ndim >= 2 and a.size * b.shape[-1] >= SPLIT_MACS:      # a's rows x k x n (_plan's rule)
         r = mm(a, b) if a.ndim == 2 and b.ndim == 2 else bmm(a, b)
         if r is not None:
             return r
