@@ -17,6 +17,13 @@ swapped product too (w's rows in blocks). Per-step hidden gemm at 2 threads, us 
 call: NT 32x256x1024 159-184/309-451 / 287/290-303, NT 32x256x768 118/136-154 / 210/212, the backward's
 32x1024x256 109/113 / 191/193. A contiguous copy of w_hh^T per call (NN) was measured as the alternative to the NT
 gemm above 48 rows: 40-3700 us per copy against 20-190 us gained per step, not done.
+Whole layer under load (LSTM/GRU 128->256, 20 steps, batch 32, fwd+bwd, 2 threads, load 8.6, ms, min of 24 calls):
+all numpy (one thread) caller cpu 25.2 / 17.0, wall 58.7 / 36.3; one-off gemms split 21.8 / 14.0, wall 67.2 / 46.0;
+every gemm split 21.5 / 15.3, wall 74.0 / 38.4. The split moves work off the caller but, on a machine whose cores
+are taken by other processes, the caller then waits for a pool worker that is not running (the per-step gemms pay
+it 40 times a call); with the second core free it gains what the gemm figures above show. Kept as the rest of
+ember's splits (torch's OpenMP team fares worse there: median 240-1500 ms for the same layers). A/B on another
+machine: `rnn_layer._matmul = np.matmul` turns every split here off (`_xwt` too).
 
 Modes are torch's mkldnn numbers (ideep::rnn_kind): 2 LSTM, 3 GRU. The workspace holds, per step in processing
 order, the activated gates and (LSTM) the cell state and its tanh: (L, N, 6, H) [i, f, g, o, c, tanh c] for LSTM, (L, N, 4, H)
