@@ -1040,7 +1040,7 @@ def relu(input):
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu_default(input)
@@ -1050,7 +1050,7 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu__default(input)
@@ -1060,7 +1060,7 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu_default(input)
@@ -1070,7 +1070,7 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu__default(input)
@@ -1081,10 +1081,10 @@ def celu(input, alpha=1.0):
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
     _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
@@ -1095,10 +1095,10 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
@@ -1135,10 +1135,10 @@ def hardshrink(input, lambd=0.5, *, out=None):
             raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
         return _op_hardshrink_out(input, lambd, out=out)
     _ks = input._ks
-    if lambd.__class__ in _TENSOR_TYPES:
+    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
@@ -1155,12 +1155,12 @@ def threshold(input, threshold, value, *, out=None):
             raise _bad_arg('threshold', 'out', None, 'Tensor', out)
         return _op_threshold_out(input, threshold, value, out=out)
     _ks = input._ks
-    if threshold.__class__ in _TENSOR_TYPES:
+    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
         _ks |= threshold._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
@@ -1173,12 +1173,12 @@ def threshold_(input, threshold, value):
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('threshold_', 'value', 3, 'Number', value)
     _ks = input._ks
-    if threshold.__class__ in _TENSOR_TYPES:
+    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
         _ks |= threshold._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
@@ -1191,7 +1191,7 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)
@@ -1211,10 +1211,10 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         _ks = query._ks
         _ks |= key._ks
         _ks |= value._ks
-        if dropout_p.__class__ in _TENSOR_TYPES:
+        if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
@@ -1233,7 +1233,7 @@ def conj_physical(input, *, out=None):
         return _op_conj_physical_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_physical_default(input)
@@ -1243,7 +1243,7 @@ def conj_physical_(input):
         raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_physical__default(input)
@@ -1253,7 +1253,7 @@ def conj(input):
         raise _bad_arg('conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_conj_default(input)
@@ -1263,7 +1263,7 @@ def _conj(input):
         raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op__conj_default(input)
@@ -1273,7 +1273,7 @@ def _neg_view(input):
         raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op__neg_view_default(input)
@@ -1283,7 +1283,7 @@ def resolve_conj(input):
         raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_resolve_conj_default(input)
@@ -1293,7 +1293,7 @@ def resolve_neg(input):
         raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_resolve_neg_default(input)
@@ -1303,7 +1303,7 @@ def view_as_real(input):
         raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_default(input)
@@ -1313,7 +1313,7 @@ def view_as_complex(input):
         raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_default(input)
@@ -1330,7 +1330,7 @@ def complex(real, imag, *, out=None):
     _ks = real._ks
     _ks |= imag._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_complex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_complex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(real, imag)
     return _op_complex_default(real, imag)
@@ -1347,7 +1347,7 @@ def polar(abs, angle, *, out=None):
     _ks = abs._ks
     _ks |= angle._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polar_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_polar_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(abs, angle)
     return _op_polar_default(abs, angle)
@@ -1361,7 +1361,7 @@ def angle(input, *, out=None):
         return _op_angle_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_angle_default(input)
@@ -1774,7 +1774,7 @@ def clone(input, *, memory_format=None):
     if memory_format is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_clone_default(input)
@@ -1786,7 +1786,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op__to_copy_default(input)
@@ -1807,7 +1807,7 @@ def resize_as_(input, the_template, *, memory_format=None):
         _ks = input._ks
         _ks |= the_template._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, the_template)
         return _op_resize_as__default(input, the_template)
@@ -1825,10 +1825,10 @@ def _fill__c0(input, value):
 
 def _fill__b0(input, value):
     _ks = input._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill__Scalar(input, value)
@@ -1845,7 +1845,7 @@ def _fill__b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill__Tensor(input, value)
@@ -1908,10 +1908,10 @@ def _fill_c0(input, value):
 
 def _fill_b0(input, value):
     _ks = input._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill_Scalar(input, value)
@@ -1928,7 +1928,7 @@ def _fill_b1(input, value):
     _ks = input._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, value)
     return _op_fill_Tensor(input, value)
@@ -1984,7 +1984,7 @@ def zero_(input):
         raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_zero__default(input)
@@ -3038,14 +3038,14 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         return _op_logspace_Scalar_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if out is None and dtype is None and layout is None and device is None and pin_memory is None:
         _ks = start._ks if start.__class__ in _TENSOR_TYPES else 0
-        if end.__class__ in _TENSOR_TYPES:
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
             _ks |= end._ks
-        if steps.__class__ in _TENSOR_TYPES:
+        if steps.__class__ in _TENSOR_TYPES and steps._ks != _ks:
             _ks |= steps._ks
-        if base.__class__ in _TENSOR_TYPES:
+        if base.__class__ in _TENSOR_TYPES and base._ks != _ks:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)
@@ -3134,12 +3134,12 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
         raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
     _ks = x1._ks
     _ks |= x2._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x1, x2, p, eps, keepdim)
     return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
@@ -3155,12 +3155,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
         raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
     _ks = x1._ks
     _ks |= x2._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x1, x2, dim, eps)
     return _op_cosine_similarity_default(x1, x2, dim, eps)
@@ -3174,10 +3174,10 @@ def dist(input, other, p=2):
         raise _bad_arg('dist', 'p', 3, 'Number', p)
     _ks = input._ks
     _ks |= other._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other, p)
     return _op_dist_default(input, other, p)
@@ -3188,10 +3188,10 @@ def pdist(input, p=2.0):
     if p.__class__ is not float and not _is_double(p):
         raise _bad_arg('pdist', 'p', 2, 'float', p)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_pdist_default(input, p)
@@ -3207,12 +3207,12 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
     _ks = x1._ks
     _ks |= x2._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if compute_mode.__class__ in _TENSOR_TYPES:
+    if compute_mode.__class__ in _TENSOR_TYPES and compute_mode._ks != _ks:
         _ks |= compute_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x1, x2, p, compute_mode)
     return _op_cdist_default(x1, x2, p, compute_mode)
@@ -3225,10 +3225,10 @@ def native_dropout(input, p, train):
     if train is not None and train.__class__ is not bool:
         raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
@@ -3241,10 +3241,10 @@ def dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
@@ -3257,10 +3257,10 @@ def feature_dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
@@ -3273,10 +3273,10 @@ def alpha_dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
@@ -3289,10 +3289,10 @@ def feature_alpha_dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
@@ -3305,10 +3305,10 @@ def dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout__default(input, p, train)
@@ -3321,10 +3321,10 @@ def feature_dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout__default(input, p, train)
@@ -3337,10 +3337,10 @@ def alpha_dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('alpha_dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout__default(input, p, train)
@@ -3353,10 +3353,10 @@ def feature_alpha_dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_alpha_dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout__default(input, p, train)
@@ -3368,10 +3368,10 @@ def add(input, other, *, alpha=1, out=None):
         raise _bad_arg('add', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_add_Tensor(input, other)
@@ -3388,10 +3388,10 @@ def sub(input, other, *, alpha=1, out=None):
         raise _bad_arg('sub', 'other', 2, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_sub_Tensor(input, other)
@@ -3409,10 +3409,10 @@ def mul(input, other, *, out=None):
     if out is not None:
         return _op_mul_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_mul_Tensor(input, other)
@@ -3433,10 +3433,10 @@ def _div_b0(input, other, *, out=None):
     if out is not None:
         return _op_div_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_div_Tensor(input, other)
@@ -3525,7 +3525,7 @@ def _rsub_b0(input, other, *, alpha=1):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_rsub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_rsub_Tensor(input, other)
@@ -3547,12 +3547,12 @@ def _rsub_c1(input, other, alpha=1):
 
 def _rsub_b1(input, other, alpha=1):
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsub_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other, alpha)
     return _op_rsub_Scalar(input, other, alpha)
@@ -3615,10 +3615,10 @@ def floor_divide(input, other, *, out=None):
     if out is not None:
         return _op_floor_divide_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_floor_divide_default(input, other)
@@ -3642,10 +3642,10 @@ def remainder(input, other, *, out=None):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_remainder_Tensor(input, other)
@@ -3671,10 +3671,10 @@ def float_power(input, exponent, *, out=None):
             raise _bad_arg('float_power', 'out', None, 'Tensor', out)
         return _op_float_power_Tensor_Tensor_out(input, exponent, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, exponent)
     return _op_float_power_Tensor_Tensor(input, exponent)
@@ -3698,10 +3698,10 @@ def pow(input, exponent, *, out=None):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, exponent)
     return _op_pow_Tensor_Tensor(input, exponent)
@@ -3720,10 +3720,10 @@ def eq(input, other, *, out=None):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_eq_Tensor(input, other)
@@ -3742,10 +3742,10 @@ def ne(input, other, *, out=None):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ne_Tensor(input, other)
@@ -3764,10 +3764,10 @@ def lt(input, other, *, out=None):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lt_Tensor(input, other)
@@ -3786,10 +3786,10 @@ def le(input, other, *, out=None):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_le_Tensor(input, other)
@@ -3808,10 +3808,10 @@ def gt(input, other, *, out=None):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gt_Tensor(input, other)
@@ -3830,10 +3830,10 @@ def ge(input, other, *, out=None):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ge_Tensor(input, other)
@@ -3850,7 +3850,7 @@ def logical_and(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_and_default(input, other)
@@ -3867,7 +3867,7 @@ def logical_or(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_or_default(input, other)
@@ -3884,7 +3884,7 @@ def logical_xor(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logical_xor_default(input, other)
@@ -3908,10 +3908,10 @@ def bitwise_and(input, other, *, out=None):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_and_Tensor(input, other)
@@ -3935,10 +3935,10 @@ def bitwise_or(input, other, *, out=None):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_or_Tensor(input, other)
@@ -3962,10 +3962,10 @@ def bitwise_xor(input, other, *, out=None):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_xor_Tensor(input, other)
@@ -3979,7 +3979,7 @@ def neg(input, *, out=None):
         return _op_neg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_neg_default(input)
@@ -3989,7 +3989,7 @@ def neg_(input):
         raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_neg__default(input)
@@ -4003,7 +4003,7 @@ def abs(input, *, out=None):
         return _op_abs_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_abs_default(input)
@@ -4013,7 +4013,7 @@ def abs_(input):
         raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_abs__default(input)
@@ -4027,7 +4027,7 @@ def exp(input, *, out=None):
         return _op_exp_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp_default(input)
@@ -4037,7 +4037,7 @@ def exp_(input):
         raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp__default(input)
@@ -4051,7 +4051,7 @@ def log(input, *, out=None):
         return _op_log_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log_default(input)
@@ -4061,7 +4061,7 @@ def log_(input):
         raise _bad_arg('log_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log__default(input)
@@ -4075,7 +4075,7 @@ def sqrt(input, *, out=None):
         return _op_sqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sqrt_default(input)
@@ -4085,7 +4085,7 @@ def sqrt_(input):
         raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sqrt__default(input)
@@ -4099,7 +4099,7 @@ def rsqrt(input, *, out=None):
         return _op_rsqrt_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_rsqrt_default(input)
@@ -4109,7 +4109,7 @@ def rsqrt_(input):
         raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_rsqrt__default(input)
@@ -4123,7 +4123,7 @@ def sin(input, *, out=None):
         return _op_sin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sin_default(input)
@@ -4133,7 +4133,7 @@ def sin_(input):
         raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sin__default(input)
@@ -4147,7 +4147,7 @@ def cos(input, *, out=None):
         return _op_cos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_cos_default(input)
@@ -4157,7 +4157,7 @@ def cos_(input):
         raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_cos__default(input)
@@ -4171,7 +4171,7 @@ def tanh(input, *, out=None):
         return _op_tanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_tanh_default(input)
@@ -4181,7 +4181,7 @@ def tanh_(input):
         raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_tanh__default(input)
@@ -4195,7 +4195,7 @@ def sigmoid(input, *, out=None):
         return _op_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sigmoid_default(input)
@@ -4205,7 +4205,7 @@ def sigmoid_(input):
         raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sigmoid__default(input)
@@ -4219,7 +4219,7 @@ def bitwise_not(input, *, out=None):
         return _op_bitwise_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_bitwise_not_default(input)
@@ -4233,7 +4233,7 @@ def logical_not(input, *, out=None):
         return _op_logical_not_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_logical_not_default(input)
@@ -4256,12 +4256,12 @@ def _clamp_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(input, min, max, out=out)
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp_default(input, min, max)
@@ -4280,12 +4280,12 @@ def _clamp_b1(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_Tensor_out(input, min, max, out=out)
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp_Tensor(input, min, max)
@@ -4360,12 +4360,12 @@ def _clamp__c0(input, min=None, max=None):
 
 def _clamp__b0(input, min=None, max=None):
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp__default(input, min, max)
@@ -4382,12 +4382,12 @@ def _clamp__c1(input, min=None, max=None):
 
 def _clamp__b1(input, min=None, max=None):
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clamp__Tensor(input, min, max)
@@ -4456,10 +4456,10 @@ def _clamp_min_b0(input, min, *, out=None):
     if out is not None:
         return _op_clamp_min_out(input, min, out=out)
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min_default(input, min)
@@ -4478,7 +4478,7 @@ def _clamp_min_b1(input, min, *, out=None):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min_Tensor(input, min)
@@ -4547,10 +4547,10 @@ def _clamp_max_b0(input, max, *, out=None):
     if out is not None:
         return _op_clamp_max_out(input, max, out=out)
     _ks = input._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max_default(input, max)
@@ -4569,7 +4569,7 @@ def _clamp_max_b1(input, max, *, out=None):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max_Tensor(input, max)
@@ -4651,12 +4651,12 @@ def _where_b0(condition, input, other, *, out=None):
     if out is not None:
         return _op_where_self_out(condition, input, other, out=out)
     _ks = condition._ks
-    if input.__class__ in _TENSOR_TYPES:
+    if input.__class__ in _TENSOR_TYPES and input._ks != _ks:
         _ks |= input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(condition, input, other)
     return _op_where_self(condition, input, other)
@@ -4670,7 +4670,7 @@ def _where_c1(condition):
 def _where_b1(condition):
     _ks = condition._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_where_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(condition))
     return _as_tuple(_op_where_default(condition))
@@ -4736,12 +4736,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
     _ks = input._ks
     _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES:
+    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
         _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES:
+    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_isclose_default(input, other, rtol, atol, equal_nan)
@@ -4759,12 +4759,12 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
     _ks = input._ks
     _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES:
+    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
         _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES:
+    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other, rtol, atol, equal_nan)
     return _op_allclose_default(input, other, rtol, atol, equal_nan)
@@ -4778,7 +4778,7 @@ def exp2(input, *, out=None):
         return _op_exp2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp2_default(input)
@@ -4788,7 +4788,7 @@ def exp2_(input):
         raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_exp2__default(input)
@@ -4802,7 +4802,7 @@ def expm1(input, *, out=None):
         return _op_expm1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_expm1_default(input)
@@ -4812,7 +4812,7 @@ def expm1_(input):
         raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_expm1__default(input)
@@ -4826,7 +4826,7 @@ def log1p(input, *, out=None):
         return _op_log1p_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log1p_default(input)
@@ -4836,7 +4836,7 @@ def log1p_(input):
         raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log1p__default(input)
@@ -4850,7 +4850,7 @@ def log2(input, *, out=None):
         return _op_log2_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log2_default(input)
@@ -4860,7 +4860,7 @@ def log2_(input):
         raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log2__default(input)
@@ -4874,7 +4874,7 @@ def log10(input, *, out=None):
         return _op_log10_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log10_default(input)
@@ -4884,7 +4884,7 @@ def log10_(input):
         raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log10__default(input)
@@ -4898,7 +4898,7 @@ def sign(input, *, out=None):
         return _op_sign_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sign_default(input)
@@ -4912,7 +4912,7 @@ def sgn(input, *, out=None):
         return _op_sgn_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sgn_default(input)
@@ -4926,7 +4926,7 @@ def floor(input, *, out=None):
         return _op_floor_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_floor_default(input)
@@ -4936,7 +4936,7 @@ def floor_(input):
         raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_floor__default(input)
@@ -4950,7 +4950,7 @@ def ceil(input, *, out=None):
         return _op_ceil_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_ceil_default(input)
@@ -4960,7 +4960,7 @@ def ceil_(input):
         raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_ceil__default(input)
@@ -4976,7 +4976,7 @@ def _round_b0(input, *, out=None):
         return _op_round_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_round_default(input)
@@ -5051,7 +5051,7 @@ def _round__c0(input):
 def _round__b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_round__default(input)
@@ -5120,7 +5120,7 @@ def trunc(input, *, out=None):
         return _op_trunc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_trunc_default(input)
@@ -5130,7 +5130,7 @@ def trunc_(input):
         raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_trunc__default(input)
@@ -5144,7 +5144,7 @@ def frac(input, *, out=None):
         return _op_frac_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_frac_default(input)
@@ -5154,7 +5154,7 @@ def frac_(input):
         raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_frac__default(input)
@@ -5168,7 +5168,7 @@ def reciprocal(input, *, out=None):
         return _op_reciprocal_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_reciprocal_default(input)
@@ -5178,7 +5178,7 @@ def reciprocal_(input):
         raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_reciprocal__default(input)
@@ -5192,7 +5192,7 @@ def square(input, *, out=None):
         return _op_square_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_square_default(input)
@@ -5202,7 +5202,7 @@ def square_(input):
         raise _bad_arg('square_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_square__default(input)
@@ -5216,7 +5216,7 @@ def erf(input, *, out=None):
         return _op_erf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_erf_default(input)
@@ -5226,7 +5226,7 @@ def erf_(input):
         raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_erf__default(input)
@@ -5240,7 +5240,7 @@ def erfc(input, *, out=None):
         return _op_erfc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfc_default(input)
@@ -5250,7 +5250,7 @@ def erfc_(input):
         raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfc__default(input)
@@ -5264,7 +5264,7 @@ def erfinv(input, *, out=None):
         return _op_erfinv_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_erfinv_default(input)
@@ -5278,7 +5278,7 @@ def asin(input, *, out=None):
         return _op_asin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_asin_default(input)
@@ -5288,7 +5288,7 @@ def asin_(input):
         raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_asin__default(input)
@@ -5302,7 +5302,7 @@ def acos(input, *, out=None):
         return _op_acos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_acos_default(input)
@@ -5312,7 +5312,7 @@ def acos_(input):
         raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_acos__default(input)
@@ -5326,7 +5326,7 @@ def atan(input, *, out=None):
         return _op_atan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_atan_default(input)
@@ -5336,7 +5336,7 @@ def atan_(input):
         raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_atan__default(input)
@@ -5350,7 +5350,7 @@ def sinh(input, *, out=None):
         return _op_sinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinh_default(input)
@@ -5360,7 +5360,7 @@ def sinh_(input):
         raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinh__default(input)
@@ -5374,7 +5374,7 @@ def cosh(input, *, out=None):
         return _op_cosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_cosh_default(input)
@@ -5384,7 +5384,7 @@ def cosh_(input):
         raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_cosh__default(input)
@@ -5398,7 +5398,7 @@ def tan(input, *, out=None):
         return _op_tan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_tan_default(input)
@@ -5408,7 +5408,7 @@ def tan_(input):
         raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_tan__default(input)
@@ -5422,7 +5422,7 @@ def asinh(input, *, out=None):
         return _op_asinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_asinh_default(input)
@@ -5432,7 +5432,7 @@ def asinh_(input):
         raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_asinh__default(input)
@@ -5446,7 +5446,7 @@ def acosh(input, *, out=None):
         return _op_acosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_acosh_default(input)
@@ -5456,7 +5456,7 @@ def acosh_(input):
         raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_acosh__default(input)
@@ -5470,7 +5470,7 @@ def atanh(input, *, out=None):
         return _op_atanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_atanh_default(input)
@@ -5480,7 +5480,7 @@ def atanh_(input):
         raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_atanh__default(input)
@@ -5499,14 +5499,14 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
             raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
     _ks = input._ks
-    if nan.__class__ in _TENSOR_TYPES:
+    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
         _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES:
+    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
         _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES:
+    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num_default(input, nan, posinf, neginf)
@@ -5521,14 +5521,14 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
         raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
     _ks = input._ks
-    if nan.__class__ in _TENSOR_TYPES:
+    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
         _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES:
+    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
         _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES:
+    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, nan, posinf, neginf)
     return _op_nan_to_num__default(input, nan, posinf, neginf)
@@ -5543,10 +5543,10 @@ def logit(input, eps=None, *, out=None):
             raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(input, eps, out=out)
     _ks = input._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, eps)
     return _op_logit_default(input, eps)
@@ -5557,10 +5557,10 @@ def logit_(input, eps=None):
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 2, 'float', eps)
     _ks = input._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, eps)
     return _op_logit__default(input, eps)
@@ -5577,7 +5577,7 @@ def hypot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_hypot_default(input, other)
@@ -5594,7 +5594,7 @@ def atan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_atan2_default(input, other)
@@ -5616,10 +5616,10 @@ def _lerp_b0(input, end, weight, *, out=None):
         return _op_lerp_Scalar_out(input, end, weight, out=out)
     _ks = input._ks
     _ks |= end._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Scalar(input, end, weight)
@@ -5641,7 +5641,7 @@ def _lerp_b1(input, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, end, weight)
     return _op_lerp_Tensor(input, end, weight)
@@ -5715,10 +5715,10 @@ def fmod(input, other, *, out=None):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmod_Tensor(input, other)
@@ -5738,10 +5738,10 @@ def copysign(input, other, *, out=None):
             raise _bad_arg('copysign', 'out', None, 'Tensor', out)
         return _op_copysign_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_copysign_Tensor(input, other)
@@ -5758,7 +5758,7 @@ def heaviside(input, values, *, out=None):
     _ks = input._ks
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, values)
     return _op_heaviside_default(input, values)
@@ -5775,7 +5775,7 @@ def gcd(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gcd_default(input, other)
@@ -5788,7 +5788,7 @@ def gcd_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_gcd__default(input, other)
@@ -5805,7 +5805,7 @@ def lcm(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lcm_default(input, other)
@@ -5818,7 +5818,7 @@ def lcm_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_lcm__default(input, other)
@@ -5840,7 +5840,7 @@ def _isin_b0(elements, test_elements, *, assume_unique=False, invert=False, out=
         _ks = elements._ks
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_isin_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(elements, test_elements)
         return _op_isin_Tensor_Tensor(elements, test_elements)
@@ -5865,10 +5865,10 @@ def _isin_c1(elements, test_element, *, assume_unique=False, invert=False, out=N
 def _isin_b1(elements, test_element, *, assume_unique=False, invert=False, out=None):
     if out is None and assume_unique is False and invert is False:
         _ks = elements._ks
-        if test_element.__class__ in _TENSOR_TYPES:
+        if test_element.__class__ in _TENSOR_TYPES and test_element._ks != _ks:
             _ks |= test_element._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_isin_Tensor_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(elements, test_element)
         return _op_isin_Tensor_Scalar(elements, test_element)
@@ -5895,7 +5895,7 @@ def _isin_b2(element, test_elements, *, assume_unique=False, invert=False, out=N
         _ks = element._ks if element.__class__ in _TENSOR_TYPES else 0
         _ks |= test_elements._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_isin_Scalar_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(element, test_elements)
         return _op_isin_Scalar_Tensor(element, test_elements)
@@ -5986,7 +5986,7 @@ def maximum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_maximum_default(input, other)
@@ -6003,7 +6003,7 @@ def minimum(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_minimum_default(input, other)
@@ -6020,7 +6020,7 @@ def fmax(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmax_default(input, other)
@@ -6037,7 +6037,7 @@ def fmin(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_fmin_default(input, other)
@@ -6047,7 +6047,7 @@ def positive(input):
         raise _bad_arg('positive', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_positive_default(input)
@@ -6057,7 +6057,7 @@ def isreal(input):
         raise _bad_arg('isreal', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_isreal_default(input)
@@ -6074,10 +6074,10 @@ def _clamp_min__c0(input, min):
 
 def _clamp_min__b0(input, min):
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min__default(input, min)
@@ -6094,7 +6094,7 @@ def _clamp_min__b1(input, min):
     _ks = input._ks
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min)
     return _op_clamp_min__Tensor(input, min)
@@ -6157,10 +6157,10 @@ def _clamp_max__c0(input, max):
 
 def _clamp_max__b0(input, max):
     _ks = input._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max__default(input, max)
@@ -6177,7 +6177,7 @@ def _clamp_max__b1(input, max):
     _ks = input._ks
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, max)
     return _op_clamp_max__Tensor(input, max)
@@ -6233,7 +6233,7 @@ def negative_(input):
         raise _bad_arg('negative_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_negative__default(input)
@@ -6243,7 +6243,7 @@ def fix_(input):
         raise _bad_arg('fix_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_fix__default(input)
@@ -6253,7 +6253,7 @@ def isnan(input):
         raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_isnan_default(input)
@@ -6263,7 +6263,7 @@ def isinf(input):
         raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_isinf_default(input)
@@ -6273,7 +6273,7 @@ def isfinite(input):
         raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_isfinite_default(input)
@@ -6287,7 +6287,7 @@ def signbit(input, *, out=None):
         return _op_signbit_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_signbit_default(input)
@@ -6301,7 +6301,7 @@ def isposinf(input, *, out=None):
         return _op_isposinf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_isposinf_default(input)
@@ -6315,7 +6315,7 @@ def isneginf(input, *, out=None):
         return _op_isneginf_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_isneginf_default(input)
@@ -6332,7 +6332,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcmul_default(input, tensor1, tensor2)
@@ -6356,7 +6356,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, tensor1, tensor2)
         return _op_addcdiv_default(input, tensor1, tensor2)
@@ -6389,10 +6389,10 @@ def xlogy(input, other, *, out=None):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_xlogy_Tensor(input, other)
@@ -6406,10 +6406,10 @@ def xlogy_(input, other):
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(input, other)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_xlogy__Tensor(input, other)
@@ -6426,7 +6426,7 @@ def logaddexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logaddexp_default(input, other)
@@ -6440,7 +6440,7 @@ def deg2rad(input, *, out=None):
         return _op_deg2rad_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_deg2rad_default(input)
@@ -6450,7 +6450,7 @@ def deg2rad_(input):
         raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_deg2rad__default(input)
@@ -6464,7 +6464,7 @@ def rad2deg(input, *, out=None):
         return _op_rad2deg_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_rad2deg_default(input)
@@ -6474,7 +6474,7 @@ def rad2deg_(input):
         raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_rad2deg__default(input)
@@ -6491,7 +6491,7 @@ def logaddexp2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_logaddexp2_default(input, other)
@@ -6508,7 +6508,7 @@ def nextafter(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_nextafter_default(input, other)
@@ -6525,7 +6525,7 @@ def ldexp(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ldexp_Tensor(input, other)
@@ -6538,7 +6538,7 @@ def ldexp_(input, other):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_ldexp__default(input, other)
@@ -6550,7 +6550,7 @@ def frexp(input, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_frexp(*_k(input))
     return _rt_frexp(*_op_frexp_Tensor(input))
@@ -6576,10 +6576,10 @@ def bitwise_left_shift(input, other, *, out=None):
             raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_left_shift_Tensor_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_left_shift_Tensor(input, other)
@@ -6605,10 +6605,10 @@ def bitwise_right_shift(input, other, *, out=None):
             raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_right_shift_Tensor_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_bitwise_right_shift_Tensor(input, other)
@@ -6622,7 +6622,7 @@ def arcsin(input, *, out=None):
         return _op_arcsin_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsin_default(input)
@@ -6632,7 +6632,7 @@ def arcsin_(input):
         raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsin__default(input)
@@ -6646,7 +6646,7 @@ def arccos(input, *, out=None):
         return _op_arccos_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccos_default(input)
@@ -6656,7 +6656,7 @@ def arccos_(input):
         raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccos__default(input)
@@ -6670,7 +6670,7 @@ def arctan(input, *, out=None):
         return _op_arctan_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctan_default(input)
@@ -6680,7 +6680,7 @@ def arctan_(input):
         raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctan__default(input)
@@ -6694,7 +6694,7 @@ def arcsinh(input, *, out=None):
         return _op_arcsinh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsinh_default(input)
@@ -6704,7 +6704,7 @@ def arcsinh_(input):
         raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arcsinh__default(input)
@@ -6718,7 +6718,7 @@ def arccosh(input, *, out=None):
         return _op_arccosh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccosh_default(input)
@@ -6728,7 +6728,7 @@ def arccosh_(input):
         raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arccosh__default(input)
@@ -6742,7 +6742,7 @@ def arctanh(input, *, out=None):
         return _op_arctanh_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctanh_default(input)
@@ -6752,7 +6752,7 @@ def arctanh_(input):
         raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_arctanh__default(input)
@@ -6769,7 +6769,7 @@ def arctan2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_arctan2_default(input, other)
@@ -6792,12 +6792,12 @@ def _clip_b0(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_out(input, min, max, out=out)
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip_default(input, min, max)
@@ -6816,12 +6816,12 @@ def _clip_b1(input, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_Tensor_out(input, min, max, out=out)
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip_Tensor(input, min, max)
@@ -6896,12 +6896,12 @@ def _clip__c0(input, min=None, max=None):
 
 def _clip__b0(input, min=None, max=None):
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip__default(input, min, max)
@@ -6918,12 +6918,12 @@ def _clip__c1(input, min=None, max=None):
 
 def _clip__b1(input, min=None, max=None):
     _ks = input._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min, max)
     return _op_clip__Tensor(input, min, max)
@@ -6997,10 +6997,10 @@ def _subtract_c0(input, other, *, alpha=1, out=None):
 def _subtract_b0(input, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_subtract_Tensor(input, other)
@@ -7026,12 +7026,12 @@ def _subtract_c1(input, other, alpha=1):
 
 def _subtract_b1(input, other, alpha=1):
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other, alpha)
     return _op_subtract_Scalar(input, other, alpha)
@@ -7095,7 +7095,7 @@ def absolute(input, *, out=None):
         return _op_absolute_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_absolute_default(input)
@@ -7109,7 +7109,7 @@ def negative(input, *, out=None):
         return _op_negative_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_negative_default(input)
@@ -7123,7 +7123,7 @@ def fix(input, *, out=None):
         return _op_fix_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_fix_default(input)
@@ -7144,10 +7144,10 @@ def _divide_b0(input, other, *, out=None):
     if out is not None:
         return _op_divide_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_divide_Tensor(input, other)
@@ -7227,10 +7227,10 @@ def true_divide(input, other, *, out=None):
     if out is not None:
         return _op_true_divide_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_true_divide_Tensor(input, other)
@@ -7243,10 +7243,10 @@ def multiply(input, other, *, out=None):
     if out is not None:
         return _op_multiply_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_multiply_Tensor(input, other)
@@ -7265,10 +7265,10 @@ def greater(input, other, *, out=None):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
         return _op_greater_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_greater_Tensor(input, other)
@@ -7287,10 +7287,10 @@ def greater_equal(input, other, *, out=None):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
         return _op_greater_equal_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_greater_equal_Tensor(input, other)
@@ -7309,10 +7309,10 @@ def less(input, other, *, out=None):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
         return _op_less_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_less_Tensor(input, other)
@@ -7331,10 +7331,10 @@ def less_equal(input, other, *, out=None):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
         return _op_less_equal_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_less_equal_Tensor(input, other)
@@ -7353,10 +7353,10 @@ def not_equal(input, other, *, out=None):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
         return _op_not_equal_Tensor_out(input, other, out=out)
     _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_not_equal_Tensor(input, other)
@@ -7370,7 +7370,7 @@ def lgamma(input, *, out=None):
         return _op_lgamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_lgamma_default(input)
@@ -7384,7 +7384,7 @@ def digamma(input, *, out=None):
         return _op_digamma_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_digamma_default(input)
@@ -7398,7 +7398,7 @@ def i0(input, *, out=None):
         return _op_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_i0_default(input)
@@ -7408,7 +7408,7 @@ def i0_(input):
         raise _bad_arg('i0_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_i0__default(input)
@@ -7422,7 +7422,7 @@ def sinc(input, *, out=None):
         return _op_sinc_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinc_default(input)
@@ -7432,7 +7432,7 @@ def sinc_(input):
         raise _bad_arg('sinc_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_sinc__default(input)
@@ -7449,7 +7449,7 @@ def polygamma(n, input, *, out=None):
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
     _ks |= input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(n, input)
     return _op_polygamma_default(n, input)
@@ -7464,10 +7464,10 @@ def mvlgamma(input, p, *, out=None):
             raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
         return _op_mvlgamma_out(input, p, out=out)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_mvlgamma_default(input, p)
@@ -7484,7 +7484,7 @@ def igamma(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_igamma_default(input, other)
@@ -7501,7 +7501,7 @@ def igammac(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_igammac_default(input, other)
@@ -7519,10 +7519,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
     _ks = weight._ks
     _ks |= indices._ks
-    if padding_idx.__class__ in _TENSOR_TYPES:
+    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
@@ -7551,12 +7551,12 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     _ks = weight._ks
     _ks |= indices._ks
     _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES:
+    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
         _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES:
+    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
@@ -7587,14 +7587,14 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     _ks = weight._ks
     _ks |= indices._ks
     _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES:
+    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
         _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES:
+    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
         _ks |= per_sample_weights._ks
-    if padding_idx.__class__ in _TENSOR_TYPES:
+    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -7693,14 +7693,14 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     _ks = weight._ks
     _ks |= indices._ks
     _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES:
+    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
         _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES:
+    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
         _ks |= per_sample_weights._ks
-    if padding_idx.__class__ in _TENSOR_TYPES:
+    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -7716,12 +7716,12 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
         raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
     _ks = input._ks
     _ks |= indices._ks
-    if max_norm.__class__ in _TENSOR_TYPES:
+    if max_norm.__class__ in _TENSOR_TYPES and max_norm._ks != _ks:
         _ks |= max_norm._ks
-    if norm_type.__class__ in _TENSOR_TYPES:
+    if norm_type.__class__ in _TENSOR_TYPES and norm_type._ks != _ks:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
@@ -7793,18 +7793,18 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if return_complex.__class__ is not bool:
         raise _bad_arg('istft', 'return_complex', 10, 'bool', return_complex)
     _ks = input._ks
-    if n_fft.__class__ in _TENSOR_TYPES:
+    if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
         _ks |= n_fft._ks
-    if hop_length.__class__ in _TENSOR_TYPES:
+    if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
         _ks |= hop_length._ks
-    if win_length.__class__ in _TENSOR_TYPES:
+    if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
         _ks |= win_length._ks
-    if window.__class__ in _TENSOR_TYPES:
+    if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
         _ks |= window._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_istft_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
     return _op_istft_default(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
@@ -7818,11 +7818,11 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         raise _bad_arg('gather', 'index', 3, 'Tensor', index)
     if out is None and sparse_grad is False:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, index)
         return _op_gather_default(input, dim, index)
@@ -7850,12 +7850,12 @@ def _scatter_b0(input, dim, index, src, *, out=None):
     if out is not None:
         return _op_scatter_src_out(input, dim, index, src, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_src(input, dim, index, src)
@@ -7878,13 +7878,13 @@ def _scatter_b1(input, dim, index, value, *, out=None):
     if out is not None:
         return _op_scatter_value_out(input, dim, index, value, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_scatter_value(input, dim, index, value)
@@ -8031,12 +8031,12 @@ def scatter_add(input, dim, index, src, *, out=None):
             raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(input, dim, index, src, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index, src)
     return _op_scatter_add_default(input, dim, index, src)
@@ -8054,12 +8054,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
     if out is None and include_self is True:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, index, src, reduce)
         return _op_scatter_reduce_two(input, dim, index, src, reduce)
@@ -8083,11 +8083,11 @@ def index_select(input, dim, index, *, out=None):
             raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(input, dim, index, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_index_select_default(input, dim, index)
@@ -8103,12 +8103,12 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, index, source)
         return _op_index_add_default(input, dim, index, source)
@@ -8134,12 +8134,12 @@ def index_copy(input, dim, index, source, *, out=None):
             raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(input, dim, index, source, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index, source)
     return _op_index_copy_default(input, dim, index, source)
@@ -8160,13 +8160,13 @@ def _index_fill_c0(input, dim, index, value):
 
 def _index_fill_b0(input, dim, index, value):
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Scalar(input, dim, index, value)
@@ -8185,12 +8185,12 @@ def _index_fill_c1(input, dim, index, value):
 
 def _index_fill_b1(input, dim, index, value):
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index, value)
     return _op_index_fill_int_Tensor(input, dim, index, value)
@@ -8264,10 +8264,10 @@ def _masked_fill_c0(input, mask, value):
 def _masked_fill_b0(input, mask, value):
     _ks = input._ks
     _ks |= mask._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Scalar(input, mask, value)
@@ -8287,7 +8287,7 @@ def _masked_fill_b1(input, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mask, value)
     return _op_masked_fill_Tensor(input, mask, value)
@@ -8354,7 +8354,7 @@ def masked_select(input, mask, *, out=None):
     _ks = input._ks
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mask)
     return _op_masked_select_default(input, mask)
@@ -8370,7 +8370,7 @@ def masked_scatter(input, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mask, source)
     return _op_masked_scatter_default(input, mask, source)
@@ -8387,7 +8387,7 @@ def take(input, index, *, out=None):
     _ks = input._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, index)
     return _op_take_default(input, index)
@@ -8405,10 +8405,10 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         return _op_take_along_dim_out(input, indices, dim, out=out)
     _ks = input._ks
     _ks |= indices._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, indices, dim)
     return _op_take_along_dim_default(input, indices, dim)
@@ -8422,7 +8422,7 @@ def nonzero(input, *, out=None):
         return _op_nonzero_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_nonzero_default(input)
@@ -8432,7 +8432,7 @@ def argwhere(input):
         raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_argwhere_default(input)
@@ -8450,7 +8450,7 @@ def put(input, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, index, source, accumulate)
     return _op_put_default(input, index, source, accumulate)
@@ -8468,12 +8468,12 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
     if out is None and include_self is True:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, index, source, reduce)
         return _op_index_reduce_default(input, dim, index, source, reduce)
@@ -8536,10 +8536,10 @@ def channel_shuffle(input, groups):
     if groups.__class__ is not int and not _is_int(groups):
         raise _bad_arg('channel_shuffle', 'groups', 2, 'int', groups)
     _ks = input._ks
-    if groups.__class__ in _TENSOR_TYPES:
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_channel_shuffle_default(input, groups)
@@ -8550,10 +8550,10 @@ def native_channel_shuffle(input, groups):
     if groups.__class__ is not int and not _is_int(groups):
         raise _bad_arg('native_channel_shuffle', 'groups', 2, 'int', groups)
     _ks = input._ks
-    if groups.__class__ in _TENSOR_TYPES:
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_native_channel_shuffle_default(input, groups)
@@ -8564,10 +8564,10 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
         raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
     _ks = input._ks
-    if upscale_factor.__class__ in _TENSOR_TYPES:
+    if upscale_factor.__class__ in _TENSOR_TYPES and upscale_factor._ks != _ks:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
@@ -8578,10 +8578,10 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
     _ks = input._ks
-    if downscale_factor.__class__ in _TENSOR_TYPES:
+    if downscale_factor.__class__ in _TENSOR_TYPES and downscale_factor._ks != _ks:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
@@ -8599,12 +8599,12 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
     _ks = input._ks
     _ks |= grid._ks
-    if interpolation_mode.__class__ in _TENSOR_TYPES:
+    if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
         _ks |= interpolation_mode._ks
-    if padding_mode.__class__ in _TENSOR_TYPES:
+    if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -8622,12 +8622,12 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
     _ks = input._ks
     _ks |= grid._ks
-    if interpolation_mode.__class__ in _TENSOR_TYPES:
+    if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
         _ks |= interpolation_mode._ks
-    if padding_mode.__class__ in _TENSOR_TYPES:
+    if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -8641,7 +8641,7 @@ def inverse(input, *, out=None):
         return _op_inverse_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_inverse_default(input)
@@ -8651,7 +8651,7 @@ def det(input):
         raise _bad_arg('det', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_det_default(input)
@@ -8663,7 +8663,7 @@ def slogdet(input, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_slogdet(*_k(input))
     return _rt_slogdet(*_op_slogdet_default(input))
@@ -8673,7 +8673,7 @@ def logdet(input):
         raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_logdet_default(input)
@@ -8689,7 +8689,7 @@ def cholesky(input, upper=False, *, out=None):
         return _op_cholesky_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, upper)
     return _op_cholesky_default(input, upper)
@@ -8703,7 +8703,7 @@ def qr(input, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_qr(*_k(input, some))
     return _rt_qr(*_op_qr_default(input, some))
@@ -8718,7 +8718,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
         return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
@@ -8739,7 +8739,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_svd(*_k(input, some, compute_uv))
     return _rt_svd(*_op_svd_default(input, some, compute_uv))
@@ -8755,7 +8755,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
     return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
@@ -8766,10 +8766,10 @@ def pinverse(input, rcond=1e-15):
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
     _ks = input._ks
-    if rcond.__class__ in _TENSOR_TYPES:
+    if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, rcond)
     return _op_pinverse_default(input, rcond)
@@ -8784,10 +8784,10 @@ def matrix_power(input, n, *, out=None):
             raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(input, n, out=out)
     _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, n)
     return _op_matrix_power_default(input, n)
@@ -8797,7 +8797,7 @@ def matrix_exp(input):
         raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_matrix_exp_default(input)
@@ -8816,7 +8816,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, input2, upper)
     return _op_cholesky_solve_default(input, input2, upper)
@@ -8832,7 +8832,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _op_cholesky_inverse_out(input, upper, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, upper)
     return _op_cholesky_inverse_default(input, upper)
@@ -8845,10 +8845,10 @@ def vander(x, N=None, increasing=False):
     if increasing.__class__ is not bool:
         raise _bad_arg('vander', 'increasing', 3, 'bool', increasing)
     _ks = x._ks
-    if N.__class__ in _TENSOR_TYPES:
+    if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
         _ks |= N._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vander_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, N, increasing)
     return _op_vander_default(x, N, increasing)
@@ -8869,7 +8869,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     _ks = input._ks
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
@@ -8886,7 +8886,7 @@ def orgqr(input, input2, *, out=None):
     _ks = input._ks
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, input2)
     return _op_orgqr_default(input, input2)
@@ -8910,7 +8910,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     _ks |= input2._ks
     _ks |= input3._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, input2, input3, left, transpose)
     return _op_ormqr_default(input, input2, input3, left, transpose)
@@ -8946,10 +8946,10 @@ def bilinear(input1, input2, weight, bias=None):
     _ks = input1._ks
     _ks |= input2._ks
     _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input1, input2, weight, bias)
     return _op_bilinear_default(input1, input2, weight, bias)
@@ -8968,7 +8968,7 @@ def _mm_b0(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mat2)
     return _op_mm_default(input, mat2)
@@ -8989,7 +8989,7 @@ def _mm_b1(input, mat2, out_dtype, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mm_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mat2, out_dtype)
     return _op_mm_dtype(input, mat2, out_dtype)
@@ -9060,7 +9060,7 @@ def _bmm_b0(input, mat2, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mat2)
     return _op_bmm_default(input, mat2)
@@ -9081,7 +9081,7 @@ def _bmm_b1(input, mat2, out_dtype, *, out=None):
     _ks = input._ks
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bmm_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, mat2, out_dtype)
     return _op_bmm_dtype(input, mat2, out_dtype)
@@ -9150,7 +9150,7 @@ def mv(input, vec, *, out=None):
     _ks = input._ks
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, vec)
     return _op_mv_default(input, vec)
@@ -9167,7 +9167,7 @@ def dot(input, tensor, *, out=None):
     _ks = input._ks
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, tensor)
     return _op_dot_default(input, tensor)
@@ -9184,7 +9184,7 @@ def matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_matmul_default(input, other)
@@ -9213,7 +9213,7 @@ def _addmm_b0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, mat1, mat2)
         return _op_addmm_default(input, mat1, mat2)
@@ -9247,7 +9247,7 @@ def _addmm_b1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmm_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, mat1, mat2, out_dtype)
         return _op_addmm_dtype(input, mat1, mat2, out_dtype)
@@ -9343,7 +9343,7 @@ def _baddbmm_b0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_baddbmm_default(input, batch1, batch2)
@@ -9377,7 +9377,7 @@ def _baddbmm_b1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_baddbmm_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2, out_dtype)
         return _op_baddbmm_dtype(input, batch1, batch2, out_dtype)
@@ -9461,7 +9461,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, batch1, batch2)
         return _op_addbmm_default(input, batch1, batch2)
@@ -9487,7 +9487,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv_default(input, mat, vec)
@@ -9513,7 +9513,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, mat, vec)
         return _op_addmv__default(input, mat, vec)
@@ -9535,7 +9535,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, vec1, vec2)
         return _op_addr_default(input, vec1, vec2)
@@ -9554,7 +9554,7 @@ def trace(input):
         raise _bad_arg('trace', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_trace_default(input)
@@ -9571,7 +9571,7 @@ def outer(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, vec2)
     return _op_outer_default(input, vec2)
@@ -9588,7 +9588,7 @@ def ger(input, vec2, *, out=None):
     _ks = input._ks
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, vec2)
     return _op_ger_default(input, vec2)
@@ -9605,7 +9605,7 @@ def kron(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_kron_default(input, other)
@@ -9623,10 +9623,10 @@ def cross(input, other, dim=None, *, out=None):
         return _op_cross_out(input, other, dim, out=out)
     _ks = input._ks
     _ks |= other._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other, dim)
     return _op_cross_default(input, other, dim)
@@ -9669,7 +9669,7 @@ def inner(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_inner_default(input, other)
@@ -9697,7 +9697,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     _ks = LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
     return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
@@ -9711,7 +9711,7 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt__lu_with_info(*_k(input, pivot, check_errors))
     return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
@@ -9731,7 +9731,7 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, LU_data, LU_pivots)
     return _op_lu_solve_default(input, LU_data, LU_pivots)
@@ -9743,7 +9743,7 @@ def geqrf(input, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_geqrf(*_k(input))
     return _rt_geqrf(*_op_geqrf_default(input))
@@ -9760,7 +9760,7 @@ def vdot(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_vdot_default(input, other)
@@ -9786,10 +9786,10 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     _ks |= targets._ks
     _ks |= input_lengths._ks
     _ks |= target_lengths._ks
-    if blank.__class__ in _TENSOR_TYPES:
+    if blank.__class__ in _TENSOR_TYPES and blank._ks != _ks:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -9885,10 +9885,10 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     if log_target is False:
         _ks = input._ks
         _ks |= target._ks
-        if reduction.__class__ in _TENSOR_TYPES:
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
@@ -9909,14 +9909,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if pos_weight.__class__ in _TENSOR_TYPES:
+    if pos_weight.__class__ in _TENSOR_TYPES and pos_weight._ks != _ks:
         _ks |= pos_weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
@@ -9935,12 +9935,12 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     _ks = input1._ks
     _ks |= input2._ks
     _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
@@ -9956,12 +9956,12 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
         raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
@@ -9980,12 +9980,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     _ks = input1._ks
     _ks |= input2._ks
     _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
@@ -10010,16 +10010,16 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     _ks = anchor._ks
     _ks |= positive._ks
     _ks |= negative._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
@@ -10039,12 +10039,12 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
         raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
@@ -10093,12 +10093,12 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     _ks |= targets._ks
     _ks |= input_lengths._ks
     _ks |= target_lengths._ks
-    if blank.__class__ in _TENSOR_TYPES:
+    if blank.__class__ in _TENSOR_TYPES and blank._ks != _ks:
         _ks |= blank._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
@@ -10177,12 +10177,12 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
     _ks = v._ks
-    if pow.__class__ in _TENSOR_TYPES:
+    if pow.__class__ in _TENSOR_TYPES and pow._ks != _ks:
         _ks |= pow._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
@@ -10196,10 +10196,10 @@ def _weight_norm(v, g, dim=0):
         raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
     _ks = v._ks
     _ks |= g._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
@@ -10213,10 +10213,10 @@ def _weight_norm_interface(v, g, dim=0):
         raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
     _ks = v._ks
     _ks |= g._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
@@ -10267,20 +10267,20 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES:
+    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
         _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES:
+    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
         _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES:
+    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
         _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -10303,22 +10303,22 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if N.__class__ in _TENSOR_TYPES:
+    if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
         _ks |= N._ks
-    if C.__class__ in _TENSOR_TYPES:
+    if C.__class__ in _TENSOR_TYPES and C._ks != _ks:
         _ks |= C._ks
-    if HxW.__class__ in _TENSOR_TYPES:
+    if HxW.__class__ in _TENSOR_TYPES and HxW._ks != _ks:
         _ks |= HxW._ks
-    if group.__class__ in _TENSOR_TYPES:
+    if group.__class__ in _TENSOR_TYPES and group._ks != _ks:
         _ks |= group._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
@@ -10343,20 +10343,20 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES:
+    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
         _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES:
+    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
         _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES:
+    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
         _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
@@ -10375,16 +10375,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
     _ks = input._ks
-    if num_groups.__class__ in _TENSOR_TYPES:
+    if num_groups.__class__ in _TENSOR_TYPES and num_groups._ks != _ks:
         _ks |= num_groups._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
@@ -10409,20 +10409,20 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES:
+    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
         _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES:
+    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
         _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES:
+    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
         _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
@@ -11452,7 +11452,7 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
@@ -11471,10 +11471,10 @@ def _bernoulli_c1(input, p, *, generator=None):
 def _bernoulli_b1(input, p, *, generator=None):
     if generator is None:
         _ks = input._ks
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
@@ -11537,10 +11537,10 @@ def _normal_c0(mean, std=1.0, *, generator=None, out=None):
 def _normal_b0(mean, std=1.0, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = mean._ks
-        if std.__class__ in _TENSOR_TYPES:
+        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
@@ -11561,7 +11561,7 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
@@ -11582,7 +11582,7 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
@@ -11695,10 +11695,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise _bad_arg('multinomial', 'replacement', 3, 'bool', replacement)
     if out is None and generator is None:
         _ks = input._ks
-        if num_samples.__class__ in _TENSOR_TYPES:
+        if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
@@ -11726,7 +11726,7 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)
@@ -11750,7 +11750,7 @@ def _sum_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_sum_default(input)
@@ -11839,7 +11839,7 @@ def _mean_b0(input, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_mean_default(input)
@@ -11932,7 +11932,7 @@ def _prod_b0(input, *, dtype=None):
     if dtype is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_prod_default(input)
@@ -11953,10 +11953,10 @@ def _prod_c1(input, dim, keepdim=False, *, dtype=None, out=None):
 def _prod_b1(input, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, keepdim)
         return _op_prod_dim_int(input, dim, keepdim)
@@ -12071,7 +12071,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_aminmax(*_k(input))
         return _rt_aminmax(*_op_aminmax_default(input))
@@ -12094,7 +12094,7 @@ def _max_b0(input, *, out=None):
         return _op_max_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_max_default(input)
@@ -12113,10 +12113,10 @@ def _max_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_max(*_op_max_dim_max(input, dim, keepdim, max=out[0], max_values=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_max(*_k(input, dim, keepdim))
     return _rt_max(*_op_max_dim(input, dim, keepdim))
@@ -12135,7 +12135,7 @@ def _max_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_max_other(input, other)
@@ -12208,7 +12208,7 @@ def _min_b0(input, *, out=None):
         return _op_min_unary_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_min_default(input)
@@ -12227,10 +12227,10 @@ def _min_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_min(*_op_min_dim_min(input, dim, keepdim, min=out[0], min_indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_min(*_k(input, dim, keepdim))
     return _rt_min(*_op_min_dim(input, dim, keepdim))
@@ -12249,7 +12249,7 @@ def _min_b2(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_min_other(input, other)
@@ -12323,10 +12323,10 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
             raise _bad_arg('argmax', 'out', None, 'Tensor', out)
         return _op_argmax_out(input, dim, keepdim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmax_default(input, dim, keepdim)
@@ -12343,10 +12343,10 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
             raise _bad_arg('argmin', 'out', None, 'Tensor', out)
         return _op_argmin_out(input, dim, keepdim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_argmin_default(input, dim, keepdim)
@@ -12362,7 +12362,7 @@ def _all_b0(input, *, out=None):
         return _op_all_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_all_default(input)
@@ -12381,10 +12381,10 @@ def _all_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_out(input, dim, keepdim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_all_dim(input, dim, keepdim)
@@ -12476,7 +12476,7 @@ def _any_b0(input, *, out=None):
         return _op_any_all_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_any_default(input)
@@ -12495,10 +12495,10 @@ def _any_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_out(input, dim, keepdim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
     return _op_any_dim(input, dim, keepdim)
@@ -12590,7 +12590,7 @@ def _var_c0(input, unbiased=True):
 def _var_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_var_default(input, unbiased)
@@ -12709,7 +12709,7 @@ def _std_c0(input, unbiased=True):
 def _std_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_std_default(input, unbiased)
@@ -12828,7 +12828,7 @@ def _var_mean_c0(input, unbiased=True):
 def _var_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_var_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_var_mean_default(input, unbiased)
@@ -12939,7 +12939,7 @@ def _std_mean_c0(input, unbiased=True):
 def _std_mean_b0(input, unbiased=True):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_std_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, unbiased)
     return _op_std_mean_default(input, unbiased)
@@ -13064,10 +13064,10 @@ def _norm_c0(input, p=2):
 
 def _norm_b0(input, p=2):
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_norm_Scalar(input, p)
@@ -13224,10 +13224,10 @@ def _count_nonzero_c1(input, dim=None):
 
 def _count_nonzero_b1(input, dim=None):
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_count_nonzero_default(input, dim)
@@ -13287,7 +13287,7 @@ def _median_c0(input):
 def _median_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_median_default(input)
@@ -13306,10 +13306,10 @@ def _median_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_median(*_op_median_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_median(*_k(input, dim, keepdim))
     return _rt_median(*_op_median_dim(input, dim, keepdim))
@@ -13369,7 +13369,7 @@ def _nanmedian_c0(input):
 def _nanmedian_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_nanmedian_default(input)
@@ -13388,10 +13388,10 @@ def _nanmedian_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_nanmedian(*_op_nanmedian_dim_values(input, dim, keepdim, values=out[0], indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_nanmedian(*_k(input, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(input, dim, keepdim))
@@ -13452,10 +13452,10 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return _rt_mode(*_op_mode_values(input, dim, keepdim, values=out[0], indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_mode(*_k(input, dim, keepdim))
     return _rt_mode(*_op_mode_default(input, dim, keepdim))
@@ -13468,12 +13468,12 @@ def bincount(input, weights=None, minlength=0):
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
     _ks = input._ks
-    if weights.__class__ in _TENSOR_TYPES:
+    if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
         _ks |= weights._ks
-    if minlength.__class__ in _TENSOR_TYPES:
+    if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weights, minlength)
     return _op_bincount_default(input, weights, minlength)
@@ -13492,14 +13492,14 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
             raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(input, bins, min, max, out=out)
     _ks = input._ks
-    if bins.__class__ in _TENSOR_TYPES:
+    if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
         _ks |= bins._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, bins, min, max)
     return _op_histc_default(input, bins, min, max)
@@ -13530,7 +13530,7 @@ def _nuclear_norm_b0(input, keepdim=False, *, out=None):
         return _op_nuclear_norm_out(input, keepdim, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nuclear_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, keepdim)
     return _op_nuclear_norm_default(input, keepdim)
@@ -13616,14 +13616,14 @@ def renorm(input, p, dim, maxnorm, *, out=None):
             raise _bad_arg('renorm', 'out', None, 'Tensor', out)
         return _op_renorm_out(input, p, dim, maxnorm, out=out)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES:
+    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, dim, maxnorm)
     return _op_renorm_default(input, p, dim, maxnorm)
@@ -13645,7 +13645,7 @@ def _histogram_b0(input, bins, *, weight=None, density=False, out=None):
         _ks = input._ks
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(input, bins))
@@ -13668,10 +13668,10 @@ def _histogram_c1(input, bins=100, *, range=None, weight=None, density=False, ou
 def _histogram_b1(input, bins=100, *, range=None, weight=None, density=False, out=None):
     if out is None and range is None and weight is None and density is False:
         _ks = input._ks
-        if bins.__class__ in _TENSOR_TYPES:
+        if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(input, bins))
         return _rt_histogram(*_op_histogram_bin_ct(input, bins))
@@ -13787,7 +13787,7 @@ def _trapezoid_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_trapezoid_x.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_trapezoid_x(y, x)
@@ -13809,7 +13809,7 @@ def _trapezoid_b1(y, *, dx=1, dim=-1):
     if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
         _ks = y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_trapezoid_dx.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(y)
         return _op_trapezoid_dx(y)
@@ -13880,7 +13880,7 @@ def _trapz_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_trapz_x.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_trapz_x(y, x)
@@ -13965,16 +13965,16 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
             raise _bad_arg('diff', 'out', None, 'Tensor', out)
         return _op_diff_out(input, n, dim, prepend, append, out=out)
     _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if prepend.__class__ in _TENSOR_TYPES:
+    if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
         _ks |= prepend._ks
-    if append.__class__ in _TENSOR_TYPES:
+    if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
@@ -14028,6 +14028,16 @@ def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', o
     return s
 
 def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_quantile_default(input, q, dim, keepdim)
     if out is not None:
         return _op_quantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(input, q, dim, keepdim, interpolation=interpolation)
@@ -14047,6 +14057,17 @@ def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear', o
     return s
 
 def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_quantile_scalar(input, q, dim, keepdim)
     if out is not None:
         return _op_quantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
@@ -14128,6 +14149,16 @@ def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'
     return s
 
 def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_nanquantile_default(input, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(input, q, dim, keepdim, interpolation=interpolation)
@@ -14147,6 +14178,17 @@ def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'
     return s
 
 def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_nanquantile_scalar(input, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
@@ -14219,7 +14261,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
@@ -14236,7 +14278,7 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)
@@ -14273,12 +14315,12 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _ks |= hx._ks
     _ks |= w_ih._ks
     _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES:
+    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
         _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES:
+    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14300,12 +14342,12 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _ks |= hx._ks
     _ks |= w_ih._ks
     _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES:
+    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
         _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES:
+    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14327,12 +14369,12 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _ks |= hx._ks
     _ks |= w_ih._ks
     _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES:
+    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
         _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES:
+    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -14875,10 +14917,10 @@ def cumsum(input, dim, *, dtype=None, out=None):
         raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
     if out is None and dtype is None:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim)
         return _op_cumsum_default(input, dim)
@@ -14897,10 +14939,10 @@ def cumprod(input, dim, *, dtype=None, out=None):
         raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
     if out is None and dtype is None:
         _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim)
         return _op_cumprod_default(input, dim)
@@ -14920,10 +14962,10 @@ def cummax(input, dim, *, out=None):
     if out is not None:
         return _rt_cummax(*_op_cummax_out(input, dim, values=out[0], indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_cummax(*_k(input, dim))
     return _rt_cummax(*_op_cummax_default(input, dim))
@@ -14936,10 +14978,10 @@ def cummin(input, dim, *, out=None):
     if out is not None:
         return _rt_cummin(*_op_cummin_out(input, dim, values=out[0], indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_cummin(*_k(input, dim))
     return _rt_cummin(*_op_cummin_default(input, dim))
@@ -14954,10 +14996,10 @@ def logcumsumexp(input, dim, *, out=None):
             raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(input, dim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_logcumsumexp_default(input, dim)
@@ -14977,7 +15019,7 @@ def _cumulative_trapezoid_b0(y, x, *, dim=-1):
         _ks = y._ks
         _ks |= x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumulative_trapezoid_x.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(y, x)
         return _op_cumulative_trapezoid_x(y, x)
@@ -14999,7 +15041,7 @@ def _cumulative_trapezoid_b1(y, *, dx=1, dim=-1):
     if dx.__class__ is int and dx == 1 and dim.__class__ is int and dim == -1:
         _ks = y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumulative_trapezoid_dx.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(y)
         return _op_cumulative_trapezoid_dx(y)
@@ -15067,7 +15109,7 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
@@ -15089,10 +15131,10 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = input._ks
         _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
@@ -15113,12 +15155,12 @@ def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
 def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = input._ks
-        if repeats.__class__ in _TENSOR_TYPES:
+        if repeats.__class__ in _TENSOR_TYPES and repeats._ks != _ks:
             _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
@@ -15215,7 +15257,7 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
@@ -15225,7 +15267,7 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
@@ -15249,10 +15291,10 @@ def tril(input, diagonal=0, *, out=None):
             raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(input, diagonal, out=out)
     _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
@@ -15267,10 +15309,10 @@ def triu(input, diagonal=0, *, out=None):
             raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(input, diagonal, out=out)
     _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
@@ -15285,10 +15327,10 @@ def diag(input, diagonal=0, *, out=None):
             raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(input, diagonal, out=out)
     _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
@@ -15303,14 +15345,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
@@ -15321,10 +15363,10 @@ def diagflat(input, offset=0):
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
@@ -15418,10 +15460,10 @@ def combinations(input, r=2, with_replacement=False):
     if with_replacement.__class__ is not bool:
         raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
     _ks = input._ks
-    if r.__class__ in _TENSOR_TYPES:
+    if r.__class__ in _TENSOR_TYPES and r._ks != _ks:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
@@ -15445,14 +15487,14 @@ def narrow_copy(input, dim, start, length, *, out=None):
             raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(input, dim, start, length, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)
@@ -15554,10 +15596,10 @@ def _softmax(input, dim, half_to_float):
     if half_to_float.__class__ is not bool:
         raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__softmax_default(input, dim, half_to_float)
@@ -15570,10 +15612,10 @@ def _log_softmax(input, dim, half_to_float):
     if half_to_float.__class__ is not bool:
         raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, half_to_float)
     return _op__log_softmax_default(input, dim, half_to_float)
@@ -15590,10 +15632,10 @@ def softmax(input, dim, dtype=None, *, out=None):
             raise _bad_arg('softmax', 'out', None, 'Tensor', out)
         return _op_softmax_int_out(input, dim, dtype, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, dtype)
     return _op_softmax_int(input, dim, dtype)
@@ -15610,10 +15652,10 @@ def log_softmax(input, dim, dtype=None, *, out=None):
             raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
         return _op_log_softmax_int_out(input, dim, dtype, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, dtype)
     return _op_log_softmax_int(input, dim, dtype)
@@ -15629,10 +15671,10 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
     _ks = grad_output._ks
     _ks |= output._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
@@ -15648,10 +15690,10 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
     _ks = grad_output._ks
     _ks |= output._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(grad_output, output, dim, input_dtype)
     return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
@@ -15668,12 +15710,12 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return _rt_kthvalue(*_op_kthvalue_values(input, k, dim, keepdim, values=out[0], indices=out[1]))
     _ks = input._ks
-    if k.__class__ in _TENSOR_TYPES:
+    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
         _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_kthvalue(*_k(input, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
@@ -15692,10 +15734,10 @@ def _sort_b0(input, dim=-1, descending=False, *, out=None):
     if out is not None:
         return _rt_sort(*_op_sort_values(input, dim, descending, values=out[0], indices=out[1]))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_sort(*_k(input, dim, descending))
     return _rt_sort(*_op_sort_default(input, dim, descending))
@@ -15781,10 +15823,10 @@ def _argsort_c0(input, dim=-1, descending=False):
 
 def _argsort_b0(input, dim=-1, descending=False):
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, descending)
     return _op_argsort_default(input, dim, descending)
@@ -15874,12 +15916,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         return _rt_topk(*_op_topk_values(input, k, dim, largest, sorted, values=out[0], indices=out[1]))
     _ks = input._ks
-    if k.__class__ in _TENSOR_TYPES:
+    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
         _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_topk(*_k(input, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
@@ -15893,7 +15935,7 @@ def msort(input, *, out=None):
         return _op_msort_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_msort_default(input)
@@ -15909,7 +15951,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, sorted, return_inverse, return_counts)
     return _op__unique2_default(input, sorted, return_inverse, return_counts)
@@ -15926,10 +15968,10 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     if return_counts.__class__ is not bool:
         raise _bad_arg('unique_dim', 'return_counts', 5, 'bool', return_counts)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, sorted, return_inverse, return_counts)
     return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
@@ -15944,10 +15986,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim is not None and dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unique_consecutive', 'dim', 4, 'int', dim)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, return_inverse, return_counts, dim)
     return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
@@ -15964,10 +16006,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         return _op_searchsorted_Scalar(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
     if out is None and out_int32 is False and right is False and side is None and sorter is None:
         _ks = sorted_sequence._ks
-        if input.__class__ in _TENSOR_TYPES:
+        if input.__class__ in _TENSOR_TYPES and input._ks != _ks:
             _ks |= input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(sorted_sequence, input)
         return _op_searchsorted_Tensor(sorted_sequence, input)
@@ -15998,7 +16040,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         _ks |= boundaries._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, boundaries)
         return _op_bucketize_Tensor(input, boundaries)
@@ -16031,12 +16073,12 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose', 'dim1', 3, 'int', dim1)
     _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
@@ -16053,7 +16095,7 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_default(input)
@@ -16063,7 +16105,7 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
@@ -16078,14 +16120,14 @@ def narrow(input, dim, start, length):
     if length.__class__ is not int and not _is_int(length):
         raise _bad_arg('narrow', 'length', 4, 'int', length)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
@@ -16098,12 +16140,12 @@ def select(input, dim, index):
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select', 'index', 3, 'int', index)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
@@ -16120,16 +16162,16 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice', 'step', 5, 'int', step)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
@@ -16140,10 +16182,10 @@ def unsqueeze(input, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
@@ -16157,7 +16199,7 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
@@ -16172,10 +16214,10 @@ def _squeeze_c1(input, dim):
 
 def _squeeze_b1(input, dim):
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
@@ -16261,12 +16303,12 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ is not int and not _is_int(end_dim):
         raise _bad_arg('flatten', 'end_dim', 3, 'int', end_dim)
     _ks = input._ks
-    if start_dim.__class__ in _TENSOR_TYPES:
+    if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
         _ks |= start_dim._ks
-    if end_dim.__class__ in _TENSOR_TYPES:
+    if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
@@ -16290,14 +16332,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal', 'dim2', 4, 'int', dim2)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
@@ -16308,10 +16350,10 @@ def unbind(input, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 2, 'int', dim)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_int(input, dim))
@@ -16324,12 +16366,12 @@ def split(input, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_Tensor(input, split_size, dim))
@@ -16351,12 +16393,12 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('chunk', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_chunk_default(input, chunks, dim))
@@ -16386,12 +16428,12 @@ def _movedim_c1(input, source, destination):
 
 def _movedim_b1(input, source, destination):
     _ks = input._ks
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
@@ -16471,12 +16513,12 @@ def _moveaxis_c1(input, source, destination):
 
 def _moveaxis_b1(input, source, destination):
     _ks = input._ks
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_moveaxis_int(input, source, destination)
@@ -16539,12 +16581,12 @@ def swapaxes(input, axis0, axis1):
     if axis1.__class__ is not int and not _is_int(axis1):
         raise _bad_arg('swapaxes', 'axis1', 3, 'int', axis1)
     _ks = input._ks
-    if axis0.__class__ in _TENSOR_TYPES:
+    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
         _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES:
+    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, axis0, axis1)
     return _op_swapaxes_default(input, axis0, axis1)
@@ -16557,12 +16599,12 @@ def swapdims(input, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('swapdims', 'dim1', 3, 'int', dim1)
     _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_swapdims_default(input, dim0, dim1)
@@ -16572,7 +16614,7 @@ def ravel(input):
         raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_ravel_default(input)
@@ -16589,12 +16631,12 @@ def _tensor_split_c0(input, sections, dim=0):
 
 def _tensor_split_b0(input, sections, dim=0):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections, dim))
     return _as_tuple(_op_tensor_split_sections(input, sections, dim))
@@ -16625,10 +16667,10 @@ def _tensor_split_c2(input, tensor_indices_or_sections, dim=0):
 def _tensor_split_b2(input, tensor_indices_or_sections, dim=0):
     _ks = input._ks
     _ks |= tensor_indices_or_sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim))
@@ -16702,10 +16744,10 @@ def _hsplit_c0(input, sections):
 
 def _hsplit_b0(input, sections):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_hsplit_int(input, sections))
@@ -16777,10 +16819,10 @@ def _vsplit_c0(input, sections):
 
 def _vsplit_b0(input, sections):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_vsplit_int(input, sections))
@@ -16852,10 +16894,10 @@ def _dsplit_c0(input, sections):
 
 def _dsplit_b0(input, sections):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_dsplit_int(input, sections))
@@ -16925,12 +16967,12 @@ def unsafe_split(input, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_split', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
@@ -16952,12 +16994,12 @@ def unsafe_chunk(input, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_chunk', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
@@ -16967,7 +17009,7 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_default(input)
@@ -16977,7 +17019,7 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_default(input)
@@ -17008,16 +17050,16 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
         return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
     _ks = input._ks
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
@@ -17033,12 +17075,12 @@ def select_scatter(input, src, dim, index):
         raise _bad_arg('select_scatter', 'index', 4, 'int', index)
     _ks = input._ks
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
@@ -17056,14 +17098,14 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal_scatter', 'dim2', 5, 'int', dim2)
     _ks = input._ks
     _ks |= src._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
@@ -17090,7 +17132,7 @@ def view_as_real_copy(input, *, out=None):
         return _op_view_as_real_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_copy_default(input)
@@ -17104,7 +17146,7 @@ def view_as_complex_copy(input, *, out=None):
         return _op_view_as_complex_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_copy_default(input)
@@ -17138,14 +17180,14 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
             raise _bad_arg('diagonal_copy', 'out', None, 'Tensor', out)
         return _op_diagonal_copy_out(input, offset, dim1, dim2, out=out)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_copy_default(input, offset, dim1, dim2)
@@ -17188,12 +17230,12 @@ def select_copy(input, dim, index, *, out=None):
             raise _bad_arg('select_copy', 'out', None, 'Tensor', out)
         return _op_select_copy_int_out(input, dim, index, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_copy_int(input, dim, index)
@@ -17207,7 +17249,7 @@ def detach_copy(input, *, out=None):
         return _op_detach_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_copy_default(input)
@@ -17228,16 +17270,16 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
             raise _bad_arg('slice_copy', 'out', None, 'Tensor', out)
         return _op_slice_copy_Tensor_out(input, dim, start, end, step, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_copy_Tensor(input, dim, start, end, step)
@@ -17254,12 +17296,12 @@ def split_copy(input, split_size, dim=0, *, out=None):
             raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
         return _as_tuple(_op_split_copy_Tensor_out(input, split_size, dim, out=out))
     _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
@@ -17288,7 +17330,7 @@ def _squeeze_copy_b0(input, *, out=None):
         return _op_squeeze_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_copy_default(input)
@@ -17305,10 +17347,10 @@ def _squeeze_copy_b1(input, dim, *, out=None):
     if out is not None:
         return _op_squeeze_copy_dim_out(input, dim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_copy_dim(input, dim)
@@ -17392,7 +17434,7 @@ def t_copy(input, *, out=None):
         return _op_t_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_copy_default(input)
@@ -17409,12 +17451,12 @@ def transpose_copy(input, dim0, dim1, *, out=None):
             raise _bad_arg('transpose_copy', 'out', None, 'Tensor', out)
         return _op_transpose_copy_int_out(input, dim0, dim1, out=out)
     _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_copy_int(input, dim0, dim1)
@@ -17429,10 +17471,10 @@ def unsqueeze_copy(input, dim, *, out=None):
             raise _bad_arg('unsqueeze_copy', 'out', None, 'Tensor', out)
         return _op_unsqueeze_copy_out(input, dim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_copy_default(input, dim)
@@ -17447,10 +17489,10 @@ def unbind_copy(input, dim=0, *, out=None):
             raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
         return _as_tuple(_op_unbind_copy_int_out(input, dim, out=out))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_copy_int(input, dim))
@@ -17481,7 +17523,7 @@ def _view_copy_b1(input, dtype, *, out=None):
         return _op_view_copy_dtype_out(input, dtype, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
@@ -17550,14 +17592,14 @@ def unfold_copy(input, dimension, size, step, *, out=None):
             raise _bad_arg('unfold_copy', 'out', None, 'Tensor', out)
         return _op_unfold_copy_out(input, dimension, size, step, out=out)
     _ks = input._ks
-    if dimension.__class__ in _TENSOR_TYPES:
+    if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
         _ks |= dimension._ks
-    if size.__class__ in _TENSOR_TYPES:
+    if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
         _ks |= size._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dimension, size, step)
     return _op_unfold_copy_default(input, dimension, size, step)
@@ -17571,7 +17613,7 @@ def alias_copy(input, *, out=None):
         return _op_alias_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_copy_default(input)

@@ -814,7 +814,7 @@ _op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'ze
 def _m_relu(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_relu_default(self)
@@ -822,7 +822,7 @@ def _m_relu(self):
 def _m_relu_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_relu__default(self)
@@ -835,10 +835,10 @@ def _m_hardshrink(self, lambd=0.5, *, out=None):
             raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
         return _op_hardshrink_out(self, lambd, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if lambd.__class__ in _TENSOR_TYPES:
+    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, lambd)
     return _op_hardshrink_default(self, lambd)
@@ -849,7 +849,7 @@ def _m_prelu(self, weight):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, weight)
     return _op_prelu_default(self, weight)
@@ -861,7 +861,7 @@ def _m_conj_physical(self, *, out=None):
         return _op_conj_physical_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_conj_physical_default(self)
@@ -869,7 +869,7 @@ def _m_conj_physical(self, *, out=None):
 def _m_conj_physical_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_conj_physical__default(self)
@@ -877,7 +877,7 @@ def _m_conj_physical_(self):
 def _m_conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_conj_default(self)
@@ -885,7 +885,7 @@ def _m_conj(self):
 def _m__conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op__conj_default(self)
@@ -893,7 +893,7 @@ def _m__conj(self):
 def _m__neg_view(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op__neg_view_default(self)
@@ -901,7 +901,7 @@ def _m__neg_view(self):
 def _m_resolve_conj(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_resolve_conj_default(self)
@@ -909,7 +909,7 @@ def _m_resolve_conj(self):
 def _m_resolve_neg(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_resolve_neg_default(self)
@@ -921,19 +921,26 @@ def _m_angle(self, *, out=None):
         return _op_angle_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_angle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_angle_default(self)
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
+    if memory_format.__class__ is str and memory_format == 'contiguous_format':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_contiguous_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_contiguous_default(self)
     return _op_contiguous_default(self, memory_format=memory_format)
 
 def _m_clone(self, *, memory_format=None):
     if memory_format is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_clone_default(self)
@@ -945,10 +952,10 @@ def _m_copy_(self, src, non_blocking=False):
     if non_blocking.__class__ is not bool:
         raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if src.__class__ in _TENSOR_TYPES:
+    if src.__class__ in _TENSOR_TYPES and src._ks != _ks:
         _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, non_blocking)
     return _op_copy__default(self, src, non_blocking)
@@ -974,7 +981,7 @@ def _m_resize_(self, *_va, size=None, memory_format=None):
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_resize__default(self, size)
@@ -987,7 +994,7 @@ def _m_resize_as_(self, the_template, *, memory_format=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= the_template._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, the_template)
         return _op_resize_as__default(self, the_template)
@@ -1003,10 +1010,10 @@ def __m_fill__c0(self, value):
 
 def __m_fill__b0(self, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, value)
     return _op_fill__Scalar(self, value)
@@ -1021,7 +1028,7 @@ def __m_fill__b1(self, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, value)
     return _op_fill__Tensor(self, value)
@@ -1071,7 +1078,7 @@ def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
 def _m_zero_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_zero__default(self)
@@ -1097,7 +1104,7 @@ def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pi
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_empty_default(self, size)
@@ -1154,7 +1161,7 @@ def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pi
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_zeros_default(self, size)
@@ -1185,7 +1192,7 @@ def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_ones_default(self, size)
@@ -1202,10 +1209,10 @@ def _m_dist(self, other, p=2):
         raise _bad_arg('dist', 'p', 2, 'Number', p)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, p)
     return _op_dist_default(self, other, p)
@@ -1215,10 +1222,10 @@ def _m_add(self, other, *, alpha=1, out=None):
         raise _bad_arg('add', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_add_Tensor(self, other)
@@ -1233,10 +1240,10 @@ def _m_add_(self, other, *, alpha=1):
         raise _bad_arg('add_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_add__Tensor(self, other)
@@ -1249,10 +1256,10 @@ def _m_sub(self, other, *, alpha=1, out=None):
         raise _bad_arg('sub', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_sub_Tensor(self, other)
@@ -1267,10 +1274,10 @@ def _m_sub_(self, other, *, alpha=1):
         raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_sub__Tensor(self, other)
@@ -1284,10 +1291,10 @@ def _m_mul(self, other, *, out=None):
     if out is not None:
         return _op_mul_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_mul_Tensor(self, other)
@@ -1296,10 +1303,10 @@ def _m_mul_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_mul__Tensor(self, other)
@@ -1316,10 +1323,10 @@ def __m_div_b0(self, other, *, out=None):
     if out is not None:
         return _op_div_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_div_Tensor(self, other)
@@ -1393,10 +1400,10 @@ def __m_div__c0(self, other):
 
 def __m_div__b0(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_div__Tensor(self, other)
@@ -1464,10 +1471,10 @@ def _m_floor_divide(self, other, *, out=None):
     if out is not None:
         return _op_floor_divide_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_floor_divide_default(self, other)
@@ -1476,10 +1483,10 @@ def _m_floor_divide_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_floor_divide__default(self, other)
@@ -1496,10 +1503,10 @@ def _m_remainder(self, other, *, out=None):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_remainder_Tensor(self, other)
@@ -1511,10 +1518,10 @@ def _m_remainder_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_remainder__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_remainder__Tensor(self, other)
@@ -1532,10 +1539,10 @@ def _m_float_power(self, exponent, *, out=None):
             raise _bad_arg('float_power', 'out', None, 'Tensor', out)
         return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power_Tensor_Tensor(self, exponent)
@@ -1550,10 +1557,10 @@ def __m_float_power__c0(self, exponent):
 
 def __m_float_power__b0(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Scalar(self, exponent)
@@ -1568,7 +1575,7 @@ def __m_float_power__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Tensor(self, exponent)
@@ -1627,10 +1634,10 @@ def _m_pow(self, exponent, *, out=None):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow_Tensor_Tensor(self, exponent)
@@ -1645,10 +1652,10 @@ def __m_pow__c0(self, exponent):
 
 def __m_pow__b0(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow__Scalar(self, exponent)
@@ -1663,7 +1670,7 @@ def __m_pow__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow__Tensor(self, exponent)
@@ -1722,10 +1729,10 @@ def _m_eq(self, other, *, out=None):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_eq_Tensor(self, other)
@@ -1737,10 +1744,10 @@ def _m_eq_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_eq__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_eq__Tensor(self, other)
@@ -1757,10 +1764,10 @@ def _m_ne(self, other, *, out=None):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ne_Tensor(self, other)
@@ -1772,10 +1779,10 @@ def _m_ne_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_ne__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ne__Tensor(self, other)
@@ -1792,10 +1799,10 @@ def _m_lt(self, other, *, out=None):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lt_Tensor(self, other)
@@ -1807,10 +1814,10 @@ def _m_lt_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_lt__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lt__Tensor(self, other)
@@ -1827,10 +1834,10 @@ def _m_le(self, other, *, out=None):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_le_Tensor(self, other)
@@ -1842,10 +1849,10 @@ def _m_le_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_le__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_le__Tensor(self, other)
@@ -1862,10 +1869,10 @@ def _m_gt(self, other, *, out=None):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gt_Tensor(self, other)
@@ -1877,10 +1884,10 @@ def _m_gt_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_gt__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gt__Tensor(self, other)
@@ -1897,10 +1904,10 @@ def _m_ge(self, other, *, out=None):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ge_Tensor(self, other)
@@ -1912,10 +1919,10 @@ def _m_ge_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_ge__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ge__Tensor(self, other)
@@ -1930,7 +1937,7 @@ def _m_logical_and(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_and_default(self, other)
@@ -1941,7 +1948,7 @@ def _m_logical_and_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_and__default(self, other)
@@ -1956,7 +1963,7 @@ def _m_logical_or(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_or_default(self, other)
@@ -1967,7 +1974,7 @@ def _m_logical_or_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_or__default(self, other)
@@ -1982,7 +1989,7 @@ def _m_logical_xor(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_xor_default(self, other)
@@ -1993,7 +2000,7 @@ def _m_logical_xor_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_xor__default(self, other)
@@ -2010,10 +2017,10 @@ def _m_bitwise_and(self, other, *, out=None):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_and_Tensor(self, other)
@@ -2025,10 +2032,10 @@ def _m_bitwise_and_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_and__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
@@ -2045,10 +2052,10 @@ def _m_bitwise_or(self, other, *, out=None):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_or_Tensor(self, other)
@@ -2060,10 +2067,10 @@ def _m_bitwise_or_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_or__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
@@ -2080,10 +2087,10 @@ def _m_bitwise_xor(self, other, *, out=None):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor_Tensor(self, other)
@@ -2095,10 +2102,10 @@ def _m_bitwise_xor_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_xor__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor__Tensor(self, other)
@@ -2110,7 +2117,7 @@ def _m_neg(self, *, out=None):
         return _op_neg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_neg_default(self)
@@ -2118,7 +2125,7 @@ def _m_neg(self, *, out=None):
 def _m_neg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_neg__default(self)
@@ -2130,7 +2137,7 @@ def _m_abs(self, *, out=None):
         return _op_abs_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_abs_default(self)
@@ -2138,7 +2145,7 @@ def _m_abs(self, *, out=None):
 def _m_abs_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_abs__default(self)
@@ -2150,7 +2157,7 @@ def _m_exp(self, *, out=None):
         return _op_exp_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp_default(self)
@@ -2158,7 +2165,7 @@ def _m_exp(self, *, out=None):
 def _m_exp_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp__default(self)
@@ -2170,7 +2177,7 @@ def _m_log(self, *, out=None):
         return _op_log_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log_default(self)
@@ -2178,7 +2185,7 @@ def _m_log(self, *, out=None):
 def _m_log_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log__default(self)
@@ -2190,7 +2197,7 @@ def _m_sqrt(self, *, out=None):
         return _op_sqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sqrt_default(self)
@@ -2198,7 +2205,7 @@ def _m_sqrt(self, *, out=None):
 def _m_sqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sqrt__default(self)
@@ -2210,7 +2217,7 @@ def _m_rsqrt(self, *, out=None):
         return _op_rsqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rsqrt_default(self)
@@ -2218,7 +2225,7 @@ def _m_rsqrt(self, *, out=None):
 def _m_rsqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rsqrt__default(self)
@@ -2230,7 +2237,7 @@ def _m_sin(self, *, out=None):
         return _op_sin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sin_default(self)
@@ -2238,7 +2245,7 @@ def _m_sin(self, *, out=None):
 def _m_sin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sin__default(self)
@@ -2250,7 +2257,7 @@ def _m_cos(self, *, out=None):
         return _op_cos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cos_default(self)
@@ -2258,7 +2265,7 @@ def _m_cos(self, *, out=None):
 def _m_cos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cos__default(self)
@@ -2270,7 +2277,7 @@ def _m_tanh(self, *, out=None):
         return _op_tanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tanh_default(self)
@@ -2278,7 +2285,7 @@ def _m_tanh(self, *, out=None):
 def _m_tanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tanh__default(self)
@@ -2290,7 +2297,7 @@ def _m_sigmoid(self, *, out=None):
         return _op_sigmoid_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sigmoid_default(self)
@@ -2298,7 +2305,7 @@ def _m_sigmoid(self, *, out=None):
 def _m_sigmoid_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sigmoid__default(self)
@@ -2310,7 +2317,7 @@ def _m_bitwise_not(self, *, out=None):
         return _op_bitwise_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_bitwise_not_default(self)
@@ -2318,7 +2325,7 @@ def _m_bitwise_not(self, *, out=None):
 def _m_bitwise_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_bitwise_not__default(self)
@@ -2330,7 +2337,7 @@ def _m_logical_not(self, *, out=None):
         return _op_logical_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_logical_not_default(self)
@@ -2338,7 +2345,7 @@ def _m_logical_not(self, *, out=None):
 def _m_logical_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_logical_not__default(self)
@@ -2359,12 +2366,12 @@ def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp_default(self, min, max)
@@ -2381,12 +2388,12 @@ def __m_clamp_b1(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_Tensor_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp_Tensor(self, min, max)
@@ -2457,12 +2464,12 @@ def __m_clamp__c0(self, min=None, max=None):
 
 def __m_clamp__b0(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp__default(self, min, max)
@@ -2477,12 +2484,12 @@ def __m_clamp__c1(self, min=None, max=None):
 
 def __m_clamp__b1(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp__Tensor(self, min, max)
@@ -2547,10 +2554,10 @@ def __m_clamp_min_b0(self, min, *, out=None):
     if out is not None:
         return _op_clamp_min_out(self, min, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min_default(self, min)
@@ -2567,7 +2574,7 @@ def __m_clamp_min_b1(self, min, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min_Tensor(self, min)
@@ -2630,10 +2637,10 @@ def __m_clamp_max_b0(self, max, *, out=None):
     if out is not None:
         return _op_clamp_max_out(self, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max_default(self, max)
@@ -2650,7 +2657,7 @@ def __m_clamp_max_b1(self, max, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max_Tensor(self, max)
@@ -2715,12 +2722,12 @@ def _m_where(self, condition, other, *, out=None):
             raise _bad_arg('where', 'out', None, 'Tensor', out)
         return _op_where_self_out(condition, self, other, out=out)
     _ks = condition._ks
-    if self.__class__ in _TENSOR_TYPES:
+    if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
         _ks |= self._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(condition, self, other)
     return _op_where_self(condition, self, other)
@@ -2736,12 +2743,12 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('isclose', 'equal_nan', 4, 'bool', equal_nan)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES:
+    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
         _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES:
+    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
@@ -2757,12 +2764,12 @@ def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('allclose', 'equal_nan', 4, 'bool', equal_nan)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES:
+    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
         _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES:
+    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_allclose_default(self, other, rtol, atol, equal_nan)
@@ -2774,7 +2781,7 @@ def _m_exp2(self, *, out=None):
         return _op_exp2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp2_default(self)
@@ -2782,7 +2789,7 @@ def _m_exp2(self, *, out=None):
 def _m_exp2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp2__default(self)
@@ -2794,7 +2801,7 @@ def _m_expm1(self, *, out=None):
         return _op_expm1_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_expm1_default(self)
@@ -2802,7 +2809,7 @@ def _m_expm1(self, *, out=None):
 def _m_expm1_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_expm1__default(self)
@@ -2814,7 +2821,7 @@ def _m_log1p(self, *, out=None):
         return _op_log1p_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log1p_default(self)
@@ -2822,7 +2829,7 @@ def _m_log1p(self, *, out=None):
 def _m_log1p_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log1p__default(self)
@@ -2834,7 +2841,7 @@ def _m_log2(self, *, out=None):
         return _op_log2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log2_default(self)
@@ -2842,7 +2849,7 @@ def _m_log2(self, *, out=None):
 def _m_log2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log2__default(self)
@@ -2854,7 +2861,7 @@ def _m_log10(self, *, out=None):
         return _op_log10_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log10_default(self)
@@ -2862,7 +2869,7 @@ def _m_log10(self, *, out=None):
 def _m_log10_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log10__default(self)
@@ -2874,7 +2881,7 @@ def _m_sign(self, *, out=None):
         return _op_sign_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sign_default(self)
@@ -2882,7 +2889,7 @@ def _m_sign(self, *, out=None):
 def _m_sign_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sign__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sign__default(self)
@@ -2894,7 +2901,7 @@ def _m_sgn(self, *, out=None):
         return _op_sgn_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sgn_default(self)
@@ -2902,7 +2909,7 @@ def _m_sgn(self, *, out=None):
 def _m_sgn_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sgn__default(self)
@@ -2914,7 +2921,7 @@ def _m_floor(self, *, out=None):
         return _op_floor_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_floor_default(self)
@@ -2922,7 +2929,7 @@ def _m_floor(self, *, out=None):
 def _m_floor_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_floor__default(self)
@@ -2934,7 +2941,7 @@ def _m_ceil(self, *, out=None):
         return _op_ceil_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_ceil_default(self)
@@ -2942,7 +2949,7 @@ def _m_ceil(self, *, out=None):
 def _m_ceil_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_ceil__default(self)
@@ -2956,7 +2963,7 @@ def __m_round_b0(self, *, out=None):
         return _op_round_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_round_default(self)
@@ -2993,7 +3000,7 @@ def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_round_b0(self)
@@ -3031,7 +3038,7 @@ def __m_round__c0(self):
 def __m_round__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_round__default(self)
@@ -3062,7 +3069,7 @@ def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_round__b0(self)
@@ -3100,7 +3107,7 @@ def _m_trunc(self, *, out=None):
         return _op_trunc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_trunc_default(self)
@@ -3108,7 +3115,7 @@ def _m_trunc(self, *, out=None):
 def _m_trunc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_trunc__default(self)
@@ -3120,7 +3127,7 @@ def _m_frac(self, *, out=None):
         return _op_frac_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_frac_default(self)
@@ -3128,7 +3135,7 @@ def _m_frac(self, *, out=None):
 def _m_frac_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_frac__default(self)
@@ -3140,7 +3147,7 @@ def _m_reciprocal(self, *, out=None):
         return _op_reciprocal_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_reciprocal_default(self)
@@ -3148,7 +3155,7 @@ def _m_reciprocal(self, *, out=None):
 def _m_reciprocal_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_reciprocal__default(self)
@@ -3160,7 +3167,7 @@ def _m_square(self, *, out=None):
         return _op_square_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_square_default(self)
@@ -3168,7 +3175,7 @@ def _m_square(self, *, out=None):
 def _m_square_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_square__default(self)
@@ -3180,7 +3187,7 @@ def _m_erf(self, *, out=None):
         return _op_erf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erf_default(self)
@@ -3188,7 +3195,7 @@ def _m_erf(self, *, out=None):
 def _m_erf_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erf__default(self)
@@ -3200,7 +3207,7 @@ def _m_erfc(self, *, out=None):
         return _op_erfc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfc_default(self)
@@ -3208,7 +3215,7 @@ def _m_erfc(self, *, out=None):
 def _m_erfc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfc__default(self)
@@ -3220,7 +3227,7 @@ def _m_erfinv(self, *, out=None):
         return _op_erfinv_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfinv_default(self)
@@ -3228,7 +3235,7 @@ def _m_erfinv(self, *, out=None):
 def _m_erfinv_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfinv__default(self)
@@ -3240,7 +3247,7 @@ def _m_asin(self, *, out=None):
         return _op_asin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asin_default(self)
@@ -3248,7 +3255,7 @@ def _m_asin(self, *, out=None):
 def _m_asin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asin__default(self)
@@ -3260,7 +3267,7 @@ def _m_acos(self, *, out=None):
         return _op_acos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acos_default(self)
@@ -3268,7 +3275,7 @@ def _m_acos(self, *, out=None):
 def _m_acos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acos__default(self)
@@ -3280,7 +3287,7 @@ def _m_atan(self, *, out=None):
         return _op_atan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atan_default(self)
@@ -3288,7 +3295,7 @@ def _m_atan(self, *, out=None):
 def _m_atan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atan__default(self)
@@ -3300,7 +3307,7 @@ def _m_sinh(self, *, out=None):
         return _op_sinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinh_default(self)
@@ -3308,7 +3315,7 @@ def _m_sinh(self, *, out=None):
 def _m_sinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinh__default(self)
@@ -3320,7 +3327,7 @@ def _m_cosh(self, *, out=None):
         return _op_cosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cosh_default(self)
@@ -3328,7 +3335,7 @@ def _m_cosh(self, *, out=None):
 def _m_cosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cosh__default(self)
@@ -3340,7 +3347,7 @@ def _m_tan(self, *, out=None):
         return _op_tan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tan_default(self)
@@ -3348,7 +3355,7 @@ def _m_tan(self, *, out=None):
 def _m_tan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tan__default(self)
@@ -3360,7 +3367,7 @@ def _m_asinh(self, *, out=None):
         return _op_asinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asinh_default(self)
@@ -3368,7 +3375,7 @@ def _m_asinh(self, *, out=None):
 def _m_asinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asinh__default(self)
@@ -3380,7 +3387,7 @@ def _m_acosh(self, *, out=None):
         return _op_acosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acosh_default(self)
@@ -3388,7 +3395,7 @@ def _m_acosh(self, *, out=None):
 def _m_acosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acosh__default(self)
@@ -3400,7 +3407,7 @@ def _m_atanh(self, *, out=None):
         return _op_atanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atanh_default(self)
@@ -3408,7 +3415,7 @@ def _m_atanh(self, *, out=None):
 def _m_atanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atanh__default(self)
@@ -3425,14 +3432,14 @@ def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
             raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if nan.__class__ in _TENSOR_TYPES:
+    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
         _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES:
+    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
         _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES:
+    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num_default(self, nan, posinf, neginf)
@@ -3445,14 +3452,14 @@ def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
     if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
         raise _bad_arg('nan_to_num_', 'neginf', 3, 'float', neginf)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if nan.__class__ in _TENSOR_TYPES:
+    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
         _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES:
+    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
         _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES:
+    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num__default(self, nan, posinf, neginf)
@@ -3465,10 +3472,10 @@ def _m_logit(self, eps=None, *, out=None):
             raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(self, eps, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, eps)
     return _op_logit_default(self, eps)
@@ -3477,10 +3484,10 @@ def _m_logit_(self, eps=None):
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 1, 'float', eps)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, eps)
     return _op_logit__default(self, eps)
@@ -3495,7 +3502,7 @@ def _m_hypot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_hypot_default(self, other)
@@ -3506,7 +3513,7 @@ def _m_hypot_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_hypot__default(self, other)
@@ -3521,7 +3528,7 @@ def _m_atan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_atan2_default(self, other)
@@ -3532,7 +3539,7 @@ def _m_atan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_atan2__default(self, other)
@@ -3552,10 +3559,10 @@ def __m_lerp_b0(self, end, weight, *, out=None):
         return _op_lerp_Scalar_out(self, end, weight, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= end._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Scalar(self, end, weight)
@@ -3575,7 +3582,7 @@ def __m_lerp_b1(self, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Tensor(self, end, weight)
@@ -3643,10 +3650,10 @@ def __m_lerp__c0(self, end, weight):
 def __m_lerp__b0(self, end, weight):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= end._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Scalar(self, end, weight)
@@ -3664,7 +3671,7 @@ def __m_lerp__b1(self, end, weight):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Tensor(self, end, weight)
@@ -3728,10 +3735,10 @@ def _m_fmod(self, other, *, out=None):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmod_Tensor(self, other)
@@ -3743,10 +3750,10 @@ def _m_fmod_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_fmod__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmod__Tensor(self, other)
@@ -3764,10 +3771,10 @@ def _m_copysign(self, other, *, out=None):
             raise _bad_arg('copysign', 'out', None, 'Tensor', out)
         return _op_copysign_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_copysign_Tensor(self, other)
@@ -3779,10 +3786,10 @@ def _m_copysign_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_copysign__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_copysign__Tensor(self, other)
@@ -3797,7 +3804,7 @@ def _m_heaviside(self, values, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, values)
     return _op_heaviside_default(self, values)
@@ -3808,7 +3815,7 @@ def _m_heaviside_(self, values):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, values)
     return _op_heaviside__default(self, values)
@@ -3823,7 +3830,7 @@ def _m_gcd(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gcd_default(self, other)
@@ -3834,7 +3841,7 @@ def _m_gcd_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gcd__default(self, other)
@@ -3849,7 +3856,7 @@ def _m_lcm(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lcm_default(self, other)
@@ -3860,7 +3867,7 @@ def _m_lcm_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lcm__default(self, other)
@@ -3875,7 +3882,7 @@ def _m_maximum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_maximum_default(self, other)
@@ -3890,7 +3897,7 @@ def _m_minimum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_minimum_default(self, other)
@@ -3905,7 +3912,7 @@ def _m_fmax(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmax_default(self, other)
@@ -3920,7 +3927,7 @@ def _m_fmin(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmin_default(self, other)
@@ -3928,7 +3935,7 @@ def _m_fmin(self, other, *, out=None):
 def _m_positive(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_positive_default(self)
@@ -3936,7 +3943,7 @@ def _m_positive(self):
 def _m_isreal(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isreal_default(self)
@@ -3951,10 +3958,10 @@ def __m_clamp_min__c0(self, min):
 
 def __m_clamp_min__b0(self, min):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min__default(self, min)
@@ -3969,7 +3976,7 @@ def __m_clamp_min__b1(self, min):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min__Tensor(self, min)
@@ -4026,10 +4033,10 @@ def __m_clamp_max__c0(self, max):
 
 def __m_clamp_max__b0(self, max):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max__default(self, max)
@@ -4044,7 +4051,7 @@ def __m_clamp_max__b1(self, max):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max__Tensor(self, max)
@@ -4094,7 +4101,7 @@ def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
 def _m_negative_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_negative__default(self)
@@ -4102,7 +4109,7 @@ def _m_negative_(self):
 def _m_fix_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_fix__default(self)
@@ -4110,7 +4117,7 @@ def _m_fix_(self):
 def _m_isnan(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isnan_default(self)
@@ -4118,7 +4125,7 @@ def _m_isnan(self):
 def _m_isinf(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isinf_default(self)
@@ -4126,7 +4133,7 @@ def _m_isinf(self):
 def _m_isfinite(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isfinite_default(self)
@@ -4138,7 +4145,7 @@ def _m_signbit(self, *, out=None):
         return _op_signbit_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_signbit_default(self)
@@ -4150,7 +4157,7 @@ def _m_isposinf(self, *, out=None):
         return _op_isposinf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isposinf_default(self)
@@ -4162,7 +4169,7 @@ def _m_isneginf(self, *, out=None):
         return _op_isneginf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isneginf_default(self)
@@ -4177,7 +4184,7 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul_default(self, tensor1, tensor2)
@@ -4199,7 +4206,7 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul__default(self, tensor1, tensor2)
@@ -4217,7 +4224,7 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv_default(self, tensor1, tensor2)
@@ -4239,7 +4246,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv__default(self, tensor1, tensor2)
@@ -4260,10 +4267,10 @@ def _m_xlogy(self, other, *, out=None):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_xlogy_Tensor(self, other)
@@ -4275,10 +4282,10 @@ def _m_xlogy_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_xlogy__Tensor(self, other)
@@ -4293,7 +4300,7 @@ def _m_logaddexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logaddexp_default(self, other)
@@ -4305,7 +4312,7 @@ def _m_deg2rad(self, *, out=None):
         return _op_deg2rad_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_deg2rad_default(self)
@@ -4313,7 +4320,7 @@ def _m_deg2rad(self, *, out=None):
 def _m_deg2rad_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_deg2rad__default(self)
@@ -4325,7 +4332,7 @@ def _m_rad2deg(self, *, out=None):
         return _op_rad2deg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rad2deg_default(self)
@@ -4333,7 +4340,7 @@ def _m_rad2deg(self, *, out=None):
 def _m_rad2deg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rad2deg__default(self)
@@ -4348,7 +4355,7 @@ def _m_logaddexp2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logaddexp2_default(self, other)
@@ -4363,7 +4370,7 @@ def _m_nextafter(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_nextafter_default(self, other)
@@ -4374,7 +4381,7 @@ def _m_nextafter_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_nextafter__default(self, other)
@@ -4389,7 +4396,7 @@ def _m_ldexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ldexp_Tensor(self, other)
@@ -4400,7 +4407,7 @@ def _m_ldexp_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ldexp__default(self, other)
@@ -4410,7 +4417,7 @@ def _m_frexp(self, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
@@ -4428,10 +4435,10 @@ def _m_bitwise_left_shift(self, other, *, out=None):
             raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift_Tensor(self, other)
@@ -4443,10 +4450,10 @@ def _m_bitwise_left_shift_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_left_shift__Tensor_Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
@@ -4464,10 +4471,10 @@ def _m_bitwise_right_shift(self, other, *, out=None):
             raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift_Tensor(self, other)
@@ -4479,10 +4486,10 @@ def _m_bitwise_right_shift_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_right_shift__Tensor_Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift__Tensor(self, other)
@@ -4494,7 +4501,7 @@ def _m_arcsin(self, *, out=None):
         return _op_arcsin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsin_default(self)
@@ -4502,7 +4509,7 @@ def _m_arcsin(self, *, out=None):
 def _m_arcsin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsin__default(self)
@@ -4514,7 +4521,7 @@ def _m_arccos(self, *, out=None):
         return _op_arccos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccos_default(self)
@@ -4522,7 +4529,7 @@ def _m_arccos(self, *, out=None):
 def _m_arccos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccos__default(self)
@@ -4534,7 +4541,7 @@ def _m_arctan(self, *, out=None):
         return _op_arctan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctan_default(self)
@@ -4542,7 +4549,7 @@ def _m_arctan(self, *, out=None):
 def _m_arctan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctan__default(self)
@@ -4554,7 +4561,7 @@ def _m_arcsinh(self, *, out=None):
         return _op_arcsinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsinh_default(self)
@@ -4562,7 +4569,7 @@ def _m_arcsinh(self, *, out=None):
 def _m_arcsinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsinh__default(self)
@@ -4574,7 +4581,7 @@ def _m_arccosh(self, *, out=None):
         return _op_arccosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccosh_default(self)
@@ -4582,7 +4589,7 @@ def _m_arccosh(self, *, out=None):
 def _m_arccosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccosh__default(self)
@@ -4594,7 +4601,7 @@ def _m_arctanh(self, *, out=None):
         return _op_arctanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctanh_default(self)
@@ -4602,7 +4609,7 @@ def _m_arctanh(self, *, out=None):
 def _m_arctanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctanh__default(self)
@@ -4617,7 +4624,7 @@ def _m_arctan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_arctan2_default(self, other)
@@ -4628,7 +4635,7 @@ def _m_arctan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_arctan2__default(self, other)
@@ -4649,12 +4656,12 @@ def __m_clip_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip_default(self, min, max)
@@ -4671,12 +4678,12 @@ def __m_clip_b1(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_Tensor_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip_Tensor(self, min, max)
@@ -4747,12 +4754,12 @@ def __m_clip__c0(self, min=None, max=None):
 
 def __m_clip__b0(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip__default(self, min, max)
@@ -4767,12 +4774,12 @@ def __m_clip__c1(self, min=None, max=None):
 
 def __m_clip__b1(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip__Tensor(self, min, max)
@@ -4840,10 +4847,10 @@ def __m_subtract_c0(self, other, *, alpha=1, out=None):
 def __m_subtract_b0(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_subtract_Tensor(self, other)
@@ -4865,12 +4872,12 @@ def __m_subtract_c1(self, other, alpha=1):
 
 def __m_subtract_b1(self, other, alpha=1):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract_Scalar(self, other, alpha)
@@ -4936,10 +4943,10 @@ def __m_subtract__c0(self, other, *, alpha=1):
 def __m_subtract__b0(self, other, *, alpha=1):
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_subtract__Tensor(self, other)
@@ -4959,12 +4966,12 @@ def __m_subtract__c1(self, other, alpha=1):
 
 def __m_subtract__b1(self, other, alpha=1):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract__Scalar(self, other, alpha)
@@ -5022,7 +5029,7 @@ def _m_absolute(self, *, out=None):
         return _op_absolute_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_absolute_default(self)
@@ -5034,7 +5041,7 @@ def _m_negative(self, *, out=None):
         return _op_negative_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_negative_default(self)
@@ -5046,7 +5053,7 @@ def _m_fix(self, *, out=None):
         return _op_fix_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_fix_default(self)
@@ -5063,10 +5070,10 @@ def __m_divide_b0(self, other, *, out=None):
     if out is not None:
         return _op_divide_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_divide_Tensor(self, other)
@@ -5136,10 +5143,10 @@ def _m_true_divide(self, other, *, out=None):
     if out is not None:
         return _op_true_divide_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_true_divide_Tensor(self, other)
@@ -5150,10 +5157,10 @@ def _m_multiply(self, other, *, out=None):
     if out is not None:
         return _op_multiply_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_multiply_Tensor(self, other)
@@ -5170,10 +5177,10 @@ def _m_greater(self, other, *, out=None):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
         return _op_greater_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_greater_Tensor(self, other)
@@ -5190,10 +5197,10 @@ def _m_greater_equal(self, other, *, out=None):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
         return _op_greater_equal_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
@@ -5210,10 +5217,10 @@ def _m_less(self, other, *, out=None):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
         return _op_less_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_less_Tensor(self, other)
@@ -5230,10 +5237,10 @@ def _m_less_equal(self, other, *, out=None):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
         return _op_less_equal_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_less_equal_Tensor(self, other)
@@ -5250,10 +5257,10 @@ def _m_not_equal(self, other, *, out=None):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
         return _op_not_equal_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_not_equal_Tensor(self, other)
@@ -5265,7 +5272,7 @@ def _m_lgamma(self, *, out=None):
         return _op_lgamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_lgamma_default(self)
@@ -5273,7 +5280,7 @@ def _m_lgamma(self, *, out=None):
 def _m_lgamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_lgamma__default(self)
@@ -5285,7 +5292,7 @@ def _m_digamma(self, *, out=None):
         return _op_digamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_digamma_default(self)
@@ -5293,7 +5300,7 @@ def _m_digamma(self, *, out=None):
 def _m_digamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_digamma__default(self)
@@ -5305,7 +5312,7 @@ def _m_i0(self, *, out=None):
         return _op_i0_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_i0_default(self)
@@ -5313,7 +5320,7 @@ def _m_i0(self, *, out=None):
 def _m_i0_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_i0__default(self)
@@ -5325,7 +5332,7 @@ def _m_sinc(self, *, out=None):
         return _op_sinc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinc_default(self)
@@ -5333,7 +5340,7 @@ def _m_sinc(self, *, out=None):
 def _m_sinc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinc__default(self)
@@ -5346,10 +5353,10 @@ def _m_polygamma(self, n, *, out=None):
             raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
         return _op_polygamma_out(n, self, out=out)
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
-    if self.__class__ in _TENSOR_TYPES:
+    if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
         _ks |= self._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(n, self)
     return _op_polygamma_default(n, self)
@@ -5358,10 +5365,10 @@ def _m_polygamma_(self, n):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('polygamma_', 'n', 1, 'int', n)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n)
     return _op_polygamma__default(self, n)
@@ -5374,10 +5381,10 @@ def _m_mvlgamma(self, p, *, out=None):
             raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
         return _op_mvlgamma_out(self, p, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_mvlgamma_default(self, p)
@@ -5386,10 +5393,10 @@ def _m_mvlgamma_(self, p):
     if p.__class__ is not int and not _is_int(p):
         raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_mvlgamma__default(self, p)
@@ -5404,7 +5411,7 @@ def _m_igamma(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igamma_default(self, other)
@@ -5415,7 +5422,7 @@ def _m_igamma_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igamma__default(self, other)
@@ -5430,7 +5437,7 @@ def _m_igammac(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igammac_default(self, other)
@@ -5441,7 +5448,7 @@ def _m_igammac_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igammac__default(self, other)
@@ -5466,18 +5473,18 @@ def _m_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=
     if return_complex.__class__ is not bool:
         raise _bad_arg('istft', 'return_complex', 9, 'bool', return_complex)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n_fft.__class__ in _TENSOR_TYPES:
+    if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
         _ks |= n_fft._ks
-    if hop_length.__class__ in _TENSOR_TYPES:
+    if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
         _ks |= hop_length._ks
-    if win_length.__class__ in _TENSOR_TYPES:
+    if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
         _ks |= win_length._ks
-    if window.__class__ in _TENSOR_TYPES:
+    if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
         _ks |= window._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_istft_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
     return _op_istft_default(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
@@ -5489,11 +5496,11 @@ def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
         raise _bad_arg('gather', 'index', 2, 'Tensor', index)
     if out is None and sparse_grad is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index)
         return _op_gather_default(self, dim, index)
@@ -5519,12 +5526,12 @@ def __m_scatter_b0(self, dim, index, src, *, out=None):
     if out is not None:
         return _op_scatter_src_out(self, dim, index, src, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_src(self, dim, index, src)
@@ -5545,13 +5552,13 @@ def __m_scatter_b1(self, dim, index, value, *, out=None):
     if out is not None:
         return _op_scatter_value_out(self, dim, index, value, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter_value(self, dim, index, value)
@@ -5684,12 +5691,12 @@ def __m_scatter__c0(self, dim, index, src):
 
 def __m_scatter__b0(self, dim, index, src):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter__src(self, dim, index, src)
@@ -5708,13 +5715,13 @@ def __m_scatter__c1(self, dim, index, value):
 
 def __m_scatter__b1(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter__value(self, dim, index, value)
@@ -5835,12 +5842,12 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
             raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(self, dim, index, src, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add_default(self, dim, index, src)
@@ -5853,12 +5860,12 @@ def _m_scatter_add_(self, dim, index, src):
     if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add__default(self, dim, index, src)
@@ -5874,12 +5881,12 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
         raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce_two(self, dim, index, src, reduce)
@@ -5902,12 +5909,12 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce__two(self, dim, index, src, reduce)
@@ -5925,11 +5932,11 @@ def _m_index_select(self, dim, index, *, out=None):
             raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(self, dim, index, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index)
     return _op_index_select_default(self, dim, index)
@@ -5943,12 +5950,12 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
         raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add_default(self, dim, index, source)
@@ -5969,12 +5976,12 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
         raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add__default(self, dim, index, source)
@@ -5994,12 +6001,12 @@ def _m_index_copy(self, dim, index, source, *, out=None):
             raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(self, dim, index, source, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy_default(self, dim, index, source)
@@ -6012,12 +6019,12 @@ def _m_index_copy_(self, dim, index, source):
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy__default(self, dim, index, source)
@@ -6036,13 +6043,13 @@ def __m_index_fill_c0(self, dim, index, value):
 
 def __m_index_fill_b0(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Scalar(self, dim, index, value)
@@ -6059,12 +6066,12 @@ def __m_index_fill_c1(self, dim, index, value):
 
 def __m_index_fill_b1(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Tensor(self, dim, index, value)
@@ -6133,13 +6140,13 @@ def __m_index_fill__c0(self, dim, index, value):
 
 def __m_index_fill__b0(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Scalar(self, dim, index, value)
@@ -6156,12 +6163,12 @@ def __m_index_fill__c1(self, dim, index, value):
 
 def __m_index_fill__b1(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Tensor(self, dim, index, value)
@@ -6229,10 +6236,10 @@ def __m_masked_fill_c0(self, mask, value):
 def __m_masked_fill_b0(self, mask, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Scalar(self, mask, value)
@@ -6250,7 +6257,7 @@ def __m_masked_fill_b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Tensor(self, mask, value)
@@ -6314,10 +6321,10 @@ def __m_masked_fill__c0(self, mask, value):
 def __m_masked_fill__b0(self, mask, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Scalar(self, mask, value)
@@ -6335,7 +6342,7 @@ def __m_masked_fill__b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Tensor(self, mask, value)
@@ -6396,7 +6403,7 @@ def _m_masked_select(self, mask, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask)
     return _op_masked_select_default(self, mask)
@@ -6410,7 +6417,7 @@ def _m_masked_scatter(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter_default(self, mask, source)
@@ -6424,7 +6431,7 @@ def _m_masked_scatter_(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter__default(self, mask, source)
@@ -6439,7 +6446,7 @@ def _m_take(self, index, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, index)
     return _op_take_default(self, index)
@@ -6455,10 +6462,10 @@ def _m_take_along_dim(self, indices, dim=None, *, out=None):
         return _op_take_along_dim_out(self, indices, dim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= indices._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, indices, dim)
     return _op_take_along_dim_default(self, indices, dim)
@@ -6470,7 +6477,7 @@ def _m_nonzero(self, *, out=None):
         return _op_nonzero_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_nonzero_default(self)
@@ -6478,7 +6485,7 @@ def _m_nonzero(self, *, out=None):
 def _m_argwhere(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_argwhere_default(self)
@@ -6494,7 +6501,7 @@ def _m_put_(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_put__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put__default(self, index, source, accumulate)
@@ -6510,7 +6517,7 @@ def _m_put(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put_default(self, index, source, accumulate)
@@ -6526,12 +6533,12 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
         raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce_default(self, dim, index, source, reduce)
@@ -6554,12 +6561,12 @@ def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce__default(self, dim, index, source, reduce)
@@ -6602,7 +6609,7 @@ def _m_inverse(self, *, out=None):
         return _op_inverse_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_inverse_default(self)
@@ -6610,7 +6617,7 @@ def _m_inverse(self, *, out=None):
 def _m_det(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_det_default(self)
@@ -6620,7 +6627,7 @@ def _m_slogdet(self, *, out=None):
         return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_slogdet(*_k(self))
     return _rt_slogdet(*_op_slogdet_default(self))
@@ -6628,7 +6635,7 @@ def _m_slogdet(self, *, out=None):
 def _m_logdet(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_logdet_default(self)
@@ -6642,7 +6649,7 @@ def _m_cholesky(self, upper=False, *, out=None):
         return _op_cholesky_out(self, upper, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, upper)
     return _op_cholesky_default(self, upper)
@@ -6654,7 +6661,7 @@ def _m_qr(self, some=True, *, out=None):
         return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_qr(*_k(self, some))
     return _rt_qr(*_op_qr_default(self, some))
@@ -6668,7 +6675,7 @@ def _m_svd(self, some=True, compute_uv=True, *, out=None):
         return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_svd(*_k(self, some, compute_uv))
     return _rt_svd(*_op_svd_default(self, some, compute_uv))
@@ -6677,10 +6684,10 @@ def _m_pinverse(self, rcond=1e-15):
     if rcond.__class__ is not float and not _is_double(rcond):
         raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if rcond.__class__ in _TENSOR_TYPES:
+    if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, rcond)
     return _op_pinverse_default(self, rcond)
@@ -6693,10 +6700,10 @@ def _m_matrix_power(self, n, *, out=None):
             raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
         return _op_matrix_power_out(self, n, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n)
     return _op_matrix_power_default(self, n)
@@ -6704,7 +6711,7 @@ def _m_matrix_power(self, n, *, out=None):
 def _m_matrix_exp(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_matrix_exp_default(self)
@@ -6721,7 +6728,7 @@ def _m_cholesky_solve(self, input2, upper=False, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, input2, upper)
     return _op_cholesky_solve_default(self, input2, upper)
@@ -6735,7 +6742,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         return _op_cholesky_inverse_out(self, upper, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, upper)
     return _op_cholesky_inverse_default(self, upper)
@@ -6754,7 +6761,7 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
     return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
@@ -6769,7 +6776,7 @@ def _m_orgqr(self, input2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= input2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, input2)
     return _op_orgqr_default(self, input2)
@@ -6791,7 +6798,7 @@ def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
     _ks |= input2._ks
     _ks |= input3._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, input2, input3, left, transpose)
     return _op_ormqr_default(self, input2, input3, left, transpose)
@@ -6806,7 +6813,7 @@ def _m_mm(self, mat2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mat2)
     return _op_mm_default(self, mat2)
@@ -6821,7 +6828,7 @@ def _m_bmm(self, mat2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mat2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mat2)
     return _op_bmm_default(self, mat2)
@@ -6836,7 +6843,7 @@ def _m_mv(self, vec, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, vec)
     return _op_mv_default(self, vec)
@@ -6851,7 +6858,7 @@ def _m_dot(self, tensor, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= tensor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, tensor)
     return _op_dot_default(self, tensor)
@@ -6866,7 +6873,7 @@ def _m_matmul(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_matmul_default(self, other)
@@ -6881,7 +6888,7 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
         _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mat1, mat2)
         return _op_addmm_default(self, mat1, mat2)
@@ -6905,7 +6912,7 @@ def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_baddbmm_default(self, batch1, batch2)
@@ -6929,7 +6936,7 @@ def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_baddbmm__default(self, batch1, batch2)
@@ -6949,7 +6956,7 @@ def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_addbmm_default(self, batch1, batch2)
@@ -6973,7 +6980,7 @@ def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _ks |= batch1._ks
         _ks |= batch2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, batch1, batch2)
         return _op_addbmm__default(self, batch1, batch2)
@@ -6993,7 +7000,7 @@ def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mat, vec)
         return _op_addmv_default(self, mat, vec)
@@ -7017,7 +7024,7 @@ def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
         _ks |= mat._ks
         _ks |= vec._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mat, vec)
         return _op_addmv__default(self, mat, vec)
@@ -7037,7 +7044,7 @@ def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, vec1, vec2)
         return _op_addr_default(self, vec1, vec2)
@@ -7061,7 +7068,7 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
         _ks |= vec1._ks
         _ks |= vec2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addr__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, vec1, vec2)
         return _op_addr__default(self, vec1, vec2)
@@ -7074,7 +7081,7 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
 def _m_trace(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trace_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_trace_default(self)
@@ -7089,7 +7096,7 @@ def _m_outer(self, vec2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_outer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, vec2)
     return _op_outer_default(self, vec2)
@@ -7104,7 +7111,7 @@ def _m_ger(self, vec2, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= vec2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ger_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, vec2)
     return _op_ger_default(self, vec2)
@@ -7119,7 +7126,7 @@ def _m_kron(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_kron_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_kron_default(self, other)
@@ -7135,10 +7142,10 @@ def _m_cross(self, other, dim=None, *, out=None):
         return _op_cross_out(self, other, dim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, dim)
     return _op_cross_default(self, other, dim)
@@ -7153,7 +7160,7 @@ def _m_inner(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_inner_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_inner_default(self, other)
@@ -7171,7 +7178,7 @@ def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
     _ks |= LU_data._ks
     _ks |= LU_pivots._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, LU_data, LU_pivots)
     return _op_lu_solve_default(self, LU_data, LU_pivots)
@@ -7181,7 +7188,7 @@ def _m_geqrf(self, *, out=None):
         return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_geqrf(*_k(self))
     return _rt_geqrf(*_op_geqrf_default(self))
@@ -7196,7 +7203,7 @@ def _m_vdot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_vdot_default(self, other)
@@ -7208,12 +7215,12 @@ def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
         raise _bad_arg('normal_', 'std', 2, 'float', std)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if mean.__class__ in _TENSOR_TYPES:
+        if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
             _ks |= mean._ks
-        if std.__class__ in _TENSOR_TYPES:
+        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mean, std)
         return _op_normal__default(self, mean, std)
@@ -7226,12 +7233,12 @@ def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
         raise _bad_arg('uniform_', 'to', 2, 'float', to)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if from_.__class__ in _TENSOR_TYPES:
+        if from_.__class__ in _TENSOR_TYPES and from_._ks != _ks:
             _ks |= from_._ks
-        if to.__class__ in _TENSOR_TYPES:
+        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, from_, to)
         return _op_uniform__default(self, from_, to)
@@ -7248,12 +7255,12 @@ def __m_random__c0(self, from_, to, *, generator=None):
 def __m_random__b0(self, from_, to, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if from_.__class__ in _TENSOR_TYPES:
+        if from_.__class__ in _TENSOR_TYPES and from_._ks != _ks:
             _ks |= from_._ks
-        if to.__class__ in _TENSOR_TYPES:
+        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__from.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_random__from.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, from_, to)
         return _op_random__from(self, from_, to)
@@ -7268,10 +7275,10 @@ def __m_random__c1(self, to, *, generator=None):
 def __m_random__b1(self, to, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if to.__class__ in _TENSOR_TYPES:
+        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__to.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_random__to.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, to)
         return _op_random__to(self, to)
@@ -7285,7 +7292,7 @@ def __m_random__b2(self, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_random__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_random__default(self)
@@ -7315,7 +7322,7 @@ def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_random__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_random__b2(self)
@@ -7351,10 +7358,10 @@ def _m_bernoulli_(self, p=0.5, *, generator=None):
         raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_bernoulli__float(self, p)
@@ -7368,7 +7375,7 @@ def __m_bernoulli_b0(self, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_bernoulli_default(self)
@@ -7385,10 +7392,10 @@ def __m_bernoulli_c1(self, p, *, generator=None):
 def __m_bernoulli_b1(self, p, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_bernoulli_p(self, p)
@@ -7413,7 +7420,7 @@ def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_bernoulli_b0(self)
@@ -7451,10 +7458,10 @@ def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=
         raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
     if out is None and generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if num_samples.__class__ in _TENSOR_TYPES:
+        if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, num_samples, replacement)
         return _op_multinomial_default(self, num_samples, replacement)
@@ -7469,10 +7476,10 @@ def _m_exponential_(self, lambd=1.0, *, generator=None):
         raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if lambd.__class__ in _TENSOR_TYPES:
+        if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
             _ks |= lambd._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, lambd)
         return _op_exponential__default(self, lambd)
@@ -7483,10 +7490,10 @@ def _m_geometric_(self, p, *, generator=None):
         raise _bad_arg('geometric_', 'p', 1, 'float', p)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_geometric__default(self, p)
@@ -7499,12 +7506,12 @@ def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         raise _bad_arg('log_normal_', 'std', 2, 'float', std)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if mean.__class__ in _TENSOR_TYPES:
+        if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
             _ks |= mean._ks
-        if std.__class__ in _TENSOR_TYPES:
+        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mean, std)
         return _op_log_normal__default(self, mean, std)
@@ -7517,12 +7524,12 @@ def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if median.__class__ in _TENSOR_TYPES:
+        if median.__class__ in _TENSOR_TYPES and median._ks != _ks:
             _ks |= median._ks
-        if sigma.__class__ in _TENSOR_TYPES:
+        if sigma.__class__ in _TENSOR_TYPES and sigma._ks != _ks:
             _ks |= sigma._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, median, sigma)
         return _op_cauchy__default(self, median, sigma)
@@ -7538,7 +7545,7 @@ def __m_sum_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_sum_default(self)
@@ -7586,7 +7593,7 @@ def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_sum_b0(self)
@@ -7627,7 +7634,7 @@ def __m_mean_b0(self, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_mean_default(self)
@@ -7679,7 +7686,7 @@ def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_mean_b0(self)
@@ -7720,7 +7727,7 @@ def __m_prod_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_prod_default(self)
@@ -7739,10 +7746,10 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, keepdim)
         return _op_prod_dim_int(self, dim, keepdim)
@@ -7775,7 +7782,7 @@ def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_prod_b0(self)
@@ -7853,7 +7860,7 @@ def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_aminmax(*_k(self))
         return _rt_aminmax(*_op_aminmax_default(self))
@@ -7874,7 +7881,7 @@ def __m_max_b0(self, *, out=None):
         return _op_max_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_max_default(self)
@@ -7891,10 +7898,10 @@ def __m_max_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_max(*_op_max_dim_max(self, dim, keepdim, max=out[0], max_values=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_max(*_k(self, dim, keepdim))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
@@ -7911,7 +7918,7 @@ def __m_max_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_max_other(self, other)
@@ -7944,7 +7951,7 @@ def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_max_b0(self)
@@ -7984,7 +7991,7 @@ def __m_min_b0(self, *, out=None):
         return _op_min_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_min_default(self)
@@ -8001,10 +8008,10 @@ def __m_min_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_min(*_op_min_dim_min(self, dim, keepdim, min=out[0], min_indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_min(*_k(self, dim, keepdim))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
@@ -8021,7 +8028,7 @@ def __m_min_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_min_other(self, other)
@@ -8054,7 +8061,7 @@ def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_min_b0(self)
@@ -8095,10 +8102,10 @@ def _m_argmax(self, dim=None, keepdim=False, *, out=None):
             raise _bad_arg('argmax', 'out', None, 'Tensor', out)
         return _op_argmax_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmax_default(self, dim, keepdim)
@@ -8113,10 +8120,10 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
             raise _bad_arg('argmin', 'out', None, 'Tensor', out)
         return _op_argmin_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmin_default(self, dim, keepdim)
@@ -8130,7 +8137,7 @@ def __m_all_b0(self, *, out=None):
         return _op_all_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_all_default(self)
@@ -8147,10 +8154,10 @@ def __m_all_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_all_dim(self, dim, keepdim)
@@ -8200,7 +8207,7 @@ def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_all_b0(self)
@@ -8240,7 +8247,7 @@ def __m_any_b0(self, *, out=None):
         return _op_any_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_any_default(self)
@@ -8257,10 +8264,10 @@ def __m_any_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_any_dim(self, dim, keepdim)
@@ -8310,7 +8317,7 @@ def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_any_b0(self)
@@ -8350,7 +8357,7 @@ def __m_var_c0(self, unbiased=True):
 def __m_var_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, unbiased)
     return _op_var_default(self, unbiased)
@@ -8459,7 +8466,7 @@ def __m_std_c0(self, unbiased=True):
 def __m_std_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, unbiased)
     return _op_std_default(self, unbiased)
@@ -8580,10 +8587,10 @@ def __m_norm_c0(self, p=2):
 
 def __m_norm_b0(self, p=2):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_norm_Scalar(self, p)
@@ -8741,7 +8748,7 @@ def __m_count_nonzero_b0(self, *_va, dim=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_count_nonzero_dim_IntList(self, dim)
@@ -8754,10 +8761,10 @@ def __m_count_nonzero_c1(self, dim=None):
 
 def __m_count_nonzero_b1(self, dim=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
@@ -8794,7 +8801,7 @@ def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
         else:
             if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = self._ks
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, _va)
             return __m_count_nonzero_b0(self, *_va)
@@ -8832,7 +8839,7 @@ def __m_median_c0(self):
 def __m_median_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_median_default(self)
@@ -8849,10 +8856,10 @@ def __m_median_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_median(*_op_median_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_median(*_k(self, dim, keepdim))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
@@ -8876,7 +8883,7 @@ def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_median_b0(self)
@@ -8914,7 +8921,7 @@ def __m_nanmedian_c0(self):
 def __m_nanmedian_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_nanmedian_default(self)
@@ -8931,10 +8938,10 @@ def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_nanmedian(*_op_nanmedian_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_nanmedian(*_k(self, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
@@ -8958,7 +8965,7 @@ def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_nanmedian_b0(self)
@@ -8997,10 +9004,10 @@ def _m_mode(self, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_mode(*_k(self, dim, keepdim))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
@@ -9011,12 +9018,12 @@ def _m_bincount(self, weights=None, minlength=0):
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if weights.__class__ in _TENSOR_TYPES:
+    if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
         _ks |= weights._ks
-    if minlength.__class__ in _TENSOR_TYPES:
+    if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, weights, minlength)
     return _op_bincount_default(self, weights, minlength)
@@ -9033,14 +9040,14 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
             raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(self, bins, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if bins.__class__ in _TENSOR_TYPES:
+    if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
         _ks |= bins._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, bins, min, max)
     return _op_histc_default(self, bins, min, max)
@@ -9057,14 +9064,14 @@ def _m_renorm(self, p, dim, maxnorm, *, out=None):
             raise _bad_arg('renorm', 'out', None, 'Tensor', out)
         return _op_renorm_out(self, p, dim, maxnorm, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES:
+    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm_default(self, p, dim, maxnorm)
@@ -9077,14 +9084,14 @@ def _m_renorm_(self, p, dim, maxnorm):
     if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
         raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES:
+    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm__default(self, p, dim, maxnorm)
@@ -9104,7 +9111,7 @@ def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
@@ -9125,10 +9132,10 @@ def __m_histogram_c1(self, bins=100, *, range=None, weight=None, density=False, 
 def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, out=None):
     if out is None and range is None and weight is None and density is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if bins.__class__ in _TENSOR_TYPES:
+        if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bin_ct(self, bins))
@@ -9202,16 +9209,16 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
             raise _bad_arg('diff', 'out', None, 'Tensor', out)
         return _op_diff_out(self, n, dim, prepend, append, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if prepend.__class__ in _TENSOR_TYPES:
+    if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
         _ks |= prepend._ks
-    if append.__class__ in _TENSOR_TYPES:
+    if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n, dim, prepend, append)
     return _op_diff_default(self, n, dim, prepend, append)
@@ -9259,6 +9266,16 @@ def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear',
     return s
 
 def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_quantile_default(self, q, dim, keepdim)
     if out is not None:
         return _op_quantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(self, q, dim, keepdim, interpolation=interpolation)
@@ -9276,6 +9293,17 @@ def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear',
     return s
 
 def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_quantile_scalar(self, q, dim, keepdim)
     if out is not None:
         return _op_quantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
@@ -9351,6 +9379,16 @@ def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linea
     return s
 
 def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_nanquantile_default(self, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(self, q, dim, keepdim, interpolation=interpolation)
@@ -9368,6 +9406,17 @@ def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linea
     return s
 
 def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_nanquantile_scalar(self, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
@@ -9434,7 +9483,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_cov_default(self)
@@ -9449,7 +9498,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
 def _m_corrcoef(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_corrcoef_default(self)
@@ -9459,10 +9508,10 @@ def _m_cumsum(self, dim, *, dtype=None, out=None):
         raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumsum_default(self, dim)
@@ -9479,10 +9528,10 @@ def _m_cumsum_(self, dim, *, dtype=None):
         raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumsum__default(self, dim)
@@ -9495,10 +9544,10 @@ def _m_cumprod(self, dim, *, dtype=None, out=None):
         raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumprod_default(self, dim)
@@ -9515,10 +9564,10 @@ def _m_cumprod_(self, dim, *, dtype=None):
         raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumprod__default(self, dim)
@@ -9532,10 +9581,10 @@ def _m_cummax(self, dim, *, out=None):
     if out is not None:
         return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_cummax(*_k(self, dim))
     return _rt_cummax(*_op_cummax_default(self, dim))
@@ -9546,10 +9595,10 @@ def _m_cummin(self, dim, *, out=None):
     if out is not None:
         return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_cummin(*_k(self, dim))
     return _rt_cummin(*_op_cummin_default(self, dim))
@@ -9562,10 +9611,10 @@ def _m_logcumsumexp(self, dim, *, out=None):
             raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(self, dim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_logcumsumexp_default(self, dim)
@@ -9590,7 +9639,7 @@ def _m_repeat(self, *_va, repeats=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, repeats)
     return _op_repeat_default(self, repeats)
@@ -9609,10 +9658,10 @@ def __m_repeat_interleave_b0(self, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_Tensor(self, repeats, dim)
@@ -9631,12 +9680,12 @@ def __m_repeat_interleave_c1(self, repeats, dim=None, *, output_size=None):
 def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if repeats.__class__ in _TENSOR_TYPES:
+        if repeats.__class__ in _TENSOR_TYPES and repeats._ks != _ks:
             _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_int(self, repeats, dim)
@@ -9712,7 +9761,7 @@ def _m_tile(self, *_va, dims=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_tile_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_tile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_tile_default(self, dims)
@@ -9746,7 +9795,7 @@ def _m_flip(self, *_va, dims=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_flip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_flip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_flip_default(self, dims)
@@ -9754,7 +9803,7 @@ def _m_flip(self, *_va, dims=None):
 def _m_fliplr(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_fliplr_default(self)
@@ -9762,7 +9811,7 @@ def _m_fliplr(self):
 def _m_flipud(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_flipud_default(self)
@@ -9782,10 +9831,10 @@ def _m_tril(self, diagonal=0, *, out=None):
             raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(self, diagonal, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_tril_default(self, diagonal)
@@ -9794,10 +9843,10 @@ def _m_tril_(self, diagonal=0):
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('tril_', 'diagonal', 1, 'int', diagonal)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tril__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_tril__default(self, diagonal)
@@ -9810,10 +9859,10 @@ def _m_triu(self, diagonal=0, *, out=None):
             raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(self, diagonal, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_triu_default(self, diagonal)
@@ -9822,10 +9871,10 @@ def _m_triu_(self, diagonal=0):
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('triu_', 'diagonal', 1, 'int', diagonal)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_triu__default(self, diagonal)
@@ -9838,10 +9887,10 @@ def _m_diag(self, diagonal=0, *, out=None):
             raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(self, diagonal, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_diag_default(self, diagonal)
@@ -9854,14 +9903,14 @@ def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diag_embed', 'dim2', 3, 'int', dim2)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diag_embed_default(self, offset, dim1, dim2)
@@ -9870,10 +9919,10 @@ def _m_diagflat(self, offset=0):
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, offset)
     return _op_diagflat_default(self, offset)
@@ -9898,7 +9947,7 @@ def _m_broadcast_to(self, *_va, size=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, size)
     return _op_broadcast_to_default(self, size)
@@ -9915,14 +9964,14 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
             raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_copy_default(self, dim, start, length)
@@ -9937,10 +9986,10 @@ def _m_softmax(self, dim, dtype=None, *, out=None):
             raise _bad_arg('softmax', 'out', None, 'Tensor', out)
         return _op_softmax_int_out(self, dim, dtype, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, dtype)
     return _op_softmax_int(self, dim, dtype)
@@ -9955,10 +10004,10 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
             raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
         return _op_log_softmax_int_out(self, dim, dtype, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, dtype)
     return _op_log_softmax_int(self, dim, dtype)
@@ -9973,12 +10022,12 @@ def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if k.__class__ in _TENSOR_TYPES:
+    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
         _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_kthvalue(*_k(self, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
@@ -9995,10 +10044,10 @@ def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
     if out is not None:
         return _rt_sort(*_op_sort_values(self, dim, descending, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_sort(*_k(self, dim, descending))
     return _rt_sort(*_op_sort_default(self, dim, descending))
@@ -10078,10 +10127,10 @@ def __m_argsort_c0(self, dim=-1, descending=False):
 
 def __m_argsort_b0(self, dim=-1, descending=False):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, descending)
     return _op_argsort_default(self, dim, descending)
@@ -10165,12 +10214,12 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if k.__class__ in _TENSOR_TYPES:
+    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
         _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_topk(*_k(self, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
@@ -10182,7 +10231,7 @@ def _m_msort(self, *, out=None):
         return _op_msort_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_msort_default(self)
@@ -10195,14 +10244,14 @@ def _m_unfold(self, dimension, size, step):
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('unfold', 'step', 3, 'int', step)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dimension.__class__ in _TENSOR_TYPES:
+    if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
         _ks |= dimension._ks
-    if size.__class__ in _TENSOR_TYPES:
+    if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
         _ks |= size._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dimension, size, step)
     return _op_unfold_default(self, dimension, size, step)
@@ -10241,7 +10290,7 @@ def __m_view_b0(self, *_va, size=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, size)
     return _op_view_default(self, size)
@@ -10255,7 +10304,7 @@ def __m_view_c1(self, dtype):
 def __m_view_b1(self, dtype):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dtype)
     return _op_view_dtype(self, dtype)
@@ -10292,7 +10341,7 @@ def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
         else:
             if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = self._ks
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, _va)
             return __m_view_b0(self, *_va)
@@ -10353,7 +10402,7 @@ def _m_expand(self, *_va, size=None, implicit=False):
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_expand_default(self, size)
@@ -10367,7 +10416,7 @@ def _m_expand_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_expand_as_default(self, other)
@@ -10378,12 +10427,12 @@ def _m_transpose(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose_int(self, dim0, dim1)
@@ -10408,7 +10457,7 @@ def _m_permute(self, *_va, dims=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_permute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_permute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_permute_default(self, dims)
@@ -10416,7 +10465,7 @@ def _m_permute(self, *_va, dims=None):
 def _m_t(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_t_default(self)
@@ -10424,7 +10473,7 @@ def _m_t(self):
 def _m_adjoint(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_adjoint_default(self)
@@ -10437,14 +10486,14 @@ def _m_narrow(self, dim, start, length):
     if length.__class__ is not int and not _is_int(length):
         raise _bad_arg('narrow', 'length', 3, 'int', length)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_default(self, dim, start, length)
@@ -10455,12 +10504,12 @@ def _m_select(self, dim, index):
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select', 'index', 2, 'int', index)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index)
     return _op_select_int(self, dim, index)
@@ -10475,16 +10524,16 @@ def _m_slice(self, dim=0, start=None, end=None, step=1):
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice', 'step', 4, 'int', step)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, start, end, step)
     return _op_slice_Tensor(self, dim, start, end, step)
@@ -10493,10 +10542,10 @@ def _m_unsqueeze(self, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 1, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze_default(self, dim)
@@ -10508,7 +10557,7 @@ def __m_squeeze_c0(self):
 def __m_squeeze_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_squeeze_default(self)
@@ -10521,10 +10570,10 @@ def __m_squeeze_c1(self, dim):
 
 def __m_squeeze_b1(self, dim):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_squeeze_dim(self, dim)
@@ -10563,7 +10612,7 @@ def __m_squeeze_b2(self, *_va, dim=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_squeeze_dims(self, dim)
@@ -10600,7 +10649,7 @@ def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_squeeze_b0(self)
@@ -10638,7 +10687,7 @@ def __m_squeeze__c0(self):
 def __m_squeeze__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_squeeze__default(self)
@@ -10651,10 +10700,10 @@ def __m_squeeze__c1(self, dim):
 
 def __m_squeeze__b1(self, dim):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_squeeze__dim(self, dim)
@@ -10693,7 +10742,7 @@ def __m_squeeze__b2(self, *_va, dim=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_squeeze__dims(self, dim)
@@ -10730,7 +10779,7 @@ def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_squeeze__b0(self)
@@ -10765,10 +10814,10 @@ def _m_unsqueeze_(self, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze_', 'dim', 1, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze__default(self, dim)
@@ -10779,12 +10828,12 @@ def _m_transpose_(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose_', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose__default(self, dim0, dim1)
@@ -10801,7 +10850,7 @@ def _m_as_strided_(self, size, stride, storage_offset=None):
 def _m_t_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_t__default(self)
@@ -10812,12 +10861,12 @@ def _m_swapaxes_(self, axis0, axis1):
     if axis1.__class__ is not int and not _is_int(axis1):
         raise _bad_arg('swapaxes_', 'axis1', 2, 'int', axis1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if axis0.__class__ in _TENSOR_TYPES:
+    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
         _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES:
+    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, axis0, axis1)
     return _op_swapaxes__default(self, axis0, axis1)
@@ -10828,12 +10877,12 @@ def _m_swapdims_(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('swapdims_', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_swapdims__default(self, dim0, dim1)
@@ -10844,12 +10893,12 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
     if end_dim.__class__ is not int and not _is_int(end_dim):
         raise _bad_arg('flatten', 'end_dim', 2, 'int', end_dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if start_dim.__class__ in _TENSOR_TYPES:
+    if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
         _ks |= start_dim._ks
-    if end_dim.__class__ in _TENSOR_TYPES:
+    if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, start_dim, end_dim)
     return _op_flatten_using_ints(self, start_dim, end_dim)
@@ -10869,14 +10918,14 @@ def _m_diagonal(self, offset=0, dim1=0, dim2=1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal', 'dim2', 3, 'int', dim2)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diagonal_default(self, offset, dim1, dim2)
@@ -10885,10 +10934,10 @@ def _m_unbind(self, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 1, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, dim))
     return _as_tuple(_op_unbind_int(self, dim))
@@ -10899,12 +10948,12 @@ def _m_split(self, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, split_size, dim))
     return _as_tuple(_op_split_Tensor(self, split_size, dim))
@@ -10922,12 +10971,12 @@ def _m_chunk(self, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('chunk', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, chunks, dim))
     return _as_tuple(_op_chunk_default(self, chunks, dim))
@@ -10953,12 +11002,12 @@ def __m_movedim_c1(self, source, destination):
 
 def __m_movedim_b1(self, source, destination):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, source, destination)
     return _op_movedim_int(self, source, destination)
@@ -11030,12 +11079,12 @@ def __m_moveaxis_c1(self, source, destination):
 
 def __m_moveaxis_b1(self, source, destination):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, source, destination)
     return _op_moveaxis_int(self, source, destination)
@@ -11092,12 +11141,12 @@ def _m_swapaxes(self, axis0, axis1):
     if axis1.__class__ is not int and not _is_int(axis1):
         raise _bad_arg('swapaxes', 'axis1', 2, 'int', axis1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if axis0.__class__ in _TENSOR_TYPES:
+    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
         _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES:
+    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, axis0, axis1)
     return _op_swapaxes_default(self, axis0, axis1)
@@ -11108,12 +11157,12 @@ def _m_swapdims(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('swapdims', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_swapdims_default(self, dim0, dim1)
@@ -11121,7 +11170,7 @@ def _m_swapdims(self, dim0, dim1):
 def _m_ravel(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_ravel_default(self)
@@ -11136,12 +11185,12 @@ def __m_tensor_split_c0(self, sections, dim=0):
 
 def __m_tensor_split_b0(self, sections, dim=0):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections, dim))
     return _as_tuple(_op_tensor_split_sections(self, sections, dim))
@@ -11168,10 +11217,10 @@ def __m_tensor_split_c2(self, tensor_indices_or_sections, dim=0):
 def __m_tensor_split_b2(self, tensor_indices_or_sections, dim=0):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= tensor_indices_or_sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim))
@@ -11237,10 +11286,10 @@ def __m_hsplit_c0(self, sections):
 
 def __m_hsplit_b0(self, sections):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_hsplit_int(self, sections))
@@ -11279,7 +11328,7 @@ def __m_hsplit_b1(self, *_va, indices=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_hsplit_array(self, indices))
@@ -11344,10 +11393,10 @@ def __m_vsplit_c0(self, sections):
 
 def __m_vsplit_b0(self, sections):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_vsplit_int(self, sections))
@@ -11386,7 +11435,7 @@ def __m_vsplit_b1(self, *_va, indices=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_vsplit_array(self, indices))
@@ -11451,10 +11500,10 @@ def __m_dsplit_c0(self, sections):
 
 def __m_dsplit_b0(self, sections):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_dsplit_int(self, sections))
@@ -11493,7 +11542,7 @@ def __m_dsplit_b1(self, *_va, indices=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_dsplit_array(self, indices))
@@ -11556,12 +11605,12 @@ def _m_unsafe_split(self, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_split', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
@@ -11579,12 +11628,12 @@ def _m_unsafe_chunk(self, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_chunk', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
@@ -11592,7 +11641,7 @@ def _m_unsafe_chunk(self, chunks, dim=0):
 def _m_alias(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_alias_default(self)
@@ -11600,7 +11649,7 @@ def _m_alias(self):
 def _m_detach(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_detach_default(self)
@@ -11611,7 +11660,7 @@ def _m_view_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_view_as_default(self, other)
@@ -11636,7 +11685,7 @@ def _m_reshape(self, *_va, shape=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, shape)
     return _op_reshape_default(self, shape)
@@ -11647,7 +11696,7 @@ def _m_reshape_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_reshape_as_default(self, other)
@@ -11669,16 +11718,16 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None
         return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, dim, start, end, step)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
@@ -11692,12 +11741,12 @@ def _m_select_scatter(self, src, dim, index):
         raise _bad_arg('select_scatter', 'index', 3, 'int', index)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, dim, index)
     return _op_select_scatter_default(self, src, dim, index)
@@ -11713,14 +11762,14 @@ def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal_scatter', 'dim2', 4, 'int', dim2)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= src._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
