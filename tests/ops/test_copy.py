@@ -58,3 +58,23 @@ def test_contiguous_of_an_empty_permuted_tensor_is_itself_as_in_torch(shape, per
     assert e.contiguous() is e and t.contiguous() is t
     assert e.reshape(e.shape).stride() == t.reshape(t.shape).stride()
     assert e.reshape(-1).stride() == t.reshape(-1).stride()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool"])
+def test_reshape_of_a_permuted_tensor_is_a_fresh_copy_as_in_torch(dt):
+    """reshape's copy case (no view possible): a fresh contiguous tensor with the permuted order's values, not
+    sharing memory with the source (the no-grad cpu path calls clone's kernel and reshapes its array)."""
+    torch = pytest.importorskip("torch")
+    for shape in [(8,), (4, 2), (2, 2, 2)]:
+        t = (torch.arange(8).reshape(2, 4) % 3).to(getattr(torch, dt)).t()
+        e = (ember.arange(8).reshape(2, 4) % 3).to(getattr(ember, dt)).t()
+        te, ee = t.reshape(shape), e.reshape(shape)
+        assert ee.dtype is getattr(ember, dt) and ee.shape == te.shape and ee.stride() == te.stride()
+        assert (ee._base is None) is (te._base is None) and ee.is_contiguous() is te.is_contiguous()
+        np.testing.assert_array_equal(ee.numpy(), te.numpy())
+        if te._base is None:                         # (8,): the copy case
+            ee.view(-1)[0] = 1
+            assert ember.equal(e, (ember.arange(8).reshape(2, 4) % 3).to(getattr(ember, dt)).t())
+    with ember.inference_mode():
+        assert ember.ones(2, 3).t().reshape(6).is_inference()

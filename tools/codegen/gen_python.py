@@ -130,6 +130,10 @@ class Overload:
                 conds.append(f"{n} is {v}")
             elif v.lstrip("-").isdigit():
                 conds.append(f"{n}.__class__ is int and {n} == {v}")
+            elif v[:1] == "'" and v[1:-1].isidentifier():
+                # a string default (contiguous's memory_format, gelu's approximate): the default itself, not an
+                # object comparing equal to it (a memory-format object takes the general call)
+                conds.append(f"{n}.__class__ is str and {n} == {v}")
             else:
                 return None
         return " and ".join(conds) if conds else None
@@ -345,12 +349,14 @@ class Overload:
             elif i == 0:
                 lines.append(f"_ks = {v}._ks if {v}.__class__ in _TENSOR_TYPES else 0")
             else:
-                lines.append(f"if {v}.__class__ in _TENSOR_TYPES:")
+                # (an int `|=` costs more than a compare: two tensors of one key set skip it)
+                lines.append(f"if {v}.__class__ in _TENSOR_TYPES and {v}._ks != _ks:")
                 lines.append(f"    _ks |= {v}._ks")
         call_args = self.call_args(self.fn, positional_only=True)
         cache = "_c" + opvar[3:]
+        # (GRAD_OFF first: while grad mode is on everywhere, the Autograd bit is not even tested)
         lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
+                  f"    _k = {cache}.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)",
                   "    if _k is not None:",
                   f"        return {wrap('_k(' + call_args + ')')}",
                   f"return {wrap(opvar + '(' + call_args + ')')}"]
@@ -371,7 +377,7 @@ class Overload:
                 "    else:",
                 "        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0",
                 "        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
-                f"            _k = {cache}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
+                f"            _k = {cache}.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)",
                 "            if _k is not None:",
                 f"                return {wrap('_k(' + call_args + ')')}",
                 f"return {wrap(opvar + '(' + call_args + ')')}"]
@@ -756,8 +762,8 @@ def _emit_group(pyname, defname, ovs, lines, method):
             lines += ["        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
                       "            _ks = self._ks",
                       "            if _ks & _BACKEND_BITS:",
-                      f"                _k = _c{_opvar(ovb.fn)[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and "
-                      "_GRAD_OFF else _ks)",
+                      f"                _k = _c{_opvar(ovb.fn)[3:]}.get(_ks & ~_tls._exclude if _GRAD_OFF and "
+                      "_ks & _AUTOGRAD_BIT else _ks)",
                       "                if _k is not None:",
                       "                    return _k(self)"]
         lines.append(f"        return _{defname}_b{bare}(self)")
@@ -775,7 +781,7 @@ def _emit_group(pyname, defname, ovs, lines, method):
                   "        else:",
                   "            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:",
                   "                _ks = self._ks",
-                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)",
+                  f"                _k = _c{op0[3:]}.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)",
                   "                if _k is not None:",
                   "                    return _k(self, _va)",
                   f"            return _{defname}_b0(self, *_va)"]

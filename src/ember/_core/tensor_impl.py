@@ -139,6 +139,9 @@ FACTORY_REFUSAL = "Only Tensors of floating point and complex dtype can require 
 
 
 class TensorImpl:
+    """Invariant the hot paths rely on: `_stride` None (the class default) means `_np` is c-contiguous (a
+    tensor made from a fresh numpy result, `_wrap_fresh`/`_wrap_np`); every constructor of another layout sets
+    `_stride`, and code replacing `_np` sets `_stride` with it."""
     _is_param = False
     # defaults shared by every tensor until set on the instance (keeps tensor creation cheap)
     _storage = None
@@ -254,13 +257,21 @@ class TensorImpl:
             arr = np.asarray(arr)
         if dtype is None:
             dtype = _dt.from_numpy_dtype(arr.dtype)
-        if arr.ndim and not (arr.flags.c_contiguous or _dense_positive(arr)):
-            arr = np.ascontiguousarray(arr)
+        dense = False
+        if arr.ndim and not arr.flags.c_contiguous:
+            if _dense_positive(arr):
+                dense = True
+            else:
+                arr = np.ascontiguousarray(arr)
         self = object.__new__(cls._tensor_cls)
         self._np = arr
         self._size = arr.shape
         self.dtype = dtype
         self._ks = _CPU_KS
+        if dense:
+            # a tensor whose `_stride` is still None has a c-contiguous `_np` (the elementwise kernels' small
+            # path reads that instead of numpy's flags): a dense array in another order gets its strides now
+            self._stride = _np_strides(arr, dtype)
         if _INFERENCE[0] and _tls.inference_mode:
             self._vc = INFERENCE_VC
         return self

@@ -113,7 +113,7 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
     if out is None and check_errors is False:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_inv_ex(*_k(A))
         return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
@@ -132,7 +132,7 @@ def linalg_inv(A, *, out=None):
         return _op_linalg_inv_out(A, out=out)
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(A)
     return _op_linalg_inv_default(A)
@@ -146,7 +146,7 @@ def linalg_det(A, *, out=None):
         return _op_linalg_det_out(A, out=out)
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(A)
     return _op_linalg_det_default(A)
@@ -158,7 +158,7 @@ def linalg_slogdet(A, *, out=None):
         return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_linalg_slogdet(*_k(A))
     return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
@@ -172,7 +172,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
         _ks = A._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_solve_ex(*_k(A, B))
         return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
@@ -193,7 +193,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         _ks = A._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(A, B)
         return _op_linalg_solve_default(A, B)
@@ -211,7 +211,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     if out is None and upper is False and check_errors is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_cholesky_ex(*_k(input))
         return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
@@ -229,7 +229,7 @@ def linalg_cholesky(input, *, upper=False, out=None):
     if out is None and upper is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_cholesky_default(input)
@@ -250,7 +250,7 @@ def linalg_qr(A, mode='reduced', *, out=None):
         return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
     _ks = A._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_linalg_qr(*_k(A, mode))
     return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
@@ -263,7 +263,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_svd(*_k(A, full_matrices))
         return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
@@ -279,7 +279,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(A)
         return _op_linalg_svdvals_default(A)
@@ -300,7 +300,7 @@ def linalg_eigh(input, UPLO='L', *, out=None):
         return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_linalg_eigh(*_k(input, UPLO))
     return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
@@ -316,7 +316,7 @@ def linalg_eigvalsh(input, UPLO='L', *, out=None):
         return _op_linalg_eigvalsh_out(input, UPLO, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, UPLO)
     return _op_linalg_eigvalsh_default(input, UPLO)
@@ -331,10 +331,10 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     if out is None and driver is None:
         _ks = input._ks
         _ks |= b._ks
-        if rcond.__class__ in _TENSOR_TYPES:
+        if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
             _ks |= rcond._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_lstsq(*_k(input, b, rcond))
         return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
@@ -360,7 +360,7 @@ def _linalg_pinv_b0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_pinv_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_pinv_atol_rtol_float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_pinv_atol_rtol_float(input)
@@ -384,7 +384,7 @@ def _linalg_pinv_b1(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_pinv_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_pinv_atol_rtol_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_pinv_atol_rtol_tensor(input)
@@ -406,10 +406,10 @@ def _linalg_pinv_b2(input, rcond, hermitian=False, *, out=None):
     if out is not None:
         return _op_linalg_pinv_out(input, rcond, hermitian, out=out)
     _ks = input._ks
-    if rcond.__class__ in _TENSOR_TYPES:
+    if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
         _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_pinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_pinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_default(input, rcond, hermitian)
@@ -430,7 +430,7 @@ def _linalg_pinv_b3(input, rcond, hermitian=False, *, out=None):
     _ks = input._ks
     _ks |= rcond._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_pinv_rcond_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_pinv_rcond_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, rcond, hermitian)
     return _op_linalg_pinv_rcond_tensor(input, rcond, hermitian)
@@ -531,7 +531,7 @@ def _linalg_matrix_rank_b0(input, *, atol=None, rtol=None, hermitian=False, out=
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_matrix_rank_atol_rtol_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_matrix_rank_atol_rtol_float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_float(input)
@@ -555,7 +555,7 @@ def _linalg_matrix_rank_b1(input, *, atol=None, rtol=None, hermitian=False, out=
     if out is None and atol is None and rtol is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_matrix_rank_atol_rtol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_matrix_rank_atol_rtol_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_linalg_matrix_rank_atol_rtol_tensor(input)
@@ -577,10 +577,10 @@ def _linalg_matrix_rank_b2(input, tol, hermitian=False, *, out=None):
     if out is not None:
         return _op_linalg_matrix_rank_out(input, tol, hermitian, out=out)
     _ks = input._ks
-    if tol.__class__ in _TENSOR_TYPES:
+    if tol.__class__ in _TENSOR_TYPES and tol._ks != _ks:
         _ks |= tol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_rank_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_matrix_rank_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_default(input, tol, hermitian)
@@ -601,7 +601,7 @@ def _linalg_matrix_rank_b3(input, tol, hermitian=False, *, out=None):
     _ks = input._ks
     _ks |= tol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_rank_tol_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_matrix_rank_tol_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, tol, hermitian)
     return _op_linalg_matrix_rank_tol_tensor(input, tol, hermitian)
@@ -696,10 +696,10 @@ def linalg_matrix_power(input, n, *, out=None):
             raise _bad_arg('linalg_matrix_power', 'out', None, 'Tensor', out)
         return _op_linalg_matrix_power_out(input, n, out=out)
     _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, n)
     return _op_linalg_matrix_power_default(input, n)
@@ -711,7 +711,7 @@ def linalg_eig(input, *, out=None):
         return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_linalg_eig(*_k(input))
     return _rt_linalg_eig(*_op_linalg_eig_default(input))
@@ -725,7 +725,7 @@ def linalg_eigvals(input, *, out=None):
         return _op_linalg_eigvals_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_linalg_eigvals_default(input)
@@ -735,7 +735,7 @@ def linalg_matrix_exp(input):
         raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_linalg_matrix_exp_default(input)
@@ -752,7 +752,7 @@ def linalg_matmul(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_linalg_matmul_default(input, other)
@@ -763,7 +763,7 @@ def linalg_vander(x, *, N=None):
     if N is None:
         _ks = x._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(x)
         return _op_linalg_vander_default(x)
@@ -780,7 +780,7 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
         _ks = x._ks
         _ks |= y._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(x, y)
         return _op_linalg_vecdot_default(x, y)
@@ -815,10 +815,10 @@ def _linalg_cond_b0(input, p=None, *, out=None):
     if out is not None:
         return _op_linalg_cond_out(input, p, out=out)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_cond_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_cond_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_linalg_cond_default(input, p)
@@ -836,7 +836,7 @@ def _linalg_cond_b1(input, p, *, out=None):
         return _op_linalg_cond_p_str_out(input, p, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_cond_p_str.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_cond_p_str.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p)
     return _op_linalg_cond_p_str(input, p)
@@ -920,7 +920,7 @@ def linalg_householder_product(input, tau, *, out=None):
     _ks = input._ks
     _ks |= tau._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, tau)
     return _op_linalg_householder_product_default(input, tau)
@@ -934,7 +934,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         _ks = input._ks
         _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other)
         return _op_linalg_cross_default(input, other)
@@ -952,7 +952,7 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(A)
         return _op_linalg_diagonal_default(A)
@@ -970,7 +970,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     if out is None and pivot is True and check_errors is False:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_lu_factor_ex(*_k(A))
         return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
@@ -988,7 +988,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
     if out is None and pivot is True:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_lu_factor(*_k(A))
         return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
@@ -1004,7 +1004,7 @@ def linalg_lu(A, *, pivot=True, out=None):
     if out is None and pivot is True:
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_lu(*_k(A))
         return _rt_linalg_lu(*_op_linalg_lu_default(A))
@@ -1026,7 +1026,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         _ks |= pivots._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(LU, pivots, B)
         return _op_linalg_lu_solve_default(LU, pivots, B)
@@ -1046,7 +1046,7 @@ def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None
     if out is None and hermitian is False and check_errors is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_ldl_factor_ex(*_k(input))
         return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
@@ -1064,7 +1064,7 @@ def linalg_ldl_factor(input, *, hermitian=False, out=None):
     if out is None and hermitian is False:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_linalg_ldl_factor(*_k(input))
         return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
@@ -1086,7 +1086,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         _ks |= pivots._ks
         _ks |= B._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(LD, pivots, B)
         return _op_linalg_ldl_solve_default(LD, pivots, B)
@@ -1108,10 +1108,10 @@ def linalg_tensorinv(input, ind=2, *, out=None):
             raise _bad_arg('linalg_tensorinv', 'out', None, 'Tensor', out)
         return _op_linalg_tensorinv_out(input, ind, out=out)
     _ks = input._ks
-    if ind.__class__ in _TENSOR_TYPES:
+    if ind.__class__ in _TENSOR_TYPES and ind._ks != _ks:
         _ks |= ind._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, ind)
     return _op_linalg_tensorinv_default(input, ind)

@@ -101,6 +101,13 @@ _op_upsample_nearest2d_vec, _c_upsample_nearest2d_vec = _lazy(_G, '_op_upsample_
 def gelu(input, *, approximate='none', out=None):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
+    if out is None and approximate.__class__ is str and approximate == 'none':
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_gelu_default(input)
     if approximate.__class__ is not str:
         raise _bad_arg('gelu', 'approximate', None, 'str', approximate)
     if out is not None:
@@ -112,6 +119,13 @@ def gelu(input, *, approximate='none', out=None):
 def gelu_(input, *, approximate='none'):
     if input.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
+    if approximate.__class__ is str and approximate == 'none':
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gelu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_gelu__default(input)
     if approximate.__class__ is not str:
         raise _bad_arg('gelu_', 'approximate', None, 'str', approximate)
     return _op_gelu__default(input, approximate=approximate)
@@ -125,7 +139,7 @@ def silu(input, *, out=None):
         return _op_silu_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_silu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_silu_default(input)
@@ -135,7 +149,7 @@ def silu_(input):
         raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_silu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_silu__default(input)
@@ -149,7 +163,7 @@ def mish(input, *, out=None):
         return _op_mish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mish_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_mish_default(input)
@@ -159,7 +173,7 @@ def mish_(input):
         raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mish__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_mish__default(input)
@@ -176,12 +190,12 @@ def softplus(input, beta=1, threshold=20, *, out=None):
             raise _bad_arg('softplus', 'out', None, 'Tensor', out)
         return _op_softplus_out(input, beta, threshold, out=out)
     _ks = input._ks
-    if beta.__class__ in _TENSOR_TYPES:
+    if beta.__class__ in _TENSOR_TYPES and beta._ks != _ks:
         _ks |= beta._ks
-    if threshold.__class__ in _TENSOR_TYPES:
+    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
         _ks |= threshold._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, beta, threshold)
     return _op_softplus_default(input, beta, threshold)
@@ -200,14 +214,14 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
             raise _bad_arg('elu', 'out', None, 'Tensor', out)
         return _op_elu_out(input, alpha, scale, input_scale, out=out)
     _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
-    if scale.__class__ in _TENSOR_TYPES:
+    if scale.__class__ in _TENSOR_TYPES and scale._ks != _ks:
         _ks |= scale._ks
-    if input_scale.__class__ in _TENSOR_TYPES:
+    if input_scale.__class__ in _TENSOR_TYPES and input_scale._ks != _ks:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_elu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu_default(input, alpha, scale, input_scale)
@@ -222,14 +236,14 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
         raise _bad_arg('elu_', 'input_scale', 4, 'Number', input_scale)
     _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
-    if scale.__class__ in _TENSOR_TYPES:
+    if scale.__class__ in _TENSOR_TYPES and scale._ks != _ks:
         _ks |= scale._ks
-    if input_scale.__class__ in _TENSOR_TYPES:
+    if input_scale.__class__ in _TENSOR_TYPES and input_scale._ks != _ks:
         _ks |= input_scale._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_elu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, alpha, scale, input_scale)
     return _op_elu__default(input, alpha, scale, input_scale)
@@ -244,10 +258,10 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
             raise _bad_arg('leaky_relu', 'out', None, 'Tensor', out)
         return _op_leaky_relu_out(input, negative_slope, out=out)
     _ks = input._ks
-    if negative_slope.__class__ in _TENSOR_TYPES:
+    if negative_slope.__class__ in _TENSOR_TYPES and negative_slope._ks != _ks:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu_default(input, negative_slope)
@@ -258,10 +272,10 @@ def leaky_relu_(input, negative_slope=0.01):
     if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
         raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
     _ks = input._ks
-    if negative_slope.__class__ in _TENSOR_TYPES:
+    if negative_slope.__class__ in _TENSOR_TYPES and negative_slope._ks != _ks:
         _ks |= negative_slope._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, negative_slope)
     return _op_leaky_relu__default(input, negative_slope)
@@ -302,10 +316,10 @@ def softshrink(input, lambd=0.5, *, out=None):
             raise _bad_arg('softshrink', 'out', None, 'Tensor', out)
         return _op_softshrink_out(input, lambd, out=out)
     _ks = input._ks
-    if lambd.__class__ in _TENSOR_TYPES:
+    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_softshrink_default(input, lambd)
@@ -322,12 +336,12 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
             raise _bad_arg('hardtanh', 'out', None, 'Tensor', out)
         return _op_hardtanh_out(input, min_val, max_val, out=out)
     _ks = input._ks
-    if min_val.__class__ in _TENSOR_TYPES:
+    if min_val.__class__ in _TENSOR_TYPES and min_val._ks != _ks:
         _ks |= min_val._ks
-    if max_val.__class__ in _TENSOR_TYPES:
+    if max_val.__class__ in _TENSOR_TYPES and max_val._ks != _ks:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh_default(input, min_val, max_val)
@@ -340,12 +354,12 @@ def hardtanh_(input, min_val=-1, max_val=1):
     if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
         raise _bad_arg('hardtanh_', 'max_val', 3, 'Number', max_val)
     _ks = input._ks
-    if min_val.__class__ in _TENSOR_TYPES:
+    if min_val.__class__ in _TENSOR_TYPES and min_val._ks != _ks:
         _ks |= min_val._ks
-    if max_val.__class__ in _TENSOR_TYPES:
+    if max_val.__class__ in _TENSOR_TYPES and max_val._ks != _ks:
         _ks |= max_val._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, min_val, max_val)
     return _op_hardtanh__default(input, min_val, max_val)
@@ -359,7 +373,7 @@ def hardsigmoid(input, *, out=None):
         return _op_hardsigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardsigmoid_default(input)
@@ -369,7 +383,7 @@ def hardsigmoid_(input):
         raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardsigmoid__default(input)
@@ -383,7 +397,7 @@ def hardswish(input, *, out=None):
         return _op_hardswish_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardswish_default(input)
@@ -393,7 +407,7 @@ def hardswish_(input):
         raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_hardswish__default(input)
@@ -407,7 +421,7 @@ def log_sigmoid(input, *, out=None):
         return _op_log_sigmoid_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_log_sigmoid_default(input)
@@ -422,10 +436,10 @@ def glu(input, dim=-1, *, out=None):
             raise _bad_arg('glu', 'out', None, 'Tensor', out)
         return _op_glu_out(input, dim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_glu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_glu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_glu_default(input, dim)
@@ -435,7 +449,7 @@ def relu6(input):
         raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu6_default(input)
@@ -445,7 +459,7 @@ def relu6_(input):
         raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu6__default(input)
@@ -467,12 +481,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         _ks = query._ks
         _ks |= key._ks
         _ks |= value._ks
-        if attn_mask.__class__ in _TENSOR_TYPES:
+        if attn_mask.__class__ in _TENSOR_TYPES and attn_mask._ks != _ks:
             _ks |= attn_mask._ks
-        if dropout_p.__class__ in _TENSOR_TYPES:
+        if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(query, key, value, attn_mask, dropout_p, is_causal)
         return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
@@ -516,10 +530,10 @@ def one_hot(input, num_classes=-1):
     if num_classes.__class__ is not int and not _is_int(num_classes):
         raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
     _ks = input._ks
-    if num_classes.__class__ in _TENSOR_TYPES:
+    if num_classes.__class__ in _TENSOR_TYPES and num_classes._ks != _ks:
         _ks |= num_classes._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, num_classes)
     return _op_one_hot_default(input, num_classes)
@@ -833,10 +847,10 @@ def linear(input, weight, bias=None):
         raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
     _ks = input._ks
     _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linear_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_linear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias)
     return _op_linear_default(input, weight, bias)
@@ -860,16 +874,16 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *,
         return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
     _ks = input._ks
     _ks |= target._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, p, margin, weight, reduction)
     return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
@@ -887,10 +901,10 @@ def multilabel_margin_loss(input, target, reduction=0, *, out=None):
         return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
     _ks = input._ks
     _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_multilabel_margin_loss_default(input, target, reduction)
@@ -908,14 +922,14 @@ def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
         raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
     _ks = input._ks
     _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
-    if ignore_index.__class__ in _TENSOR_TYPES:
+    if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
@@ -933,14 +947,14 @@ def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
         raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
     _ks = input._ks
     _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
-    if ignore_index.__class__ in _TENSOR_TYPES:
+    if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
         _ks |= ignore_index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index)
     return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
@@ -960,16 +974,16 @@ def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-10
         raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
     _ks = input._ks
     _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
-    if ignore_index.__class__ in _TENSOR_TYPES:
+    if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
         _ks |= ignore_index._ks
-    if label_smoothing.__class__ in _TENSOR_TYPES:
+    if label_smoothing.__class__ in _TENSOR_TYPES and label_smoothing._ks != _ks:
         _ks |= label_smoothing._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction, ignore_index, label_smoothing)
     return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
@@ -983,10 +997,10 @@ def mse_loss(input, target, reduction=0):
         raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_mse_loss_default(input, target, reduction)
@@ -1000,10 +1014,10 @@ def l1_loss(input, target, reduction=0):
         raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_l1_loss_default(input, target, reduction)
@@ -1019,12 +1033,12 @@ def smooth_l1_loss(input, target, reduction=0, beta=1.0):
         raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
     _ks = input._ks
     _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
-    if beta.__class__ in _TENSOR_TYPES:
+    if beta.__class__ in _TENSOR_TYPES and beta._ks != _ks:
         _ks |= beta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, reduction, beta)
     return _op_smooth_l1_loss_default(input, target, reduction, beta)
@@ -1040,12 +1054,12 @@ def huber_loss(input, target, reduction=0, delta=1.0):
         raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
     _ks = input._ks
     _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
-    if delta.__class__ in _TENSOR_TYPES:
+    if delta.__class__ in _TENSOR_TYPES and delta._ks != _ks:
         _ks |= delta._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, reduction, delta)
     return _op_huber_loss_default(input, target, reduction, delta)
@@ -1059,10 +1073,10 @@ def soft_margin_loss(input, target, reduction=0):
         raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, reduction)
     return _op_soft_margin_loss_default(input, target, reduction)
@@ -1078,12 +1092,12 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
         raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, weight, reduction)
     return _op_binary_cross_entropy_default(input, target, weight, reduction)

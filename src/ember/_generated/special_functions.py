@@ -156,10 +156,10 @@ def special_chebyshev_polynomial_t(x, n, *, out=None):
             raise _bad_arg('special_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
         return _op_special_chebyshev_polynomial_t_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_t_default(x, n)
@@ -185,10 +185,10 @@ def special_chebyshev_polynomial_u(x, n, *, out=None):
             raise _bad_arg('special_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
         return _op_special_chebyshev_polynomial_u_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_u_default(x, n)
@@ -214,10 +214,10 @@ def special_chebyshev_polynomial_v(x, n, *, out=None):
             raise _bad_arg('special_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
         return _op_special_chebyshev_polynomial_v_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_v_default(x, n)
@@ -243,10 +243,10 @@ def special_chebyshev_polynomial_w(x, n, *, out=None):
             raise _bad_arg('special_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
         return _op_special_chebyshev_polynomial_w_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_chebyshev_polynomial_w_default(x, n)
@@ -272,10 +272,10 @@ def special_hermite_polynomial_h(x, n, *, out=None):
             raise _bad_arg('special_hermite_polynomial_h', 'out', None, 'Tensor', out)
         return _op_special_hermite_polynomial_h_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_hermite_polynomial_h_default(x, n)
@@ -301,10 +301,10 @@ def special_hermite_polynomial_he(x, n, *, out=None):
             raise _bad_arg('special_hermite_polynomial_he', 'out', None, 'Tensor', out)
         return _op_special_hermite_polynomial_he_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_hermite_polynomial_he_default(x, n)
@@ -330,10 +330,10 @@ def special_laguerre_polynomial_l(x, n, *, out=None):
             raise _bad_arg('special_laguerre_polynomial_l', 'out', None, 'Tensor', out)
         return _op_special_laguerre_polynomial_l_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_laguerre_polynomial_l_default(x, n)
@@ -359,10 +359,10 @@ def special_legendre_polynomial_p(x, n, *, out=None):
             raise _bad_arg('special_legendre_polynomial_p', 'out', None, 'Tensor', out)
         return _op_special_legendre_polynomial_p_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_legendre_polynomial_p_default(x, n)
@@ -388,10 +388,10 @@ def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
             raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
         return _op_special_shifted_chebyshev_polynomial_t_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
@@ -417,10 +417,10 @@ def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
             raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
         return _op_special_shifted_chebyshev_polynomial_u_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
@@ -446,10 +446,10 @@ def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
             raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
         return _op_special_shifted_chebyshev_polynomial_v_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
@@ -475,10 +475,10 @@ def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
             raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
         return _op_special_shifted_chebyshev_polynomial_w_out(x, n, out=out)
     _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x, n)
     return _op_special_shifted_chebyshev_polynomial_w_default(x, n)
@@ -492,7 +492,7 @@ def special_i0e(input, *, out=None):
         return _op_special_i0e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i0e_default(input)
@@ -506,7 +506,7 @@ def special_i1(input, *, out=None):
         return _op_special_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i1_default(input)
@@ -520,7 +520,7 @@ def special_i1e(input, *, out=None):
         return _op_special_i1e_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_i1e_default(input)
@@ -534,7 +534,7 @@ def special_erfcx(input, *, out=None):
         return _op_special_erfcx_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_erfcx_default(input)
@@ -548,7 +548,7 @@ def special_ndtri(input, *, out=None):
         return _op_special_ndtri_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_ndtri_default(input)
@@ -562,7 +562,7 @@ def special_log_ndtr(input, *, out=None):
         return _op_special_log_ndtr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_log_ndtr_default(input)
@@ -576,7 +576,7 @@ def special_airy_ai(x, *, out=None):
         return _op_special_airy_ai_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_airy_ai_default(x)
@@ -590,7 +590,7 @@ def special_bessel_j0(input, *, out=None):
         return _op_special_bessel_j0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_j0_default(input)
@@ -604,7 +604,7 @@ def special_bessel_j1(input, *, out=None):
         return _op_special_bessel_j1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_j1_default(input)
@@ -618,7 +618,7 @@ def special_bessel_y0(input, *, out=None):
         return _op_special_bessel_y0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_y0_default(input)
@@ -632,7 +632,7 @@ def special_bessel_y1(input, *, out=None):
         return _op_special_bessel_y1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_bessel_y1_default(input)
@@ -646,7 +646,7 @@ def special_modified_bessel_i0(input, *, out=None):
         return _op_special_modified_bessel_i0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_i0_default(input)
@@ -660,7 +660,7 @@ def special_modified_bessel_i1(input, *, out=None):
         return _op_special_modified_bessel_i1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_i1_default(input)
@@ -674,7 +674,7 @@ def special_modified_bessel_k0(input, *, out=None):
         return _op_special_modified_bessel_k0_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_k0_default(input)
@@ -688,7 +688,7 @@ def special_modified_bessel_k1(input, *, out=None):
         return _op_special_modified_bessel_k1_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_modified_bessel_k1_default(input)
@@ -702,7 +702,7 @@ def special_scaled_modified_bessel_k0(x, *, out=None):
         return _op_special_scaled_modified_bessel_k0_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_scaled_modified_bessel_k0_default(x)
@@ -716,7 +716,7 @@ def special_scaled_modified_bessel_k1(x, *, out=None):
         return _op_special_scaled_modified_bessel_k1_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_scaled_modified_bessel_k1_default(x)
@@ -730,7 +730,7 @@ def special_spherical_bessel_j0(x, *, out=None):
         return _op_special_spherical_bessel_j0_out(x, out=out)
     _ks = x._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(x)
     return _op_special_spherical_bessel_j0_default(x)
@@ -747,7 +747,7 @@ def special_zeta(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_zeta_default(input, other)
@@ -764,7 +764,7 @@ def special_gammainc(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_gammainc_default(input, other)
@@ -781,7 +781,7 @@ def special_gammaincc(input, other, *, out=None):
     _ks = input._ks
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_gammaincc_default(input, other)
@@ -795,7 +795,7 @@ def special_entr(input, *, out=None):
         return _op_special_entr_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_special_entr_default(input)
@@ -821,10 +821,10 @@ def special_xlog1py(input, other, *, out=None):
             raise _bad_arg('special_xlog1py', 'out', None, 'Tensor', out)
         return _op_special_xlog1py_out(input, other, out=out)
     _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, other)
     return _op_special_xlog1py_default(input, other)

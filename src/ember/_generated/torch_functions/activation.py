@@ -32,7 +32,7 @@ def relu(input):
         raise _bad_arg('relu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu_default(input)
@@ -42,7 +42,7 @@ def relu_(input):
         raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_relu__default(input)
@@ -52,7 +52,7 @@ def selu(input):
         raise _bad_arg('selu', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_selu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu_default(input)
@@ -62,7 +62,7 @@ def selu_(input):
         raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_selu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_selu__default(input)
@@ -73,10 +73,10 @@ def celu(input, alpha=1.0):
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
     _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_celu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu_default(input, alpha)
@@ -87,10 +87,10 @@ def celu_(input, alpha=1.0):
     if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
         raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
     _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_celu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, alpha)
     return _op_celu__default(input, alpha)
@@ -127,10 +127,10 @@ def hardshrink(input, lambd=0.5, *, out=None):
             raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
         return _op_hardshrink_out(input, lambd, out=out)
     _ks = input._ks
-    if lambd.__class__ in _TENSOR_TYPES:
+    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
         _ks |= lambd._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, lambd)
     return _op_hardshrink_default(input, lambd)
@@ -147,12 +147,12 @@ def threshold(input, threshold, value, *, out=None):
             raise _bad_arg('threshold', 'out', None, 'Tensor', out)
         return _op_threshold_out(input, threshold, value, out=out)
     _ks = input._ks
-    if threshold.__class__ in _TENSOR_TYPES:
+    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
         _ks |= threshold._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold_default(input, threshold, value)
@@ -165,12 +165,12 @@ def threshold_(input, threshold, value):
     if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
         raise _bad_arg('threshold_', 'value', 3, 'Number', value)
     _ks = input._ks
-    if threshold.__class__ in _TENSOR_TYPES:
+    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
         _ks |= threshold._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, threshold, value)
     return _op_threshold__default(input, threshold, value)
@@ -183,7 +183,7 @@ def prelu(input, weight):
     _ks = input._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight)
     return _op_prelu_default(input, weight)

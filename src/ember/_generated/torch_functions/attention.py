@@ -30,10 +30,10 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
         _ks = query._ks
         _ks |= key._ks
         _ks |= value._ks
-        if dropout_p.__class__ in _TENSOR_TYPES:
+        if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
             _ks |= dropout_p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
         return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))

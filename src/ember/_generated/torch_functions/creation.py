@@ -1110,14 +1110,14 @@ def _logspace_b1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
         return _op_logspace_Scalar_Tensor(start, end, steps, base, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if out is None and dtype is None and layout is None and device is None and pin_memory is None:
         _ks = start._ks if start.__class__ in _TENSOR_TYPES else 0
-        if end.__class__ in _TENSOR_TYPES:
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
             _ks |= end._ks
-        if steps.__class__ in _TENSOR_TYPES:
+        if steps.__class__ in _TENSOR_TYPES and steps._ks != _ks:
             _ks |= steps._ks
-        if base.__class__ in _TENSOR_TYPES:
+        if base.__class__ in _TENSOR_TYPES and base._ks != _ks:
             _ks |= base._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_logspace_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(start, end, steps, base)
         return _op_logspace_Tensor_Tensor(start, end, steps, base)

@@ -30,10 +30,10 @@ def native_dropout(input, p, train):
     if train is not None and train.__class__ is not bool:
         raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_native_dropout_default(input, p, train)
@@ -46,10 +46,10 @@ def dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout_default(input, p, train)
@@ -62,10 +62,10 @@ def feature_dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout_default(input, p, train)
@@ -78,10 +78,10 @@ def alpha_dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout_default(input, p, train)
@@ -94,10 +94,10 @@ def feature_alpha_dropout(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout_default(input, p, train)
@@ -110,10 +110,10 @@ def dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_dropout__default(input, p, train)
@@ -126,10 +126,10 @@ def feature_dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_dropout__default(input, p, train)
@@ -142,10 +142,10 @@ def alpha_dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('alpha_dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_alpha_dropout__default(input, p, train)
@@ -158,10 +158,10 @@ def feature_alpha_dropout_(input, p, train):
     if train.__class__ is not bool:
         raise _bad_arg('feature_alpha_dropout_', 'train', 3, 'bool', train)
     _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, p, train)
     return _op_feature_alpha_dropout__default(input, p, train)

@@ -31,10 +31,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
     _ks = weight._ks
     _ks |= indices._ks
-    if padding_idx.__class__ in _TENSOR_TYPES:
+    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
@@ -63,12 +63,12 @@ def _embedding_bag_b0(weight, indices, offsets, scale_grad_by_freq=False, mode=0
     _ks = weight._ks
     _ks |= indices._ks
     _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES:
+    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
         _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES:
+    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
         _ks |= per_sample_weights._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_bag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
     return _op_embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
@@ -99,14 +99,14 @@ def _embedding_bag_b1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     _ks = weight._ks
     _ks |= indices._ks
     _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES:
+    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
         _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES:
+    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
         _ks |= per_sample_weights._ks
-    if padding_idx.__class__ in _TENSOR_TYPES:
+    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_bag_padding_idx.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op_embedding_bag_padding_idx(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -205,14 +205,14 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     _ks = weight._ks
     _ks |= indices._ks
     _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES:
+    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
         _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES:
+    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
         _ks |= per_sample_weights._ks
-    if padding_idx.__class__ in _TENSOR_TYPES:
+    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
         _ks |= padding_idx._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
     return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
@@ -228,12 +228,12 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
         raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
     _ks = input._ks
     _ks |= indices._ks
-    if max_norm.__class__ in _TENSOR_TYPES:
+    if max_norm.__class__ in _TENSOR_TYPES and max_norm._ks != _ks:
         _ks |= max_norm._ks
-    if norm_type.__class__ in _TENSOR_TYPES:
+    if norm_type.__class__ in _TENSOR_TYPES and norm_type._ks != _ks:
         _ks |= norm_type._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, indices, max_norm, norm_type)
     return _op_embedding_renorm__default(input, indices, max_norm, norm_type)

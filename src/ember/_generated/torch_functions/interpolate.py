@@ -35,10 +35,10 @@ def channel_shuffle(input, groups):
     if groups.__class__ is not int and not _is_int(groups):
         raise _bad_arg('channel_shuffle', 'groups', 2, 'int', groups)
     _ks = input._ks
-    if groups.__class__ in _TENSOR_TYPES:
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_channel_shuffle_default(input, groups)
@@ -49,10 +49,10 @@ def native_channel_shuffle(input, groups):
     if groups.__class__ is not int and not _is_int(groups):
         raise _bad_arg('native_channel_shuffle', 'groups', 2, 'int', groups)
     _ks = input._ks
-    if groups.__class__ in _TENSOR_TYPES:
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
         _ks |= groups._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, groups)
     return _op_native_channel_shuffle_default(input, groups)
@@ -63,10 +63,10 @@ def pixel_shuffle(input, upscale_factor):
     if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
         raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
     _ks = input._ks
-    if upscale_factor.__class__ in _TENSOR_TYPES:
+    if upscale_factor.__class__ in _TENSOR_TYPES and upscale_factor._ks != _ks:
         _ks |= upscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, upscale_factor)
     return _op_pixel_shuffle_default(input, upscale_factor)
@@ -77,10 +77,10 @@ def pixel_unshuffle(input, downscale_factor):
     if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
         raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
     _ks = input._ks
-    if downscale_factor.__class__ in _TENSOR_TYPES:
+    if downscale_factor.__class__ in _TENSOR_TYPES and downscale_factor._ks != _ks:
         _ks |= downscale_factor._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, downscale_factor)
     return _op_pixel_unshuffle_default(input, downscale_factor)
@@ -98,12 +98,12 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
     _ks = input._ks
     _ks |= grid._ks
-    if interpolation_mode.__class__ in _TENSOR_TYPES:
+    if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
         _ks |= interpolation_mode._ks
-    if padding_mode.__class__ in _TENSOR_TYPES:
+    if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
@@ -121,12 +121,12 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
     _ks = input._ks
     _ks |= grid._ks
-    if interpolation_mode.__class__ in _TENSOR_TYPES:
+    if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
         _ks |= interpolation_mode._ks
-    if padding_mode.__class__ in _TENSOR_TYPES:
+    if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
         _ks |= padding_mode._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)

@@ -45,10 +45,10 @@ def __ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     _ks |= targets._ks
     _ks |= input_lengths._ks
     _ks |= target_lengths._ks
-    if blank.__class__ in _TENSOR_TYPES:
+    if blank.__class__ in _TENSOR_TYPES and blank._ks != _ks:
         _ks |= blank._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__ctc_loss_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
@@ -144,10 +144,10 @@ def kl_div(input, target, reduction=0, *, log_target=False):
     if log_target is False:
         _ks = input._ks
         _ks |= target._ks
-        if reduction.__class__ in _TENSOR_TYPES:
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, target, reduction)
         return _op_kl_div_default(input, target, reduction)
@@ -168,14 +168,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if pos_weight.__class__ in _TENSOR_TYPES:
+    if pos_weight.__class__ in _TENSOR_TYPES and pos_weight._ks != _ks:
         _ks |= pos_weight._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, weight, pos_weight, reduction)
     return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
@@ -194,12 +194,12 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     _ks = input1._ks
     _ks |= input2._ks
     _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
@@ -215,12 +215,12 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
         raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, margin, reduction)
     return _op_hinge_embedding_loss_default(input, target, margin, reduction)
@@ -239,12 +239,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     _ks = input1._ks
     _ks |= input2._ks
     _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input1, input2, target, margin, reduction)
     return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
@@ -269,16 +269,16 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
     _ks = anchor._ks
     _ks |= positive._ks
     _ks |= negative._ks
-    if margin.__class__ in _TENSOR_TYPES:
+    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
         _ks |= margin._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
     return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
@@ -298,12 +298,12 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
         raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
     _ks = input._ks
     _ks |= target._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, target, log_input, full, eps, reduction)
     return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
@@ -352,12 +352,12 @@ def _ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     _ks |= targets._ks
     _ks |= input_lengths._ks
     _ks |= target_lengths._ks
-    if blank.__class__ in _TENSOR_TYPES:
+    if blank.__class__ in _TENSOR_TYPES and blank._ks != _ks:
         _ks |= blank._ks
-    if reduction.__class__ in _TENSOR_TYPES:
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
         _ks |= reduction._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ctc_loss_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)

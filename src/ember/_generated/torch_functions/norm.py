@@ -32,12 +32,12 @@ def norm_except_dim(v, pow=2, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
     _ks = v._ks
-    if pow.__class__ in _TENSOR_TYPES:
+    if pow.__class__ in _TENSOR_TYPES and pow._ks != _ks:
         _ks |= pow._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(v, pow, dim)
     return _op_norm_except_dim_default(v, pow, dim)
@@ -51,10 +51,10 @@ def _weight_norm(v, g, dim=0):
         raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
     _ks = v._ks
     _ks |= g._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_default(v, g, dim)
@@ -68,10 +68,10 @@ def _weight_norm_interface(v, g, dim=0):
         raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
     _ks = v._ks
     _ks |= g._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(v, g, dim)
     return _op__weight_norm_interface_default(v, g, dim)
@@ -122,20 +122,20 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES:
+    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
         _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES:
+    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
         _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES:
+    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
         _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
@@ -158,22 +158,22 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if N.__class__ in _TENSOR_TYPES:
+    if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
         _ks |= N._ks
-    if C.__class__ in _TENSOR_TYPES:
+    if C.__class__ in _TENSOR_TYPES and C._ks != _ks:
         _ks |= C._ks
-    if HxW.__class__ in _TENSOR_TYPES:
+    if HxW.__class__ in _TENSOR_TYPES and HxW._ks != _ks:
         _ks |= HxW._ks
-    if group.__class__ in _TENSOR_TYPES:
+    if group.__class__ in _TENSOR_TYPES and group._ks != _ks:
         _ks |= group._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, N, C, HxW, group, eps)
     return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
@@ -198,20 +198,20 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES:
+    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
         _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES:
+    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
         _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES:
+    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
         _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
     return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
@@ -230,16 +230,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
     _ks = input._ks
-    if num_groups.__class__ in _TENSOR_TYPES:
+    if num_groups.__class__ in _TENSOR_TYPES and num_groups._ks != _ks:
         _ks |= num_groups._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
     return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
@@ -264,20 +264,20 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if cudnn_enabled.__class__ is not bool:
         raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
     _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES:
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
         _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES:
+    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
         _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES:
+    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
         _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES:
+    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
         _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
     return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)

@@ -950,7 +950,7 @@ def _bernoulli_b0(input, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_bernoulli_default(input)
@@ -969,10 +969,10 @@ def _bernoulli_c1(input, p, *, generator=None):
 def _bernoulli_b1(input, p, *, generator=None):
     if generator is None:
         _ks = input._ks
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, p)
         return _op_bernoulli_p(input, p)
@@ -1035,10 +1035,10 @@ def _normal_c0(mean, std=1.0, *, generator=None, out=None):
 def _normal_b0(mean, std=1.0, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = mean._ks
-        if std.__class__ in _TENSOR_TYPES:
+        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal_Tensor_float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_float(mean, std)
@@ -1059,7 +1059,7 @@ def _normal_b1(mean, std, *, generator=None, out=None):
         _ks = mean._ks if mean.__class__ in _TENSOR_TYPES else 0
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal_float_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_float_Tensor(mean, std)
@@ -1080,7 +1080,7 @@ def _normal_b2(mean, std, *, generator=None, out=None):
         _ks = mean._ks
         _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(mean, std)
         return _op_normal_Tensor_Tensor(mean, std)
@@ -1193,10 +1193,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise _bad_arg('multinomial', 'replacement', 3, 'bool', replacement)
     if out is None and generator is None:
         _ks = input._ks
-        if num_samples.__class__ in _TENSOR_TYPES:
+        if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, num_samples, replacement)
         return _op_multinomial_default(input, num_samples, replacement)
@@ -1224,7 +1224,7 @@ def _standard_gamma_grad(input, output):
     _ks = input._ks
     _ks |= output._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, output)
     return _op__standard_gamma_grad_default(input, output)

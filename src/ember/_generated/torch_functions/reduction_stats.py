@@ -45,16 +45,16 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
             raise _bad_arg('diff', 'out', None, 'Tensor', out)
         return _op_diff_out(input, n, dim, prepend, append, out=out)
     _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if prepend.__class__ in _TENSOR_TYPES:
+    if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
         _ks |= prepend._ks
-    if append.__class__ in _TENSOR_TYPES:
+    if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, n, dim, prepend, append)
     return _op_diff_default(input, n, dim, prepend, append)
@@ -108,6 +108,16 @@ def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', o
     return s
 
 def _quantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_quantile_default(input, q, dim, keepdim)
     if out is not None:
         return _op_quantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(input, q, dim, keepdim, interpolation=interpolation)
@@ -127,6 +137,17 @@ def _quantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear', o
     return s
 
 def _quantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_quantile_scalar(input, q, dim, keepdim)
     if out is not None:
         return _op_quantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
@@ -208,6 +229,16 @@ def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear'
     return s
 
 def _nanquantile_b0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_nanquantile_default(input, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(input, q, dim, keepdim, interpolation=interpolation)
@@ -227,6 +258,17 @@ def _nanquantile_c1(input, q, dim=None, keepdim=False, *, interpolation='linear'
     return s
 
 def _nanquantile_b1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = input._ks
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, q, dim, keepdim)
+        return _op_nanquantile_scalar(input, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_scalar_out(input, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(input, q, dim, keepdim, interpolation=interpolation)
@@ -299,7 +341,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = input._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input)
         return _op_cov_default(input)
@@ -316,7 +358,7 @@ def corrcoef(input):
         raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_corrcoef_default(input)

@@ -58,12 +58,12 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _ks |= hx._ks
     _ks |= w_ih._ks
     _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES:
+    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
         _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES:
+    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -85,12 +85,12 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _ks |= hx._ks
     _ks |= w_ih._ks
     _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES:
+    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
         _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES:
+    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
@@ -112,12 +112,12 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     _ks |= hx._ks
     _ks |= w_ih._ks
     _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES:
+    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
         _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES:
+    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
         _ks |= b_hh._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
     return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)

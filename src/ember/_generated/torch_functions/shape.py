@@ -69,7 +69,7 @@ def _repeat_interleave_b0(repeats, *, output_size=None):
     if output_size is None:
         _ks = repeats._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(repeats)
         return _op_repeat_interleave_Tensor(repeats)
@@ -91,10 +91,10 @@ def _repeat_interleave_b1(input, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = input._ks
         _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_Tensor(input, repeats, dim)
@@ -115,12 +115,12 @@ def _repeat_interleave_c2(input, repeats, dim=None, *, output_size=None):
 def _repeat_interleave_b2(input, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = input._ks
-        if repeats.__class__ in _TENSOR_TYPES:
+        if repeats.__class__ in _TENSOR_TYPES and repeats._ks != _ks:
             _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, repeats, dim)
         return _op_repeat_interleave_self_int(input, repeats, dim)
@@ -217,7 +217,7 @@ def fliplr(input):
         raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_fliplr_default(input)
@@ -227,7 +227,7 @@ def flipud(input):
         raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_flipud_default(input)
@@ -251,10 +251,10 @@ def tril(input, diagonal=0, *, out=None):
             raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(input, diagonal, out=out)
     _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_tril_default(input, diagonal)
@@ -269,10 +269,10 @@ def triu(input, diagonal=0, *, out=None):
             raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(input, diagonal, out=out)
     _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_triu_default(input, diagonal)
@@ -287,10 +287,10 @@ def diag(input, diagonal=0, *, out=None):
             raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(input, diagonal, out=out)
     _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, diagonal)
     return _op_diag_default(input, diagonal)
@@ -305,14 +305,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diag_embed_default(input, offset, dim1, dim2)
@@ -323,10 +323,10 @@ def diagflat(input, offset=0):
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset)
     return _op_diagflat_default(input, offset)
@@ -420,10 +420,10 @@ def combinations(input, r=2, with_replacement=False):
     if with_replacement.__class__ is not bool:
         raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
     _ks = input._ks
-    if r.__class__ in _TENSOR_TYPES:
+    if r.__class__ in _TENSOR_TYPES and r._ks != _ks:
         _ks |= r._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, r, with_replacement)
     return _op_combinations_default(input, r, with_replacement)
@@ -447,14 +447,14 @@ def narrow_copy(input, dim, start, length, *, out=None):
             raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(input, dim, start, length, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_copy_default(input, dim, start, length)

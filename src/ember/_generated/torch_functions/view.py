@@ -79,12 +79,12 @@ def transpose(input, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose', 'dim1', 3, 'int', dim1)
     _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_int(input, dim0, dim1)
@@ -101,7 +101,7 @@ def t(input):
         raise _bad_arg('t', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_default(input)
@@ -111,7 +111,7 @@ def adjoint(input):
         raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_adjoint_default(input)
@@ -126,14 +126,14 @@ def narrow(input, dim, start, length):
     if length.__class__ is not int and not _is_int(length):
         raise _bad_arg('narrow', 'length', 4, 'int', length)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, length)
     return _op_narrow_default(input, dim, start, length)
@@ -146,12 +146,12 @@ def select(input, dim, index):
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select', 'index', 3, 'int', index)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_int(input, dim, index)
@@ -168,16 +168,16 @@ def slice(input, dim=0, start=None, end=None, step=1):
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice', 'step', 5, 'int', step)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_Tensor(input, dim, start, end, step)
@@ -188,10 +188,10 @@ def unsqueeze(input, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_default(input, dim)
@@ -205,7 +205,7 @@ def _squeeze_c0(input):
 def _squeeze_b0(input):
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_default(input)
@@ -220,10 +220,10 @@ def _squeeze_c1(input, dim):
 
 def _squeeze_b1(input, dim):
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_dim(input, dim)
@@ -309,12 +309,12 @@ def flatten(input, start_dim=0, end_dim=-1):
     if end_dim.__class__ is not int and not _is_int(end_dim):
         raise _bad_arg('flatten', 'end_dim', 3, 'int', end_dim)
     _ks = input._ks
-    if start_dim.__class__ in _TENSOR_TYPES:
+    if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
         _ks |= start_dim._ks
-    if end_dim.__class__ in _TENSOR_TYPES:
+    if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, start_dim, end_dim)
     return _op_flatten_using_ints(input, start_dim, end_dim)
@@ -338,14 +338,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal', 'dim2', 4, 'int', dim2)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_default(input, offset, dim1, dim2)
@@ -356,10 +356,10 @@ def unbind(input, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 2, 'int', dim)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_int(input, dim))
@@ -372,12 +372,12 @@ def split(input, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_Tensor(input, split_size, dim))
@@ -399,12 +399,12 @@ def chunk(input, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('chunk', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_chunk_default(input, chunks, dim))
@@ -434,12 +434,12 @@ def _movedim_c1(input, source, destination):
 
 def _movedim_b1(input, source, destination):
     _ks = input._ks
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_movedim_int(input, source, destination)
@@ -519,12 +519,12 @@ def _moveaxis_c1(input, source, destination):
 
 def _moveaxis_b1(input, source, destination):
     _ks = input._ks
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, source, destination)
     return _op_moveaxis_int(input, source, destination)
@@ -587,12 +587,12 @@ def swapaxes(input, axis0, axis1):
     if axis1.__class__ is not int and not _is_int(axis1):
         raise _bad_arg('swapaxes', 'axis1', 3, 'int', axis1)
     _ks = input._ks
-    if axis0.__class__ in _TENSOR_TYPES:
+    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
         _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES:
+    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, axis0, axis1)
     return _op_swapaxes_default(input, axis0, axis1)
@@ -605,12 +605,12 @@ def swapdims(input, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('swapdims', 'dim1', 3, 'int', dim1)
     _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_swapdims_default(input, dim0, dim1)
@@ -620,7 +620,7 @@ def ravel(input):
         raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_ravel_default(input)
@@ -637,12 +637,12 @@ def _tensor_split_c0(input, sections, dim=0):
 
 def _tensor_split_b0(input, sections, dim=0):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections, dim))
     return _as_tuple(_op_tensor_split_sections(input, sections, dim))
@@ -673,10 +673,10 @@ def _tensor_split_c2(input, tensor_indices_or_sections, dim=0):
 def _tensor_split_b2(input, tensor_indices_or_sections, dim=0):
     _ks = input._ks
     _ks |= tensor_indices_or_sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim))
@@ -750,10 +750,10 @@ def _hsplit_c0(input, sections):
 
 def _hsplit_b0(input, sections):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_hsplit_int(input, sections))
@@ -825,10 +825,10 @@ def _vsplit_c0(input, sections):
 
 def _vsplit_b0(input, sections):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_vsplit_int(input, sections))
@@ -900,10 +900,10 @@ def _dsplit_c0(input, sections):
 
 def _dsplit_b0(input, sections):
     _ks = input._ks
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, sections))
     return _as_tuple(_op_dsplit_int(input, sections))
@@ -973,12 +973,12 @@ def unsafe_split(input, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_split', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
@@ -1000,12 +1000,12 @@ def unsafe_chunk(input, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_chunk', 'dim', 3, 'int', dim)
     _ks = input._ks
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
@@ -1015,7 +1015,7 @@ def alias(input):
         raise _bad_arg('alias', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_default(input)
@@ -1025,7 +1025,7 @@ def detach(input):
         raise _bad_arg('detach', 'input', 1, 'Tensor', input)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_default(input)
@@ -1056,16 +1056,16 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
         return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
     _ks = input._ks
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, src, dim, start, end, step)
     return _op_slice_scatter_default(input, src, dim, start, end, step)
@@ -1081,12 +1081,12 @@ def select_scatter(input, src, dim, index):
         raise _bad_arg('select_scatter', 'index', 4, 'int', index)
     _ks = input._ks
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, src, dim, index)
     return _op_select_scatter_default(input, src, dim, index)
@@ -1104,14 +1104,14 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal_scatter', 'dim2', 5, 'int', dim2)
     _ks = input._ks
     _ks |= src._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)

@@ -66,7 +66,7 @@ def view_as_real_copy(input, *, out=None):
         return _op_view_as_real_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_real_copy_default(input)
@@ -80,7 +80,7 @@ def view_as_complex_copy(input, *, out=None):
         return _op_view_as_complex_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_view_as_complex_copy_default(input)
@@ -114,14 +114,14 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
             raise _bad_arg('diagonal_copy', 'out', None, 'Tensor', out)
         return _op_diagonal_copy_out(input, offset, dim1, dim2, out=out)
     _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, offset, dim1, dim2)
     return _op_diagonal_copy_default(input, offset, dim1, dim2)
@@ -164,12 +164,12 @@ def select_copy(input, dim, index, *, out=None):
             raise _bad_arg('select_copy', 'out', None, 'Tensor', out)
         return _op_select_copy_int_out(input, dim, index, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, index)
     return _op_select_copy_int(input, dim, index)
@@ -183,7 +183,7 @@ def detach_copy(input, *, out=None):
         return _op_detach_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_detach_copy_default(input)
@@ -204,16 +204,16 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
             raise _bad_arg('slice_copy', 'out', None, 'Tensor', out)
         return _op_slice_copy_Tensor_out(input, dim, start, end, step, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, start, end, step)
     return _op_slice_copy_Tensor(input, dim, start, end, step)
@@ -230,12 +230,12 @@ def split_copy(input, split_size, dim=0, *, out=None):
             raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
         return _as_tuple(_op_split_copy_Tensor_out(input, split_size, dim, out=out))
     _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, split_size, dim))
     return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
@@ -264,7 +264,7 @@ def _squeeze_copy_b0(input, *, out=None):
         return _op_squeeze_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_squeeze_copy_default(input)
@@ -281,10 +281,10 @@ def _squeeze_copy_b1(input, dim, *, out=None):
     if out is not None:
         return _op_squeeze_copy_dim_out(input, dim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_copy_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_squeeze_copy_dim(input, dim)
@@ -368,7 +368,7 @@ def t_copy(input, *, out=None):
         return _op_t_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_t_copy_default(input)
@@ -385,12 +385,12 @@ def transpose_copy(input, dim0, dim1, *, out=None):
             raise _bad_arg('transpose_copy', 'out', None, 'Tensor', out)
         return _op_transpose_copy_int_out(input, dim0, dim1, out=out)
     _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim0, dim1)
     return _op_transpose_copy_int(input, dim0, dim1)
@@ -405,10 +405,10 @@ def unsqueeze_copy(input, dim, *, out=None):
             raise _bad_arg('unsqueeze_copy', 'out', None, 'Tensor', out)
         return _op_unsqueeze_copy_out(input, dim, out=out)
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim)
     return _op_unsqueeze_copy_default(input, dim)
@@ -423,10 +423,10 @@ def unbind_copy(input, dim=0, *, out=None):
             raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
         return _as_tuple(_op_unbind_copy_int_out(input, dim, out=out))
     _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(input, dim))
     return _as_tuple(_op_unbind_copy_int(input, dim))
@@ -457,7 +457,7 @@ def _view_copy_b1(input, dtype, *, out=None):
         return _op_view_copy_dtype_out(input, dtype, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_copy_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dtype)
     return _op_view_copy_dtype(input, dtype)
@@ -526,14 +526,14 @@ def unfold_copy(input, dimension, size, step, *, out=None):
             raise _bad_arg('unfold_copy', 'out', None, 'Tensor', out)
         return _op_unfold_copy_out(input, dimension, size, step, out=out)
     _ks = input._ks
-    if dimension.__class__ in _TENSOR_TYPES:
+    if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
         _ks |= dimension._ks
-    if size.__class__ in _TENSOR_TYPES:
+    if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
         _ks |= size._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dimension, size, step)
     return _op_unfold_copy_default(input, dimension, size, step)
@@ -547,7 +547,7 @@ def alias_copy(input, *, out=None):
         return _op_alias_copy_out(input, out=out)
     _ks = input._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input)
     return _op_alias_copy_default(input)

@@ -22,13 +22,20 @@ _op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__defaul
 _op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
+    if memory_format.__class__ is str and memory_format == 'contiguous_format':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_contiguous_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_contiguous_default(self)
     return _op_contiguous_default(self, memory_format=memory_format)
 
 def _m_clone(self, *, memory_format=None):
     if memory_format is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_clone_default(self)
@@ -40,10 +47,10 @@ def _m_copy_(self, src, non_blocking=False):
     if non_blocking.__class__ is not bool:
         raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if src.__class__ in _TENSOR_TYPES:
+    if src.__class__ in _TENSOR_TYPES and src._ks != _ks:
         _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, non_blocking)
     return _op_copy__default(self, src, non_blocking)
@@ -69,7 +76,7 @@ def _m_resize_(self, *_va, size=None, memory_format=None):
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_resize__default(self, size)
@@ -82,7 +89,7 @@ def _m_resize_as_(self, the_template, *, memory_format=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= the_template._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, the_template)
         return _op_resize_as__default(self, the_template)
@@ -98,10 +105,10 @@ def __m_fill__c0(self, value):
 
 def __m_fill__b0(self, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, value)
     return _op_fill__Scalar(self, value)
@@ -116,7 +123,7 @@ def __m_fill__b1(self, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fill__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, value)
     return _op_fill__Tensor(self, value)
@@ -166,7 +173,7 @@ def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
 def _m_zero_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_zero__default(self)

@@ -39,7 +39,7 @@ def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pi
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_empty_default(self, size)
@@ -96,7 +96,7 @@ def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pi
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_zeros_default(self, size)
@@ -127,7 +127,7 @@ def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_new_ones_default(self, size)

@@ -21,10 +21,10 @@ def _m_dist(self, other, p=2):
         raise _bad_arg('dist', 'p', 2, 'Number', p)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, p)
     return _op_dist_default(self, other, p)

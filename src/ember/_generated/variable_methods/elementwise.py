@@ -410,10 +410,10 @@ def _m_add(self, other, *, alpha=1, out=None):
         raise _bad_arg('add', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_add_Tensor(self, other)
@@ -428,10 +428,10 @@ def _m_add_(self, other, *, alpha=1):
         raise _bad_arg('add_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_add__Tensor(self, other)
@@ -444,10 +444,10 @@ def _m_sub(self, other, *, alpha=1, out=None):
         raise _bad_arg('sub', 'other', 1, 'Tensor', other)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_sub_Tensor(self, other)
@@ -462,10 +462,10 @@ def _m_sub_(self, other, *, alpha=1):
         raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_sub__Tensor(self, other)
@@ -479,10 +479,10 @@ def _m_mul(self, other, *, out=None):
     if out is not None:
         return _op_mul_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_mul_Tensor(self, other)
@@ -491,10 +491,10 @@ def _m_mul_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_mul__Tensor(self, other)
@@ -511,10 +511,10 @@ def __m_div_b0(self, other, *, out=None):
     if out is not None:
         return _op_div_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_div_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_div_Tensor(self, other)
@@ -588,10 +588,10 @@ def __m_div__c0(self, other):
 
 def __m_div__b0(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_div__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_div__Tensor(self, other)
@@ -659,10 +659,10 @@ def _m_floor_divide(self, other, *, out=None):
     if out is not None:
         return _op_floor_divide_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_floor_divide_default(self, other)
@@ -671,10 +671,10 @@ def _m_floor_divide_(self, other):
     if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
         raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_floor_divide__default(self, other)
@@ -691,10 +691,10 @@ def _m_remainder(self, other, *, out=None):
             raise _bad_arg('remainder', 'out', None, 'Tensor', out)
         return _op_remainder_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_remainder_Tensor(self, other)
@@ -706,10 +706,10 @@ def _m_remainder_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_remainder__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_remainder__Tensor(self, other)
@@ -727,10 +727,10 @@ def _m_float_power(self, exponent, *, out=None):
             raise _bad_arg('float_power', 'out', None, 'Tensor', out)
         return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power_Tensor_Tensor(self, exponent)
@@ -745,10 +745,10 @@ def __m_float_power__c0(self, exponent):
 
 def __m_float_power__b0(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Scalar(self, exponent)
@@ -763,7 +763,7 @@ def __m_float_power__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_float_power__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_float_power__Tensor(self, exponent)
@@ -822,10 +822,10 @@ def _m_pow(self, exponent, *, out=None):
             raise _bad_arg('pow', 'out', None, 'Tensor', out)
         return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow_Tensor_Tensor(self, exponent)
@@ -840,10 +840,10 @@ def __m_pow__c0(self, exponent):
 
 def __m_pow__b0(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES:
+    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
         _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow__Scalar(self, exponent)
@@ -858,7 +858,7 @@ def __m_pow__b1(self, exponent):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= exponent._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_pow__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, exponent)
     return _op_pow__Tensor(self, exponent)
@@ -917,10 +917,10 @@ def _m_eq(self, other, *, out=None):
             raise _bad_arg('eq', 'out', None, 'Tensor', out)
         return _op_eq_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_eq_Tensor(self, other)
@@ -932,10 +932,10 @@ def _m_eq_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_eq__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_eq__Tensor(self, other)
@@ -952,10 +952,10 @@ def _m_ne(self, other, *, out=None):
             raise _bad_arg('ne', 'out', None, 'Tensor', out)
         return _op_ne_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ne_Tensor(self, other)
@@ -967,10 +967,10 @@ def _m_ne_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_ne__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ne__Tensor(self, other)
@@ -987,10 +987,10 @@ def _m_lt(self, other, *, out=None):
             raise _bad_arg('lt', 'out', None, 'Tensor', out)
         return _op_lt_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lt_Tensor(self, other)
@@ -1002,10 +1002,10 @@ def _m_lt_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_lt__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lt__Tensor(self, other)
@@ -1022,10 +1022,10 @@ def _m_le(self, other, *, out=None):
             raise _bad_arg('le', 'out', None, 'Tensor', out)
         return _op_le_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_le_Tensor(self, other)
@@ -1037,10 +1037,10 @@ def _m_le_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_le__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_le__Tensor(self, other)
@@ -1057,10 +1057,10 @@ def _m_gt(self, other, *, out=None):
             raise _bad_arg('gt', 'out', None, 'Tensor', out)
         return _op_gt_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gt_Tensor(self, other)
@@ -1072,10 +1072,10 @@ def _m_gt_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_gt__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gt__Tensor(self, other)
@@ -1092,10 +1092,10 @@ def _m_ge(self, other, *, out=None):
             raise _bad_arg('ge', 'out', None, 'Tensor', out)
         return _op_ge_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ge_Tensor(self, other)
@@ -1107,10 +1107,10 @@ def _m_ge_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_ge__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ge__Tensor(self, other)
@@ -1125,7 +1125,7 @@ def _m_logical_and(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_and_default(self, other)
@@ -1136,7 +1136,7 @@ def _m_logical_and_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_and__default(self, other)
@@ -1151,7 +1151,7 @@ def _m_logical_or(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_or_default(self, other)
@@ -1162,7 +1162,7 @@ def _m_logical_or_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_or__default(self, other)
@@ -1177,7 +1177,7 @@ def _m_logical_xor(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_xor_default(self, other)
@@ -1188,7 +1188,7 @@ def _m_logical_xor_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logical_xor__default(self, other)
@@ -1205,10 +1205,10 @@ def _m_bitwise_and(self, other, *, out=None):
             raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
         return _op_bitwise_and_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_and_Tensor(self, other)
@@ -1220,10 +1220,10 @@ def _m_bitwise_and_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_and__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_and__Tensor(self, other)
@@ -1240,10 +1240,10 @@ def _m_bitwise_or(self, other, *, out=None):
             raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
         return _op_bitwise_or_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_or_Tensor(self, other)
@@ -1255,10 +1255,10 @@ def _m_bitwise_or_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_or__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_or__Tensor(self, other)
@@ -1275,10 +1275,10 @@ def _m_bitwise_xor(self, other, *, out=None):
             raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
         return _op_bitwise_xor_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor_Tensor(self, other)
@@ -1290,10 +1290,10 @@ def _m_bitwise_xor_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_xor__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_xor__Tensor(self, other)
@@ -1305,7 +1305,7 @@ def _m_neg(self, *, out=None):
         return _op_neg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_neg_default(self)
@@ -1313,7 +1313,7 @@ def _m_neg(self, *, out=None):
 def _m_neg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_neg__default(self)
@@ -1325,7 +1325,7 @@ def _m_abs(self, *, out=None):
         return _op_abs_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_abs_default(self)
@@ -1333,7 +1333,7 @@ def _m_abs(self, *, out=None):
 def _m_abs_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_abs__default(self)
@@ -1345,7 +1345,7 @@ def _m_exp(self, *, out=None):
         return _op_exp_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp_default(self)
@@ -1353,7 +1353,7 @@ def _m_exp(self, *, out=None):
 def _m_exp_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp__default(self)
@@ -1365,7 +1365,7 @@ def _m_log(self, *, out=None):
         return _op_log_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log_default(self)
@@ -1373,7 +1373,7 @@ def _m_log(self, *, out=None):
 def _m_log_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log__default(self)
@@ -1385,7 +1385,7 @@ def _m_sqrt(self, *, out=None):
         return _op_sqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sqrt_default(self)
@@ -1393,7 +1393,7 @@ def _m_sqrt(self, *, out=None):
 def _m_sqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sqrt__default(self)
@@ -1405,7 +1405,7 @@ def _m_rsqrt(self, *, out=None):
         return _op_rsqrt_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rsqrt_default(self)
@@ -1413,7 +1413,7 @@ def _m_rsqrt(self, *, out=None):
 def _m_rsqrt_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rsqrt__default(self)
@@ -1425,7 +1425,7 @@ def _m_sin(self, *, out=None):
         return _op_sin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sin_default(self)
@@ -1433,7 +1433,7 @@ def _m_sin(self, *, out=None):
 def _m_sin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sin__default(self)
@@ -1445,7 +1445,7 @@ def _m_cos(self, *, out=None):
         return _op_cos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cos_default(self)
@@ -1453,7 +1453,7 @@ def _m_cos(self, *, out=None):
 def _m_cos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cos__default(self)
@@ -1465,7 +1465,7 @@ def _m_tanh(self, *, out=None):
         return _op_tanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tanh_default(self)
@@ -1473,7 +1473,7 @@ def _m_tanh(self, *, out=None):
 def _m_tanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tanh__default(self)
@@ -1485,7 +1485,7 @@ def _m_sigmoid(self, *, out=None):
         return _op_sigmoid_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sigmoid_default(self)
@@ -1493,7 +1493,7 @@ def _m_sigmoid(self, *, out=None):
 def _m_sigmoid_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sigmoid__default(self)
@@ -1505,7 +1505,7 @@ def _m_bitwise_not(self, *, out=None):
         return _op_bitwise_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_bitwise_not_default(self)
@@ -1513,7 +1513,7 @@ def _m_bitwise_not(self, *, out=None):
 def _m_bitwise_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_bitwise_not__default(self)
@@ -1525,7 +1525,7 @@ def _m_logical_not(self, *, out=None):
         return _op_logical_not_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_logical_not_default(self)
@@ -1533,7 +1533,7 @@ def _m_logical_not(self, *, out=None):
 def _m_logical_not_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_logical_not__default(self)
@@ -1554,12 +1554,12 @@ def __m_clamp_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp_default(self, min, max)
@@ -1576,12 +1576,12 @@ def __m_clamp_b1(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clamp_Tensor_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp_Tensor(self, min, max)
@@ -1652,12 +1652,12 @@ def __m_clamp__c0(self, min=None, max=None):
 
 def __m_clamp__b0(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp__default(self, min, max)
@@ -1672,12 +1672,12 @@ def __m_clamp__c1(self, min=None, max=None):
 
 def __m_clamp__b1(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clamp__Tensor(self, min, max)
@@ -1742,10 +1742,10 @@ def __m_clamp_min_b0(self, min, *, out=None):
     if out is not None:
         return _op_clamp_min_out(self, min, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min_default(self, min)
@@ -1762,7 +1762,7 @@ def __m_clamp_min_b1(self, min, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min_Tensor(self, min)
@@ -1825,10 +1825,10 @@ def __m_clamp_max_b0(self, max, *, out=None):
     if out is not None:
         return _op_clamp_max_out(self, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max_default(self, max)
@@ -1845,7 +1845,7 @@ def __m_clamp_max_b1(self, max, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max_Tensor(self, max)
@@ -1910,12 +1910,12 @@ def _m_where(self, condition, other, *, out=None):
             raise _bad_arg('where', 'out', None, 'Tensor', out)
         return _op_where_self_out(condition, self, other, out=out)
     _ks = condition._ks
-    if self.__class__ in _TENSOR_TYPES:
+    if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
         _ks |= self._ks
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_where_self.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(condition, self, other)
     return _op_where_self(condition, self, other)
@@ -1931,12 +1931,12 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('isclose', 'equal_nan', 4, 'bool', equal_nan)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES:
+    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
         _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES:
+    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_isclose_default(self, other, rtol, atol, equal_nan)
@@ -1952,12 +1952,12 @@ def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise _bad_arg('allclose', 'equal_nan', 4, 'bool', equal_nan)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES:
+    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
         _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES:
+    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
         _ks |= atol._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, rtol, atol, equal_nan)
     return _op_allclose_default(self, other, rtol, atol, equal_nan)
@@ -1969,7 +1969,7 @@ def _m_exp2(self, *, out=None):
         return _op_exp2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp2_default(self)
@@ -1977,7 +1977,7 @@ def _m_exp2(self, *, out=None):
 def _m_exp2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_exp2__default(self)
@@ -1989,7 +1989,7 @@ def _m_expm1(self, *, out=None):
         return _op_expm1_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_expm1_default(self)
@@ -1997,7 +1997,7 @@ def _m_expm1(self, *, out=None):
 def _m_expm1_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_expm1__default(self)
@@ -2009,7 +2009,7 @@ def _m_log1p(self, *, out=None):
         return _op_log1p_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log1p_default(self)
@@ -2017,7 +2017,7 @@ def _m_log1p(self, *, out=None):
 def _m_log1p_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log1p__default(self)
@@ -2029,7 +2029,7 @@ def _m_log2(self, *, out=None):
         return _op_log2_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log2_default(self)
@@ -2037,7 +2037,7 @@ def _m_log2(self, *, out=None):
 def _m_log2_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log2__default(self)
@@ -2049,7 +2049,7 @@ def _m_log10(self, *, out=None):
         return _op_log10_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log10_default(self)
@@ -2057,7 +2057,7 @@ def _m_log10(self, *, out=None):
 def _m_log10_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_log10__default(self)
@@ -2069,7 +2069,7 @@ def _m_sign(self, *, out=None):
         return _op_sign_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sign_default(self)
@@ -2077,7 +2077,7 @@ def _m_sign(self, *, out=None):
 def _m_sign_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sign__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sign__default(self)
@@ -2089,7 +2089,7 @@ def _m_sgn(self, *, out=None):
         return _op_sgn_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sgn_default(self)
@@ -2097,7 +2097,7 @@ def _m_sgn(self, *, out=None):
 def _m_sgn_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sgn__default(self)
@@ -2109,7 +2109,7 @@ def _m_floor(self, *, out=None):
         return _op_floor_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_floor_default(self)
@@ -2117,7 +2117,7 @@ def _m_floor(self, *, out=None):
 def _m_floor_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_floor__default(self)
@@ -2129,7 +2129,7 @@ def _m_ceil(self, *, out=None):
         return _op_ceil_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_ceil_default(self)
@@ -2137,7 +2137,7 @@ def _m_ceil(self, *, out=None):
 def _m_ceil_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_ceil__default(self)
@@ -2151,7 +2151,7 @@ def __m_round_b0(self, *, out=None):
         return _op_round_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_round_default(self)
@@ -2188,7 +2188,7 @@ def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_round_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_round_b0(self)
@@ -2226,7 +2226,7 @@ def __m_round__c0(self):
 def __m_round__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_round__default(self)
@@ -2257,7 +2257,7 @@ def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_round__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_round__b0(self)
@@ -2295,7 +2295,7 @@ def _m_trunc(self, *, out=None):
         return _op_trunc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_trunc_default(self)
@@ -2303,7 +2303,7 @@ def _m_trunc(self, *, out=None):
 def _m_trunc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_trunc__default(self)
@@ -2315,7 +2315,7 @@ def _m_frac(self, *, out=None):
         return _op_frac_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_frac_default(self)
@@ -2323,7 +2323,7 @@ def _m_frac(self, *, out=None):
 def _m_frac_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_frac__default(self)
@@ -2335,7 +2335,7 @@ def _m_reciprocal(self, *, out=None):
         return _op_reciprocal_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_reciprocal_default(self)
@@ -2343,7 +2343,7 @@ def _m_reciprocal(self, *, out=None):
 def _m_reciprocal_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_reciprocal__default(self)
@@ -2355,7 +2355,7 @@ def _m_square(self, *, out=None):
         return _op_square_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_square_default(self)
@@ -2363,7 +2363,7 @@ def _m_square(self, *, out=None):
 def _m_square_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_square__default(self)
@@ -2375,7 +2375,7 @@ def _m_erf(self, *, out=None):
         return _op_erf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erf_default(self)
@@ -2383,7 +2383,7 @@ def _m_erf(self, *, out=None):
 def _m_erf_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erf__default(self)
@@ -2395,7 +2395,7 @@ def _m_erfc(self, *, out=None):
         return _op_erfc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfc_default(self)
@@ -2403,7 +2403,7 @@ def _m_erfc(self, *, out=None):
 def _m_erfc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfc__default(self)
@@ -2415,7 +2415,7 @@ def _m_erfinv(self, *, out=None):
         return _op_erfinv_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfinv_default(self)
@@ -2423,7 +2423,7 @@ def _m_erfinv(self, *, out=None):
 def _m_erfinv_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_erfinv__default(self)
@@ -2435,7 +2435,7 @@ def _m_asin(self, *, out=None):
         return _op_asin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asin_default(self)
@@ -2443,7 +2443,7 @@ def _m_asin(self, *, out=None):
 def _m_asin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asin__default(self)
@@ -2455,7 +2455,7 @@ def _m_acos(self, *, out=None):
         return _op_acos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acos_default(self)
@@ -2463,7 +2463,7 @@ def _m_acos(self, *, out=None):
 def _m_acos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acos__default(self)
@@ -2475,7 +2475,7 @@ def _m_atan(self, *, out=None):
         return _op_atan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atan_default(self)
@@ -2483,7 +2483,7 @@ def _m_atan(self, *, out=None):
 def _m_atan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atan__default(self)
@@ -2495,7 +2495,7 @@ def _m_sinh(self, *, out=None):
         return _op_sinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinh_default(self)
@@ -2503,7 +2503,7 @@ def _m_sinh(self, *, out=None):
 def _m_sinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinh__default(self)
@@ -2515,7 +2515,7 @@ def _m_cosh(self, *, out=None):
         return _op_cosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cosh_default(self)
@@ -2523,7 +2523,7 @@ def _m_cosh(self, *, out=None):
 def _m_cosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_cosh__default(self)
@@ -2535,7 +2535,7 @@ def _m_tan(self, *, out=None):
         return _op_tan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tan_default(self)
@@ -2543,7 +2543,7 @@ def _m_tan(self, *, out=None):
 def _m_tan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_tan__default(self)
@@ -2555,7 +2555,7 @@ def _m_asinh(self, *, out=None):
         return _op_asinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asinh_default(self)
@@ -2563,7 +2563,7 @@ def _m_asinh(self, *, out=None):
 def _m_asinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_asinh__default(self)
@@ -2575,7 +2575,7 @@ def _m_acosh(self, *, out=None):
         return _op_acosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acosh_default(self)
@@ -2583,7 +2583,7 @@ def _m_acosh(self, *, out=None):
 def _m_acosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_acosh__default(self)
@@ -2595,7 +2595,7 @@ def _m_atanh(self, *, out=None):
         return _op_atanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atanh_default(self)
@@ -2603,7 +2603,7 @@ def _m_atanh(self, *, out=None):
 def _m_atanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_atanh__default(self)
@@ -2620,14 +2620,14 @@ def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
             raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
         return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if nan.__class__ in _TENSOR_TYPES:
+    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
         _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES:
+    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
         _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES:
+    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num_default(self, nan, posinf, neginf)
@@ -2640,14 +2640,14 @@ def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
     if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
         raise _bad_arg('nan_to_num_', 'neginf', 3, 'float', neginf)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if nan.__class__ in _TENSOR_TYPES:
+    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
         _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES:
+    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
         _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES:
+    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
         _ks |= neginf._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, nan, posinf, neginf)
     return _op_nan_to_num__default(self, nan, posinf, neginf)
@@ -2660,10 +2660,10 @@ def _m_logit(self, eps=None, *, out=None):
             raise _bad_arg('logit', 'out', None, 'Tensor', out)
         return _op_logit_out(self, eps, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, eps)
     return _op_logit_default(self, eps)
@@ -2672,10 +2672,10 @@ def _m_logit_(self, eps=None):
     if eps is not None and eps.__class__ is not float and not _is_double(eps):
         raise _bad_arg('logit_', 'eps', 1, 'float', eps)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if eps.__class__ in _TENSOR_TYPES:
+    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
         _ks |= eps._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, eps)
     return _op_logit__default(self, eps)
@@ -2690,7 +2690,7 @@ def _m_hypot(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_hypot_default(self, other)
@@ -2701,7 +2701,7 @@ def _m_hypot_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_hypot__default(self, other)
@@ -2716,7 +2716,7 @@ def _m_atan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_atan2_default(self, other)
@@ -2727,7 +2727,7 @@ def _m_atan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_atan2__default(self, other)
@@ -2747,10 +2747,10 @@ def __m_lerp_b0(self, end, weight, *, out=None):
         return _op_lerp_Scalar_out(self, end, weight, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= end._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Scalar(self, end, weight)
@@ -2770,7 +2770,7 @@ def __m_lerp_b1(self, end, weight, *, out=None):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp_Tensor(self, end, weight)
@@ -2838,10 +2838,10 @@ def __m_lerp__c0(self, end, weight):
 def __m_lerp__b0(self, end, weight):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= end._ks
-    if weight.__class__ in _TENSOR_TYPES:
+    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
         _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Scalar(self, end, weight)
@@ -2859,7 +2859,7 @@ def __m_lerp__b1(self, end, weight):
     _ks |= end._ks
     _ks |= weight._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lerp__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, end, weight)
     return _op_lerp__Tensor(self, end, weight)
@@ -2923,10 +2923,10 @@ def _m_fmod(self, other, *, out=None):
             raise _bad_arg('fmod', 'out', None, 'Tensor', out)
         return _op_fmod_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmod_Tensor(self, other)
@@ -2938,10 +2938,10 @@ def _m_fmod_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_fmod__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmod__Tensor(self, other)
@@ -2959,10 +2959,10 @@ def _m_copysign(self, other, *, out=None):
             raise _bad_arg('copysign', 'out', None, 'Tensor', out)
         return _op_copysign_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_copysign_Tensor(self, other)
@@ -2974,10 +2974,10 @@ def _m_copysign_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_copysign__Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_copysign__Tensor(self, other)
@@ -2992,7 +2992,7 @@ def _m_heaviside(self, values, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, values)
     return _op_heaviside_default(self, values)
@@ -3003,7 +3003,7 @@ def _m_heaviside_(self, values):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= values._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, values)
     return _op_heaviside__default(self, values)
@@ -3018,7 +3018,7 @@ def _m_gcd(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gcd_default(self, other)
@@ -3029,7 +3029,7 @@ def _m_gcd_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_gcd__default(self, other)
@@ -3044,7 +3044,7 @@ def _m_lcm(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lcm_default(self, other)
@@ -3055,7 +3055,7 @@ def _m_lcm_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_lcm__default(self, other)
@@ -3070,7 +3070,7 @@ def _m_maximum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_maximum_default(self, other)
@@ -3085,7 +3085,7 @@ def _m_minimum(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_minimum_default(self, other)
@@ -3100,7 +3100,7 @@ def _m_fmax(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmax_default(self, other)
@@ -3115,7 +3115,7 @@ def _m_fmin(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_fmin_default(self, other)
@@ -3123,7 +3123,7 @@ def _m_fmin(self, other, *, out=None):
 def _m_positive(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_positive_default(self)
@@ -3131,7 +3131,7 @@ def _m_positive(self):
 def _m_isreal(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isreal_default(self)
@@ -3146,10 +3146,10 @@ def __m_clamp_min__c0(self, min):
 
 def __m_clamp_min__b0(self, min):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min__default(self, min)
@@ -3164,7 +3164,7 @@ def __m_clamp_min__b1(self, min):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= min._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_min__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min)
     return _op_clamp_min__Tensor(self, min)
@@ -3221,10 +3221,10 @@ def __m_clamp_max__c0(self, max):
 
 def __m_clamp_max__b0(self, max):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max__default(self, max)
@@ -3239,7 +3239,7 @@ def __m_clamp_max__b1(self, max):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clamp_max__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, max)
     return _op_clamp_max__Tensor(self, max)
@@ -3289,7 +3289,7 @@ def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
 def _m_negative_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_negative__default(self)
@@ -3297,7 +3297,7 @@ def _m_negative_(self):
 def _m_fix_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_fix__default(self)
@@ -3305,7 +3305,7 @@ def _m_fix_(self):
 def _m_isnan(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isnan_default(self)
@@ -3313,7 +3313,7 @@ def _m_isnan(self):
 def _m_isinf(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isinf_default(self)
@@ -3321,7 +3321,7 @@ def _m_isinf(self):
 def _m_isfinite(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isfinite_default(self)
@@ -3333,7 +3333,7 @@ def _m_signbit(self, *, out=None):
         return _op_signbit_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_signbit_default(self)
@@ -3345,7 +3345,7 @@ def _m_isposinf(self, *, out=None):
         return _op_isposinf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isposinf_default(self)
@@ -3357,7 +3357,7 @@ def _m_isneginf(self, *, out=None):
         return _op_isneginf_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_isneginf_default(self)
@@ -3372,7 +3372,7 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul_default(self, tensor1, tensor2)
@@ -3394,7 +3394,7 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcmul__default(self, tensor1, tensor2)
@@ -3412,7 +3412,7 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv_default(self, tensor1, tensor2)
@@ -3434,7 +3434,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
         _ks |= tensor1._ks
         _ks |= tensor2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, tensor1, tensor2)
         return _op_addcdiv__default(self, tensor1, tensor2)
@@ -3455,10 +3455,10 @@ def _m_xlogy(self, other, *, out=None):
             raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
         return _op_xlogy_OutTensor(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_xlogy_Tensor(self, other)
@@ -3470,10 +3470,10 @@ def _m_xlogy_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_xlogy__Scalar_Other(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_xlogy__Tensor(self, other)
@@ -3488,7 +3488,7 @@ def _m_logaddexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logaddexp_default(self, other)
@@ -3500,7 +3500,7 @@ def _m_deg2rad(self, *, out=None):
         return _op_deg2rad_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_deg2rad_default(self)
@@ -3508,7 +3508,7 @@ def _m_deg2rad(self, *, out=None):
 def _m_deg2rad_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_deg2rad__default(self)
@@ -3520,7 +3520,7 @@ def _m_rad2deg(self, *, out=None):
         return _op_rad2deg_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rad2deg_default(self)
@@ -3528,7 +3528,7 @@ def _m_rad2deg(self, *, out=None):
 def _m_rad2deg_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_rad2deg__default(self)
@@ -3543,7 +3543,7 @@ def _m_logaddexp2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_logaddexp2_default(self, other)
@@ -3558,7 +3558,7 @@ def _m_nextafter(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_nextafter_default(self, other)
@@ -3569,7 +3569,7 @@ def _m_nextafter_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_nextafter__default(self, other)
@@ -3584,7 +3584,7 @@ def _m_ldexp(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ldexp_Tensor(self, other)
@@ -3595,7 +3595,7 @@ def _m_ldexp_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_ldexp__default(self, other)
@@ -3605,7 +3605,7 @@ def _m_frexp(self, *, out=None):
         return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_frexp(*_k(self))
     return _rt_frexp(*_op_frexp_Tensor(self))
@@ -3623,10 +3623,10 @@ def _m_bitwise_left_shift(self, other, *, out=None):
             raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift_Tensor(self, other)
@@ -3638,10 +3638,10 @@ def _m_bitwise_left_shift_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_left_shift__Tensor_Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_left_shift__Tensor(self, other)
@@ -3659,10 +3659,10 @@ def _m_bitwise_right_shift(self, other, *, out=None):
             raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
         return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift_Tensor(self, other)
@@ -3674,10 +3674,10 @@ def _m_bitwise_right_shift_(self, other):
     if not isinstance(other, TensorImpl):
         return _op_bitwise_right_shift__Tensor_Scalar(self, other)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_bitwise_right_shift__Tensor(self, other)
@@ -3689,7 +3689,7 @@ def _m_arcsin(self, *, out=None):
         return _op_arcsin_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsin_default(self)
@@ -3697,7 +3697,7 @@ def _m_arcsin(self, *, out=None):
 def _m_arcsin_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsin__default(self)
@@ -3709,7 +3709,7 @@ def _m_arccos(self, *, out=None):
         return _op_arccos_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccos_default(self)
@@ -3717,7 +3717,7 @@ def _m_arccos(self, *, out=None):
 def _m_arccos_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccos__default(self)
@@ -3729,7 +3729,7 @@ def _m_arctan(self, *, out=None):
         return _op_arctan_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctan_default(self)
@@ -3737,7 +3737,7 @@ def _m_arctan(self, *, out=None):
 def _m_arctan_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctan__default(self)
@@ -3749,7 +3749,7 @@ def _m_arcsinh(self, *, out=None):
         return _op_arcsinh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsinh_default(self)
@@ -3757,7 +3757,7 @@ def _m_arcsinh(self, *, out=None):
 def _m_arcsinh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arcsinh__default(self)
@@ -3769,7 +3769,7 @@ def _m_arccosh(self, *, out=None):
         return _op_arccosh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccosh_default(self)
@@ -3777,7 +3777,7 @@ def _m_arccosh(self, *, out=None):
 def _m_arccosh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arccosh__default(self)
@@ -3789,7 +3789,7 @@ def _m_arctanh(self, *, out=None):
         return _op_arctanh_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctanh_default(self)
@@ -3797,7 +3797,7 @@ def _m_arctanh(self, *, out=None):
 def _m_arctanh_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_arctanh__default(self)
@@ -3812,7 +3812,7 @@ def _m_arctan2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_arctan2_default(self, other)
@@ -3823,7 +3823,7 @@ def _m_arctan2_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_arctan2__default(self, other)
@@ -3844,12 +3844,12 @@ def __m_clip_b0(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip_default(self, min, max)
@@ -3866,12 +3866,12 @@ def __m_clip_b1(self, min=None, max=None, *, out=None):
     if out is not None:
         return _op_clip_Tensor_out(self, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip_Tensor(self, min, max)
@@ -3942,12 +3942,12 @@ def __m_clip__c0(self, min=None, max=None):
 
 def __m_clip__b0(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip__default(self, min, max)
@@ -3962,12 +3962,12 @@ def __m_clip__c1(self, min=None, max=None):
 
 def __m_clip__b1(self, min=None, max=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_clip__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, min, max)
     return _op_clip__Tensor(self, min, max)
@@ -4035,10 +4035,10 @@ def __m_subtract_c0(self, other, *, alpha=1, out=None):
 def __m_subtract_b0(self, other, *, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_subtract_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_subtract_Tensor(self, other)
@@ -4060,12 +4060,12 @@ def __m_subtract_c1(self, other, alpha=1):
 
 def __m_subtract_b1(self, other, alpha=1):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_subtract_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract_Scalar(self, other, alpha)
@@ -4131,10 +4131,10 @@ def __m_subtract__c0(self, other, *, alpha=1):
 def __m_subtract__b0(self, other, *, alpha=1):
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES:
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_subtract__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
         return _op_subtract__Tensor(self, other)
@@ -4154,12 +4154,12 @@ def __m_subtract__c1(self, other, alpha=1):
 
 def __m_subtract__b1(self, other, alpha=1):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
-    if alpha.__class__ in _TENSOR_TYPES:
+    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
         _ks |= alpha._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_subtract__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other, alpha)
     return _op_subtract__Scalar(self, other, alpha)
@@ -4217,7 +4217,7 @@ def _m_absolute(self, *, out=None):
         return _op_absolute_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_absolute_default(self)
@@ -4229,7 +4229,7 @@ def _m_negative(self, *, out=None):
         return _op_negative_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_negative_default(self)
@@ -4241,7 +4241,7 @@ def _m_fix(self, *, out=None):
         return _op_fix_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_fix_default(self)
@@ -4258,10 +4258,10 @@ def __m_divide_b0(self, other, *, out=None):
     if out is not None:
         return _op_divide_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_divide_Tensor(self, other)
@@ -4331,10 +4331,10 @@ def _m_true_divide(self, other, *, out=None):
     if out is not None:
         return _op_true_divide_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_true_divide_Tensor(self, other)
@@ -4345,10 +4345,10 @@ def _m_multiply(self, other, *, out=None):
     if out is not None:
         return _op_multiply_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_multiply_Tensor(self, other)
@@ -4365,10 +4365,10 @@ def _m_greater(self, other, *, out=None):
             raise _bad_arg('greater', 'out', None, 'Tensor', out)
         return _op_greater_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_greater_Tensor(self, other)
@@ -4385,10 +4385,10 @@ def _m_greater_equal(self, other, *, out=None):
             raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
         return _op_greater_equal_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_greater_equal_Tensor(self, other)
@@ -4405,10 +4405,10 @@ def _m_less(self, other, *, out=None):
             raise _bad_arg('less', 'out', None, 'Tensor', out)
         return _op_less_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_less_Tensor(self, other)
@@ -4425,10 +4425,10 @@ def _m_less_equal(self, other, *, out=None):
             raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
         return _op_less_equal_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_less_equal_Tensor(self, other)
@@ -4445,10 +4445,10 @@ def _m_not_equal(self, other, *, out=None):
             raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
         return _op_not_equal_Tensor_out(self, other, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES:
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
         _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_not_equal_Tensor(self, other)

@@ -44,7 +44,7 @@ def _m_lgamma(self, *, out=None):
         return _op_lgamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_lgamma_default(self)
@@ -52,7 +52,7 @@ def _m_lgamma(self, *, out=None):
 def _m_lgamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_lgamma__default(self)
@@ -64,7 +64,7 @@ def _m_digamma(self, *, out=None):
         return _op_digamma_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_digamma_default(self)
@@ -72,7 +72,7 @@ def _m_digamma(self, *, out=None):
 def _m_digamma_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_digamma__default(self)
@@ -84,7 +84,7 @@ def _m_i0(self, *, out=None):
         return _op_i0_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_i0_default(self)
@@ -92,7 +92,7 @@ def _m_i0(self, *, out=None):
 def _m_i0_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_i0__default(self)
@@ -104,7 +104,7 @@ def _m_sinc(self, *, out=None):
         return _op_sinc_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinc_default(self)
@@ -112,7 +112,7 @@ def _m_sinc(self, *, out=None):
 def _m_sinc_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_sinc__default(self)
@@ -125,10 +125,10 @@ def _m_polygamma(self, n, *, out=None):
             raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
         return _op_polygamma_out(n, self, out=out)
     _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
-    if self.__class__ in _TENSOR_TYPES:
+    if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
         _ks |= self._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(n, self)
     return _op_polygamma_default(n, self)
@@ -137,10 +137,10 @@ def _m_polygamma_(self, n):
     if n.__class__ is not int and not _is_int(n):
         raise _bad_arg('polygamma_', 'n', 1, 'int', n)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n)
     return _op_polygamma__default(self, n)
@@ -153,10 +153,10 @@ def _m_mvlgamma(self, p, *, out=None):
             raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
         return _op_mvlgamma_out(self, p, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_mvlgamma_default(self, p)
@@ -165,10 +165,10 @@ def _m_mvlgamma_(self, p):
     if p.__class__ is not int and not _is_int(p):
         raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_mvlgamma__default(self, p)
@@ -183,7 +183,7 @@ def _m_igamma(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igamma_default(self, other)
@@ -194,7 +194,7 @@ def _m_igamma_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igamma__default(self, other)
@@ -209,7 +209,7 @@ def _m_igammac(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igammac_default(self, other)
@@ -220,7 +220,7 @@ def _m_igammac_(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_igammac__default(self, other)

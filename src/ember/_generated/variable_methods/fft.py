@@ -34,18 +34,18 @@ def _m_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=
     if return_complex.__class__ is not bool:
         raise _bad_arg('istft', 'return_complex', 9, 'bool', return_complex)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n_fft.__class__ in _TENSOR_TYPES:
+    if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
         _ks |= n_fft._ks
-    if hop_length.__class__ in _TENSOR_TYPES:
+    if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
         _ks |= hop_length._ks
-    if win_length.__class__ in _TENSOR_TYPES:
+    if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
         _ks |= win_length._ks
-    if window.__class__ in _TENSOR_TYPES:
+    if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
         _ks |= window._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_istft_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
     return _op_istft_default(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)

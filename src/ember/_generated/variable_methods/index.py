@@ -77,11 +77,11 @@ def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
         raise _bad_arg('gather', 'index', 2, 'Tensor', index)
     if out is None and sparse_grad is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index)
         return _op_gather_default(self, dim, index)
@@ -107,12 +107,12 @@ def __m_scatter_b0(self, dim, index, src, *, out=None):
     if out is not None:
         return _op_scatter_src_out(self, dim, index, src, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_src.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_src(self, dim, index, src)
@@ -133,13 +133,13 @@ def __m_scatter_b1(self, dim, index, value, *, out=None):
     if out is not None:
         return _op_scatter_value_out(self, dim, index, value, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_value.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter_value(self, dim, index, value)
@@ -272,12 +272,12 @@ def __m_scatter__c0(self, dim, index, src):
 
 def __m_scatter__b0(self, dim, index, src):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter__src.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter__src(self, dim, index, src)
@@ -296,13 +296,13 @@ def __m_scatter__c1(self, dim, index, value):
 
 def __m_scatter__b1(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter__value.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_scatter__value(self, dim, index, value)
@@ -423,12 +423,12 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
             raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
         return _op_scatter_add_out(self, dim, index, src, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add_default(self, dim, index, src)
@@ -441,12 +441,12 @@ def _m_scatter_add_(self, dim, index, src):
     if src.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= src._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, src)
     return _op_scatter_add__default(self, dim, index, src)
@@ -462,12 +462,12 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
         raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce_two(self, dim, index, src, reduce)
@@ -490,12 +490,12 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, src, reduce)
         return _op_scatter_reduce__two(self, dim, index, src, reduce)
@@ -513,11 +513,11 @@ def _m_index_select(self, dim, index, *, out=None):
             raise _bad_arg('index_select', 'out', None, 'Tensor', out)
         return _op_index_select_out(self, dim, index, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index)
     return _op_index_select_default(self, dim, index)
@@ -531,12 +531,12 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
         raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
     if out is None and alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add_default(self, dim, index, source)
@@ -557,12 +557,12 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
         raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
     if alpha.__class__ is int and alpha == 1:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
         return _op_index_add__default(self, dim, index, source)
@@ -582,12 +582,12 @@ def _m_index_copy(self, dim, index, source, *, out=None):
             raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
         return _op_index_copy_out(self, dim, index, source, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy_default(self, dim, index, source)
@@ -600,12 +600,12 @@ def _m_index_copy_(self, dim, index, source):
     if source.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, source)
     return _op_index_copy__default(self, dim, index, source)
@@ -624,13 +624,13 @@ def __m_index_fill_c0(self, dim, index, value):
 
 def __m_index_fill_b0(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill_int_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Scalar(self, dim, index, value)
@@ -647,12 +647,12 @@ def __m_index_fill_c1(self, dim, index, value):
 
 def __m_index_fill_b1(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill_int_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill_int_Tensor(self, dim, index, value)
@@ -721,13 +721,13 @@ def __m_index_fill__c0(self, dim, index, value):
 
 def __m_index_fill__b0(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill__int_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Scalar(self, dim, index, value)
@@ -744,12 +744,12 @@ def __m_index_fill__c1(self, dim, index, value):
 
 def __m_index_fill__b1(self, dim, index, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     _ks |= index._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_index_fill__int_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index, value)
     return _op_index_fill__int_Tensor(self, dim, index, value)
@@ -817,10 +817,10 @@ def __m_masked_fill_c0(self, mask, value):
 def __m_masked_fill_b0(self, mask, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Scalar(self, mask, value)
@@ -838,7 +838,7 @@ def __m_masked_fill_b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill_Tensor(self, mask, value)
@@ -902,10 +902,10 @@ def __m_masked_fill__c0(self, mask, value):
 def __m_masked_fill__b0(self, mask, value):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
-    if value.__class__ in _TENSOR_TYPES:
+    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
         _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill__Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Scalar(self, mask, value)
@@ -923,7 +923,7 @@ def __m_masked_fill__b1(self, mask, value):
     _ks |= mask._ks
     _ks |= value._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_fill__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, value)
     return _op_masked_fill__Tensor(self, mask, value)
@@ -984,7 +984,7 @@ def _m_masked_select(self, mask, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= mask._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask)
     return _op_masked_select_default(self, mask)
@@ -998,7 +998,7 @@ def _m_masked_scatter(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter_default(self, mask, source)
@@ -1012,7 +1012,7 @@ def _m_masked_scatter_(self, mask, source):
     _ks |= mask._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, mask, source)
     return _op_masked_scatter__default(self, mask, source)
@@ -1027,7 +1027,7 @@ def _m_take(self, index, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, index)
     return _op_take_default(self, index)
@@ -1043,10 +1043,10 @@ def _m_take_along_dim(self, indices, dim=None, *, out=None):
         return _op_take_along_dim_out(self, indices, dim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= indices._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, indices, dim)
     return _op_take_along_dim_default(self, indices, dim)
@@ -1058,7 +1058,7 @@ def _m_nonzero(self, *, out=None):
         return _op_nonzero_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_nonzero_default(self)
@@ -1066,7 +1066,7 @@ def _m_nonzero(self, *, out=None):
 def _m_argwhere(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_argwhere_default(self)
@@ -1082,7 +1082,7 @@ def _m_put_(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_put__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put__default(self, index, source, accumulate)
@@ -1098,7 +1098,7 @@ def _m_put(self, index, source, accumulate=False):
     _ks |= index._ks
     _ks |= source._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, index, source, accumulate)
     return _op_put_default(self, index, source, accumulate)
@@ -1114,12 +1114,12 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
         raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
     if out is None and include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce_default(self, dim, index, source, reduce)
@@ -1142,12 +1142,12 @@ def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
     if include_self is True:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source, reduce)
         return _op_index_reduce__default(self, dim, index, source, reduce)

@@ -35,12 +35,12 @@ def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
         raise _bad_arg('normal_', 'std', 2, 'float', std)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if mean.__class__ in _TENSOR_TYPES:
+        if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
             _ks |= mean._ks
-        if std.__class__ in _TENSOR_TYPES:
+        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mean, std)
         return _op_normal__default(self, mean, std)
@@ -53,12 +53,12 @@ def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
         raise _bad_arg('uniform_', 'to', 2, 'float', to)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if from_.__class__ in _TENSOR_TYPES:
+        if from_.__class__ in _TENSOR_TYPES and from_._ks != _ks:
             _ks |= from_._ks
-        if to.__class__ in _TENSOR_TYPES:
+        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, from_, to)
         return _op_uniform__default(self, from_, to)
@@ -75,12 +75,12 @@ def __m_random__c0(self, from_, to, *, generator=None):
 def __m_random__b0(self, from_, to, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if from_.__class__ in _TENSOR_TYPES:
+        if from_.__class__ in _TENSOR_TYPES and from_._ks != _ks:
             _ks |= from_._ks
-        if to.__class__ in _TENSOR_TYPES:
+        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__from.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_random__from.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, from_, to)
         return _op_random__from(self, from_, to)
@@ -95,10 +95,10 @@ def __m_random__c1(self, to, *, generator=None):
 def __m_random__b1(self, to, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if to.__class__ in _TENSOR_TYPES:
+        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
             _ks |= to._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__to.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_random__to.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, to)
         return _op_random__to(self, to)
@@ -112,7 +112,7 @@ def __m_random__b2(self, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_random__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_random__default(self)
@@ -142,7 +142,7 @@ def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_random__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_random__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_random__b2(self)
@@ -178,10 +178,10 @@ def _m_bernoulli_(self, p=0.5, *, generator=None):
         raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_bernoulli__float(self, p)
@@ -195,7 +195,7 @@ def __m_bernoulli_b0(self, *, generator=None, out=None):
     if out is None and generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_bernoulli_default(self)
@@ -212,10 +212,10 @@ def __m_bernoulli_c1(self, p, *, generator=None):
 def __m_bernoulli_b1(self, p, *, generator=None):
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_bernoulli_p.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_bernoulli_p(self, p)
@@ -240,7 +240,7 @@ def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_bernoulli_b0(self)
@@ -278,10 +278,10 @@ def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=
         raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
     if out is None and generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if num_samples.__class__ in _TENSOR_TYPES:
+        if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
             _ks |= num_samples._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, num_samples, replacement)
         return _op_multinomial_default(self, num_samples, replacement)
@@ -296,10 +296,10 @@ def _m_exponential_(self, lambd=1.0, *, generator=None):
         raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if lambd.__class__ in _TENSOR_TYPES:
+        if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
             _ks |= lambd._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, lambd)
         return _op_exponential__default(self, lambd)
@@ -310,10 +310,10 @@ def _m_geometric_(self, p, *, generator=None):
         raise _bad_arg('geometric_', 'p', 1, 'float', p)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES:
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
             _ks |= p._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, p)
         return _op_geometric__default(self, p)
@@ -326,12 +326,12 @@ def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         raise _bad_arg('log_normal_', 'std', 2, 'float', std)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if mean.__class__ in _TENSOR_TYPES:
+        if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
             _ks |= mean._ks
-        if std.__class__ in _TENSOR_TYPES:
+        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
             _ks |= std._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, mean, std)
         return _op_log_normal__default(self, mean, std)
@@ -344,12 +344,12 @@ def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
     if generator is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if median.__class__ in _TENSOR_TYPES:
+        if median.__class__ in _TENSOR_TYPES and median._ks != _ks:
             _ks |= median._ks
-        if sigma.__class__ in _TENSOR_TYPES:
+        if sigma.__class__ in _TENSOR_TYPES and sigma._ks != _ks:
             _ks |= sigma._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, median, sigma)
         return _op_cauchy__default(self, median, sigma)

@@ -108,7 +108,7 @@ def __m_sum_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_sum_default(self)
@@ -156,7 +156,7 @@ def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_sum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_sum_b0(self)
@@ -197,7 +197,7 @@ def __m_mean_b0(self, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_mean_default(self)
@@ -249,7 +249,7 @@ def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_mean_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_mean_b0(self)
@@ -290,7 +290,7 @@ def __m_prod_b0(self, *, dtype=None):
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_prod_default(self)
@@ -309,10 +309,10 @@ def __m_prod_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 def __m_prod_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_prod_dim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, keepdim)
         return _op_prod_dim_int(self, dim, keepdim)
@@ -345,7 +345,7 @@ def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_prod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_prod_b0(self)
@@ -423,7 +423,7 @@ def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
     if out is None and dim is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_aminmax(*_k(self))
         return _rt_aminmax(*_op_aminmax_default(self))
@@ -444,7 +444,7 @@ def __m_max_b0(self, *, out=None):
         return _op_max_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_max_default(self)
@@ -461,10 +461,10 @@ def __m_max_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_max(*_op_max_dim_max(self, dim, keepdim, max=out[0], max_values=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_max(*_k(self, dim, keepdim))
     return _rt_max(*_op_max_dim(self, dim, keepdim))
@@ -481,7 +481,7 @@ def __m_max_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_max_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_max_other.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_max_other(self, other)
@@ -514,7 +514,7 @@ def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_max_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_max_b0(self)
@@ -554,7 +554,7 @@ def __m_min_b0(self, *, out=None):
         return _op_min_unary_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_min_default(self)
@@ -571,10 +571,10 @@ def __m_min_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_min(*_op_min_dim_min(self, dim, keepdim, min=out[0], min_indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_min(*_k(self, dim, keepdim))
     return _rt_min(*_op_min_dim(self, dim, keepdim))
@@ -591,7 +591,7 @@ def __m_min_b2(self, other, *, out=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_min_other.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_min_other.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_min_other(self, other)
@@ -624,7 +624,7 @@ def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_min_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_min_b0(self)
@@ -665,10 +665,10 @@ def _m_argmax(self, dim=None, keepdim=False, *, out=None):
             raise _bad_arg('argmax', 'out', None, 'Tensor', out)
         return _op_argmax_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmax_default(self, dim, keepdim)
@@ -683,10 +683,10 @@ def _m_argmin(self, dim=None, keepdim=False, *, out=None):
             raise _bad_arg('argmin', 'out', None, 'Tensor', out)
         return _op_argmin_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_argmin_default(self, dim, keepdim)
@@ -700,7 +700,7 @@ def __m_all_b0(self, *, out=None):
         return _op_all_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_all_default(self)
@@ -717,10 +717,10 @@ def __m_all_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_all_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_all_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_all_dim(self, dim, keepdim)
@@ -770,7 +770,7 @@ def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_all_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_all_b0(self)
@@ -810,7 +810,7 @@ def __m_any_b0(self, *, out=None):
         return _op_any_all_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_any_default(self)
@@ -827,10 +827,10 @@ def __m_any_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_any_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_any_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
     return _op_any_dim(self, dim, keepdim)
@@ -880,7 +880,7 @@ def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_any_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_any_b0(self)
@@ -920,7 +920,7 @@ def __m_var_c0(self, unbiased=True):
 def __m_var_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_var_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_var_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, unbiased)
     return _op_var_default(self, unbiased)
@@ -1029,7 +1029,7 @@ def __m_std_c0(self, unbiased=True):
 def __m_std_b0(self, unbiased=True):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_std_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_std_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, unbiased)
     return _op_std_default(self, unbiased)
@@ -1150,10 +1150,10 @@ def __m_norm_c0(self, p=2):
 
 def __m_norm_b0(self, p=2):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_norm_Scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p)
     return _op_norm_Scalar(self, p)
@@ -1311,7 +1311,7 @@ def __m_count_nonzero_b0(self, *_va, dim=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_count_nonzero_dim_IntList(self, dim)
@@ -1324,10 +1324,10 @@ def __m_count_nonzero_c1(self, dim=None):
 
 def __m_count_nonzero_b1(self, dim=None):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_count_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_count_nonzero_default(self, dim)
@@ -1364,7 +1364,7 @@ def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
         else:
             if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = self._ks
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, _va)
             return __m_count_nonzero_b0(self, *_va)
@@ -1402,7 +1402,7 @@ def __m_median_c0(self):
 def __m_median_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_median_default(self)
@@ -1419,10 +1419,10 @@ def __m_median_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_median(*_op_median_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_median_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_median_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_median(*_k(self, dim, keepdim))
     return _rt_median(*_op_median_dim(self, dim, keepdim))
@@ -1446,7 +1446,7 @@ def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_median_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_median_b0(self)
@@ -1484,7 +1484,7 @@ def __m_nanmedian_c0(self):
 def __m_nanmedian_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_nanmedian_default(self)
@@ -1501,10 +1501,10 @@ def __m_nanmedian_b1(self, dim, keepdim=False, *, out=None):
     if out is not None:
         return _rt_nanmedian(*_op_nanmedian_dim_values(self, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_nanmedian_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_nanmedian(*_k(self, dim, keepdim))
     return _rt_nanmedian(*_op_nanmedian_dim(self, dim, keepdim))
@@ -1528,7 +1528,7 @@ def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_nanmedian_b0(self)
@@ -1567,10 +1567,10 @@ def _m_mode(self, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_mode(*_k(self, dim, keepdim))
     return _rt_mode(*_op_mode_default(self, dim, keepdim))
@@ -1581,12 +1581,12 @@ def _m_bincount(self, weights=None, minlength=0):
     if minlength.__class__ is not int and not _is_int(minlength):
         raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if weights.__class__ in _TENSOR_TYPES:
+    if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
         _ks |= weights._ks
-    if minlength.__class__ in _TENSOR_TYPES:
+    if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
         _ks |= minlength._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, weights, minlength)
     return _op_bincount_default(self, weights, minlength)
@@ -1603,14 +1603,14 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
             raise _bad_arg('histc', 'out', None, 'Tensor', out)
         return _op_histc_out(self, bins, min, max, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if bins.__class__ in _TENSOR_TYPES:
+    if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
         _ks |= bins._ks
-    if min.__class__ in _TENSOR_TYPES:
+    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
         _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES:
+    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
         _ks |= max._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, bins, min, max)
     return _op_histc_default(self, bins, min, max)
@@ -1627,14 +1627,14 @@ def _m_renorm(self, p, dim, maxnorm, *, out=None):
             raise _bad_arg('renorm', 'out', None, 'Tensor', out)
         return _op_renorm_out(self, p, dim, maxnorm, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES:
+    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm_default(self, p, dim, maxnorm)
@@ -1647,14 +1647,14 @@ def _m_renorm_(self, p, dim, maxnorm):
     if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
         raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES:
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
         _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES:
+    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
         _ks |= maxnorm._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, p, dim, maxnorm)
     return _op_renorm__default(self, p, dim, maxnorm)
@@ -1674,7 +1674,7 @@ def __m_histogram_b0(self, bins, *, weight=None, density=False, out=None):
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_histogram_bins_tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bins_tensor(self, bins))
@@ -1695,10 +1695,10 @@ def __m_histogram_c1(self, bins=100, *, range=None, weight=None, density=False, 
 def __m_histogram_b1(self, bins=100, *, range=None, weight=None, density=False, out=None):
     if out is None and range is None and weight is None and density is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if bins.__class__ in _TENSOR_TYPES:
+        if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
             _ks |= bins._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_histogram_bin_ct.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _rt_histogram(*_k(self, bins))
         return _rt_histogram(*_op_histogram_bin_ct(self, bins))

@@ -43,16 +43,16 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
             raise _bad_arg('diff', 'out', None, 'Tensor', out)
         return _op_diff_out(self, n, dim, prepend, append, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES:
+    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
         _ks |= n._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if prepend.__class__ in _TENSOR_TYPES:
+    if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
         _ks |= prepend._ks
-    if append.__class__ in _TENSOR_TYPES:
+    if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
         _ks |= append._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, n, dim, prepend, append)
     return _op_diff_default(self, n, dim, prepend, append)
@@ -100,6 +100,16 @@ def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear',
     return s
 
 def __m_quantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_quantile_default(self, q, dim, keepdim)
     if out is not None:
         return _op_quantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_default(self, q, dim, keepdim, interpolation=interpolation)
@@ -117,6 +127,17 @@ def __m_quantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linear',
     return s
 
 def __m_quantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_quantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_quantile_scalar(self, q, dim, keepdim)
     if out is not None:
         return _op_quantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_quantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
@@ -192,6 +213,16 @@ def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linea
     return s
 
 def __m_nanquantile_b0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_nanquantile_default(self, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_default(self, q, dim, keepdim, interpolation=interpolation)
@@ -209,6 +240,17 @@ def __m_nanquantile_c1(self, q, dim=None, keepdim=False, *, interpolation='linea
     return s
 
 def __m_nanquantile_b1(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if out is None and interpolation.__class__ is str and interpolation == 'linear':
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if q.__class__ in _TENSOR_TYPES and q._ks != _ks:
+            _ks |= q._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nanquantile_scalar.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, q, dim, keepdim)
+        return _op_nanquantile_scalar(self, q, dim, keepdim)
     if out is not None:
         return _op_nanquantile_scalar_out(self, q, dim, keepdim, interpolation=interpolation, out=out)
     return _op_nanquantile_scalar(self, q, dim, keepdim, interpolation=interpolation)
@@ -275,7 +317,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
     if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self)
         return _op_cov_default(self)
@@ -290,7 +332,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
 def _m_corrcoef(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_corrcoef_default(self)

@@ -31,10 +31,10 @@ def _m_cumsum(self, dim, *, dtype=None, out=None):
         raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumsum_default(self, dim)
@@ -51,10 +51,10 @@ def _m_cumsum_(self, dim, *, dtype=None):
         raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumsum__default(self, dim)
@@ -67,10 +67,10 @@ def _m_cumprod(self, dim, *, dtype=None, out=None):
         raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumprod_default(self, dim)
@@ -87,10 +87,10 @@ def _m_cumprod_(self, dim, *, dtype=None):
         raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
     if dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
         return _op_cumprod__default(self, dim)
@@ -104,10 +104,10 @@ def _m_cummax(self, dim, *, out=None):
     if out is not None:
         return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_cummax(*_k(self, dim))
     return _rt_cummax(*_op_cummax_default(self, dim))
@@ -118,10 +118,10 @@ def _m_cummin(self, dim, *, out=None):
     if out is not None:
         return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_cummin(*_k(self, dim))
     return _rt_cummin(*_op_cummin_default(self, dim))
@@ -134,10 +134,10 @@ def _m_logcumsumexp(self, dim, *, out=None):
             raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
         return _op_logcumsumexp_out(self, dim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_logcumsumexp_default(self, dim)

@@ -55,7 +55,7 @@ def _m_repeat(self, *_va, repeats=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, repeats)
     return _op_repeat_default(self, repeats)
@@ -74,10 +74,10 @@ def __m_repeat_interleave_b0(self, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_Tensor(self, repeats, dim)
@@ -96,12 +96,12 @@ def __m_repeat_interleave_c1(self, repeats, dim=None, *, output_size=None):
 def __m_repeat_interleave_b1(self, repeats, dim=None, *, output_size=None):
     if output_size is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if repeats.__class__ in _TENSOR_TYPES:
+        if repeats.__class__ in _TENSOR_TYPES and repeats._ks != _ks:
             _ks |= repeats._ks
-        if dim.__class__ in _TENSOR_TYPES:
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+            _k = _c_repeat_interleave_self_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, repeats, dim)
         return _op_repeat_interleave_self_int(self, repeats, dim)
@@ -177,7 +177,7 @@ def _m_tile(self, *_va, dims=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_tile_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_tile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_tile_default(self, dims)
@@ -211,7 +211,7 @@ def _m_flip(self, *_va, dims=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_flip_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_flip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_flip_default(self, dims)
@@ -219,7 +219,7 @@ def _m_flip(self, *_va, dims=None):
 def _m_fliplr(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_fliplr_default(self)
@@ -227,7 +227,7 @@ def _m_fliplr(self):
 def _m_flipud(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_flipud_default(self)
@@ -247,10 +247,10 @@ def _m_tril(self, diagonal=0, *, out=None):
             raise _bad_arg('tril', 'out', None, 'Tensor', out)
         return _op_tril_out(self, diagonal, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_tril_default(self, diagonal)
@@ -259,10 +259,10 @@ def _m_tril_(self, diagonal=0):
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('tril_', 'diagonal', 1, 'int', diagonal)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tril__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_tril__default(self, diagonal)
@@ -275,10 +275,10 @@ def _m_triu(self, diagonal=0, *, out=None):
             raise _bad_arg('triu', 'out', None, 'Tensor', out)
         return _op_triu_out(self, diagonal, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_triu_default(self, diagonal)
@@ -287,10 +287,10 @@ def _m_triu_(self, diagonal=0):
     if diagonal.__class__ is not int and not _is_int(diagonal):
         raise _bad_arg('triu_', 'diagonal', 1, 'int', diagonal)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_triu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_triu__default(self, diagonal)
@@ -303,10 +303,10 @@ def _m_diag(self, diagonal=0, *, out=None):
             raise _bad_arg('diag', 'out', None, 'Tensor', out)
         return _op_diag_out(self, diagonal, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES:
+    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
         _ks |= diagonal._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, diagonal)
     return _op_diag_default(self, diagonal)
@@ -319,14 +319,14 @@ def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diag_embed', 'dim2', 3, 'int', dim2)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diag_embed_default(self, offset, dim1, dim2)
@@ -335,10 +335,10 @@ def _m_diagflat(self, offset=0):
     if offset.__class__ is not int and not _is_int(offset):
         raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, offset)
     return _op_diagflat_default(self, offset)
@@ -363,7 +363,7 @@ def _m_broadcast_to(self, *_va, size=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, size)
     return _op_broadcast_to_default(self, size)
@@ -380,14 +380,14 @@ def _m_narrow_copy(self, dim, start, length, *, out=None):
             raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
         return _op_narrow_copy_out(self, dim, start, length, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_copy_default(self, dim, start, length)

@@ -27,10 +27,10 @@ def _m_softmax(self, dim, dtype=None, *, out=None):
             raise _bad_arg('softmax', 'out', None, 'Tensor', out)
         return _op_softmax_int_out(self, dim, dtype, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, dtype)
     return _op_softmax_int(self, dim, dtype)
@@ -45,10 +45,10 @@ def _m_log_softmax(self, dim, dtype=None, *, out=None):
             raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
         return _op_log_softmax_int_out(self, dim, dtype, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, dtype)
     return _op_log_softmax_int(self, dim, dtype)

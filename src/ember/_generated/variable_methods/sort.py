@@ -37,12 +37,12 @@ def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if k.__class__ in _TENSOR_TYPES:
+    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
         _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_kthvalue(*_k(self, k, dim, keepdim))
     return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
@@ -59,10 +59,10 @@ def __m_sort_b0(self, dim=-1, descending=False, *, out=None):
     if out is not None:
         return _rt_sort(*_op_sort_values(self, dim, descending, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_sort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_sort(*_k(self, dim, descending))
     return _rt_sort(*_op_sort_default(self, dim, descending))
@@ -142,10 +142,10 @@ def __m_argsort_c0(self, dim=-1, descending=False):
 
 def __m_argsort_b0(self, dim=-1, descending=False):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_argsort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, descending)
     return _op_argsort_default(self, dim, descending)
@@ -229,12 +229,12 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if k.__class__ in _TENSOR_TYPES:
+    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
         _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _rt_topk(*_k(self, k, dim, largest, sorted))
     return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
@@ -246,7 +246,7 @@ def _m_msort(self, *, out=None):
         return _op_msort_out(self, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_msort_default(self)

@@ -83,14 +83,14 @@ def _m_unfold(self, dimension, size, step):
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('unfold', 'step', 3, 'int', step)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dimension.__class__ in _TENSOR_TYPES:
+    if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
         _ks |= dimension._ks
-    if size.__class__ in _TENSOR_TYPES:
+    if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
         _ks |= size._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dimension, size, step)
     return _op_unfold_default(self, dimension, size, step)
@@ -129,7 +129,7 @@ def __m_view_b0(self, *_va, size=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, size)
     return _op_view_default(self, size)
@@ -143,7 +143,7 @@ def __m_view_c1(self, dtype):
 def __m_view_b1(self, dtype):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_dtype.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dtype)
     return _op_view_dtype(self, dtype)
@@ -180,7 +180,7 @@ def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
         else:
             if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
                 _ks = self._ks
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, _va)
             return __m_view_b0(self, *_va)
@@ -241,7 +241,7 @@ def _m_expand(self, *_va, size=None, implicit=False):
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
                         return _k(self, size)
         return _op_expand_default(self, size)
@@ -255,7 +255,7 @@ def _m_expand_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_expand_as_default(self, other)
@@ -266,12 +266,12 @@ def _m_transpose(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose_int(self, dim0, dim1)
@@ -296,7 +296,7 @@ def _m_permute(self, *_va, dims=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_permute_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_permute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dims)
     return _op_permute_default(self, dims)
@@ -304,7 +304,7 @@ def _m_permute(self, *_va, dims=None):
 def _m_t(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_t_default(self)
@@ -312,7 +312,7 @@ def _m_t(self):
 def _m_adjoint(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_adjoint_default(self)
@@ -325,14 +325,14 @@ def _m_narrow(self, dim, start, length):
     if length.__class__ is not int and not _is_int(length):
         raise _bad_arg('narrow', 'length', 3, 'int', length)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES:
+    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
         _ks |= length._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, start, length)
     return _op_narrow_default(self, dim, start, length)
@@ -343,12 +343,12 @@ def _m_select(self, dim, index):
     if index.__class__ is not int and not _is_int(index):
         raise _bad_arg('select', 'index', 2, 'int', index)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, index)
     return _op_select_int(self, dim, index)
@@ -363,16 +363,16 @@ def _m_slice(self, dim=0, start=None, end=None, step=1):
     if step.__class__ is not int and not _is_int(step):
         raise _bad_arg('slice', 'step', 4, 'int', step)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, start, end, step)
     return _op_slice_Tensor(self, dim, start, end, step)
@@ -381,10 +381,10 @@ def _m_unsqueeze(self, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze', 'dim', 1, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze_default(self, dim)
@@ -396,7 +396,7 @@ def __m_squeeze_c0(self):
 def __m_squeeze_b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_squeeze_default(self)
@@ -409,10 +409,10 @@ def __m_squeeze_c1(self, dim):
 
 def __m_squeeze_b1(self, dim):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_squeeze_dim(self, dim)
@@ -451,7 +451,7 @@ def __m_squeeze_b2(self, *_va, dim=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_squeeze_dims(self, dim)
@@ -488,7 +488,7 @@ def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_squeeze_b0(self)
@@ -526,7 +526,7 @@ def __m_squeeze__c0(self):
 def __m_squeeze__b0(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_squeeze__default(self)
@@ -539,10 +539,10 @@ def __m_squeeze__c1(self, dim):
 
 def __m_squeeze__b1(self, dim):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_squeeze__dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_squeeze__dim(self, dim)
@@ -581,7 +581,7 @@ def __m_squeeze__b2(self, *_va, dim=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze__dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim)
     return _op_squeeze__dims(self, dim)
@@ -618,7 +618,7 @@ def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
         if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
             _ks = self._ks
             if _ks & _BACKEND_BITS:
-                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self)
         return __m_squeeze__b0(self)
@@ -653,10 +653,10 @@ def _m_unsqueeze_(self, dim):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsqueeze_', 'dim', 1, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim)
     return _op_unsqueeze__default(self, dim)
@@ -667,12 +667,12 @@ def _m_transpose_(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('transpose_', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_transpose__default(self, dim0, dim1)
@@ -689,7 +689,7 @@ def _m_as_strided_(self, size, stride, storage_offset=None):
 def _m_t_(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_t__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_t__default(self)
@@ -700,12 +700,12 @@ def _m_swapaxes_(self, axis0, axis1):
     if axis1.__class__ is not int and not _is_int(axis1):
         raise _bad_arg('swapaxes_', 'axis1', 2, 'int', axis1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if axis0.__class__ in _TENSOR_TYPES:
+    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
         _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES:
+    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, axis0, axis1)
     return _op_swapaxes__default(self, axis0, axis1)
@@ -716,12 +716,12 @@ def _m_swapdims_(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('swapdims_', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_swapdims__default(self, dim0, dim1)
@@ -732,12 +732,12 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
     if end_dim.__class__ is not int and not _is_int(end_dim):
         raise _bad_arg('flatten', 'end_dim', 2, 'int', end_dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if start_dim.__class__ in _TENSOR_TYPES:
+    if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
         _ks |= start_dim._ks
-    if end_dim.__class__ in _TENSOR_TYPES:
+    if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
         _ks |= end_dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, start_dim, end_dim)
     return _op_flatten_using_ints(self, start_dim, end_dim)
@@ -757,14 +757,14 @@ def _m_diagonal(self, offset=0, dim1=0, dim2=1):
     if dim2.__class__ is not int and not _is_int(dim2):
         raise _bad_arg('diagonal', 'dim2', 3, 'int', dim2)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, offset, dim1, dim2)
     return _op_diagonal_default(self, offset, dim1, dim2)
@@ -773,10 +773,10 @@ def _m_unbind(self, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unbind', 'dim', 1, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, dim))
     return _as_tuple(_op_unbind_int(self, dim))
@@ -787,12 +787,12 @@ def _m_split(self, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('split', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, split_size, dim))
     return _as_tuple(_op_split_Tensor(self, split_size, dim))
@@ -810,12 +810,12 @@ def _m_chunk(self, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('chunk', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, chunks, dim))
     return _as_tuple(_op_chunk_default(self, chunks, dim))
@@ -841,12 +841,12 @@ def __m_movedim_c1(self, source, destination):
 
 def __m_movedim_b1(self, source, destination):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_movedim_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, source, destination)
     return _op_movedim_int(self, source, destination)
@@ -918,12 +918,12 @@ def __m_moveaxis_c1(self, source, destination):
 
 def __m_moveaxis_b1(self, source, destination):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if source.__class__ in _TENSOR_TYPES:
+    if source.__class__ in _TENSOR_TYPES and source._ks != _ks:
         _ks |= source._ks
-    if destination.__class__ in _TENSOR_TYPES:
+    if destination.__class__ in _TENSOR_TYPES and destination._ks != _ks:
         _ks |= destination._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_moveaxis_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, source, destination)
     return _op_moveaxis_int(self, source, destination)
@@ -980,12 +980,12 @@ def _m_swapaxes(self, axis0, axis1):
     if axis1.__class__ is not int and not _is_int(axis1):
         raise _bad_arg('swapaxes', 'axis1', 2, 'int', axis1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if axis0.__class__ in _TENSOR_TYPES:
+    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
         _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES:
+    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
         _ks |= axis1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, axis0, axis1)
     return _op_swapaxes_default(self, axis0, axis1)
@@ -996,12 +996,12 @@ def _m_swapdims(self, dim0, dim1):
     if dim1.__class__ is not int and not _is_int(dim1):
         raise _bad_arg('swapdims', 'dim1', 2, 'int', dim1)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES:
+    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
         _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim0, dim1)
     return _op_swapdims_default(self, dim0, dim1)
@@ -1009,7 +1009,7 @@ def _m_swapdims(self, dim0, dim1):
 def _m_ravel(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_ravel_default(self)
@@ -1024,12 +1024,12 @@ def __m_tensor_split_c0(self, sections, dim=0):
 
 def __m_tensor_split_b0(self, sections, dim=0):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections, dim))
     return _as_tuple(_op_tensor_split_sections(self, sections, dim))
@@ -1056,10 +1056,10 @@ def __m_tensor_split_c2(self, tensor_indices_or_sections, dim=0):
 def __m_tensor_split_b2(self, tensor_indices_or_sections, dim=0):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= tensor_indices_or_sections._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_tensor_split_tensor_indices_or_sections.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, tensor_indices_or_sections, dim))
     return _as_tuple(_op_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim))
@@ -1125,10 +1125,10 @@ def __m_hsplit_c0(self, sections):
 
 def __m_hsplit_b0(self, sections):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_hsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_hsplit_int(self, sections))
@@ -1167,7 +1167,7 @@ def __m_hsplit_b1(self, *_va, indices=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_hsplit_array(self, indices))
@@ -1232,10 +1232,10 @@ def __m_vsplit_c0(self, sections):
 
 def __m_vsplit_b0(self, sections):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_vsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_vsplit_int(self, sections))
@@ -1274,7 +1274,7 @@ def __m_vsplit_b1(self, *_va, indices=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_vsplit_array(self, indices))
@@ -1339,10 +1339,10 @@ def __m_dsplit_c0(self, sections):
 
 def __m_dsplit_b0(self, sections):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if sections.__class__ in _TENSOR_TYPES:
+    if sections.__class__ in _TENSOR_TYPES and sections._ks != _ks:
         _ks |= sections._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_dsplit_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, sections))
     return _as_tuple(_op_dsplit_int(self, sections))
@@ -1381,7 +1381,7 @@ def __m_dsplit_b1(self, *_va, indices=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _as_tuple(_k(self, indices))
     return _as_tuple(_op_dsplit_array(self, indices))
@@ -1444,12 +1444,12 @@ def _m_unsafe_split(self, split_size, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_split', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if split_size.__class__ in _TENSOR_TYPES:
+    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
         _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, split_size, dim))
     return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
@@ -1467,12 +1467,12 @@ def _m_unsafe_chunk(self, chunks, dim=0):
     if dim.__class__ is not int and not _is_int(dim):
         raise _bad_arg('unsafe_chunk', 'dim', 2, 'int', dim)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if chunks.__class__ in _TENSOR_TYPES:
+    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
         _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _as_tuple(_k(self, chunks, dim))
     return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
@@ -1480,7 +1480,7 @@ def _m_unsafe_chunk(self, chunks, dim=0):
 def _m_alias(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_alias_default(self)
@@ -1488,7 +1488,7 @@ def _m_alias(self):
 def _m_detach(self):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self)
     return _op_detach_default(self)
@@ -1499,7 +1499,7 @@ def _m_view_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_view_as_default(self, other)
@@ -1524,7 +1524,7 @@ def _m_reshape(self, *_va, shape=None):
         else:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
             if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, shape)
     return _op_reshape_default(self, shape)
@@ -1535,7 +1535,7 @@ def _m_reshape_as(self, other):
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= other._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, other)
     return _op_reshape_as_default(self, other)
@@ -1557,16 +1557,16 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None
         return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES:
+    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
         _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES:
+    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
         _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES:
+    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
         _ks |= step._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, dim, start, end, step)
     return _op_slice_scatter_default(self, src, dim, start, end, step)
@@ -1580,12 +1580,12 @@ def _m_select_scatter(self, src, dim, index):
         raise _bad_arg('select_scatter', 'index', 3, 'int', index)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES:
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
         _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES:
+    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
         _ks |= index._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, dim, index)
     return _op_select_scatter_default(self, src, dim, index)
@@ -1601,14 +1601,14 @@ def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         raise _bad_arg('diagonal_scatter', 'dim2', 4, 'int', dim2)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
     _ks |= src._ks
-    if offset.__class__ in _TENSOR_TYPES:
+    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
         _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES:
+    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
         _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES:
+    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
         _ks |= dim2._ks
     if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _ks & _AUTOGRAD_BIT and _GRAD_OFF else _ks)
+        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, src, offset, dim1, dim2)
     return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)

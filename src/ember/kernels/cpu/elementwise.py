@@ -3,7 +3,9 @@ from the op's meta function (functional), into self (in-place) or into out= (out
 import numpy as np
 
 from ..._core import dtype as D
-from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYPES, INFERENCE_VC as _INFERENCE_VC, \
+    _CPU_KS, _INFERENCE, _PUBLIC
+from ..._core.tls import state as _tls
 from ..common import _tname, empty_tensor, check_out, np_of
 from .runtime import flat
 from .runtime.fp_errors import quiet, quiet_into
@@ -39,6 +41,10 @@ def _alloc(shape, dt, *operands):
 
 
 _wrap_fresh = Tensor._wrap_fresh
+_new = object.__new__
+_ndarray = np.ndarray
+_ONE = 1            # `alpha is _ONE`: the int 1 (a cached small int), the kernels' no-scaling case
+_BOOL_T = D.bool_
 _SCALARS = (int, float)
 _quiet_all = quiet(all="ignore")
 _quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
@@ -46,7 +52,7 @@ _quiet_di = quiet(divide="ignore", invalid="ignore")
 _quiet_over = quiet(over="ignore")
 
 
-def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
+def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
     """(functional, inplace, out) kernels for a binary op computing `fn_np(a, b, out)`.
 
     `fast_uf`, when given, is a numpy ufunc used directly in the common case (same dtype and
@@ -54,14 +60,53 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None):
     dtype and layout already equal torch's. `c_name`: the op's kernels in csrc/elementwise_flat.c
     (`<c_name>`, `<c_name>_s` with a number, `<c_name>_r` with a number first), which run big float32 /
     float64 operands of one layout on ember's C pool (runtime/flat.py).
+
+    The functional kernel takes an `alpha` (add/sub: `prologue(self, other, alpha)` checks it and returns
+    the scaled `other`, and is also where such an op's own argument checks go, run before the general
+    path): the registered kernel is then this function itself, one Python frame less per call.
     """
     fast_bool = kind == COMPARE
     split_inplace = fast_uf is not None and (kind == ARITH or kind == TRUE_DIV)
     c_s = c_r = None
     if c_name is not None:
         c_s, c_r = c_name + "_s", c_name + "_r"
+    small_tt = fast_uf is not None and (kind == ARITH or kind == COMPARE)
 
-    def functional(self, other):
+    def functional(self, other, alpha=1):
+        # The no-grad small-op path (issue 18), written for instruction count: two same-dtype same-shape
+        # contiguous tensors below the C/split sizes, one ufunc call, the result made inline (what
+        # _wrap_fresh does, without its frame). A tensor whose `_stride` is None was made from a fresh
+        # numpy result and is c-contiguous (TensorImpl's invariant; the flags read costs ~550 instructions,
+        # the class-default read ~250). Bool tensors and true division take the general path below.
+        if small_tt and alpha is _ONE and self.__class__ in _TENSOR_TYPES:
+            a = self._np
+            dt = self.dtype
+            r = None
+            oc = other.__class__
+            if oc in _TENSOR_TYPES:
+                if a is not None and other.dtype is dt and dt is not _BOOL_T and other._size == self._size:
+                    b = other._np
+                    if (b is not None and a.size < _BIG and (self._stride is None or a.flags.c_contiguous)
+                            and (other._stride is None or b.flags.c_contiguous)):
+                        r = fast_uf(a, b)
+            elif oc is float or oc is int:
+                # a floating tensor and a Python number: numpy's weak scalar keeps the tensor's dtype, as torch
+                if (a is not None and dt.is_floating_point and a.size < _BIG
+                        and (self._stride is None or a.flags.c_contiguous)):
+                    r = fast_uf(a, other)
+            if r is not None:
+                if r.__class__ is not _ndarray:       # a numpy scalar from 0-d operands
+                    r = np.asarray(r)
+                t = _new(_PUBLIC[0])
+                t._np = r
+                t._size = r.shape
+                t.dtype = _BOOL_T if fast_bool else dt
+                t._ks = _CPU_KS
+                if _INFERENCE[0] and _tls.inference_mode:
+                    t._vc = _INFERENCE_VC
+                return t
+        if prologue is not None:
+            other = prologue(self, other, alpha)
         if fast_uf is not None:
             a = getattr(self, "_np", None)
             if a is not None and a.flags.c_contiguous:
@@ -326,15 +371,26 @@ def _bool_sub_check(self, other):
                                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-_add_f, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add, "add")
-_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract, "sub")
-
-
-def add(self, other, alpha=1):
+def _add_prologue(self, other, alpha):
     if alpha.__class__ is not int or alpha != 1:
         _check_alpha(self, other, alpha, "add")
         other = _scaled(other, alpha, self)
-    return _add_f(self, other)
+    return other
+
+
+def _sub_prologue(self, other, alpha):
+    _bool_sub_check(self, other)
+    if alpha.__class__ is not int or alpha != 1:
+        _check_alpha(self, other, alpha, "sub")
+        other = _scaled(other, alpha, self)
+    return other
+
+
+# (the small path of `add`/`sub` skips the prologue: it runs only with alpha 1 and two same-dtype non-bool
+# tensors, where _check_alpha, _scaled and _bool_sub_check have nothing to do)
+add, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add, "add", _add_prologue)
+_sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract, "sub", _sub_prologue)
+_add_f = add
 
 
 def add_(self, other, alpha=1):
@@ -351,12 +407,7 @@ def add_out(self, other, alpha=1, out=None):
     return _add_o(self, other, out)
 
 
-def sub(self, other, alpha=1):
-    _bool_sub_check(self, other)
-    if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "sub")
-        other = _scaled(other, alpha, self)
-    return _sub_f(self, other)
+sub = _sub_f
 
 
 def sub_(self, other, alpha=1):
