@@ -283,6 +283,21 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     def __dlpack_device__(self):
         return (1, 0)
 
+    def as_subclass(self, cls):
+        """torch's Tensor.as_subclass: `self` seen as a `cls` instance sharing its storage and version counter
+        and attached to the autograd graph (aten.alias, so a result of a tensor that requires grad has an
+        AliasBackward0 grad_fn and gradients flow back to `self`). The alias is made without
+        __torch_function__, as torch does, then given the class `cls`."""
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not issubclass(cls, Tensor):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        out = _aten.alias(self)
+        if type(out) is not cls:
+            out.__class__ = cls
+        return out
+
     # data is a detached alias sharing storage
     @property
     def data(self):

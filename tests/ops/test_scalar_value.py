@@ -7,7 +7,7 @@ import pytest
 import ember
 
 DTYPES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "complex64", "complex128", "bool"]
-VALUES = [300, -1, -300, 2 ** 40, 2 ** 62, 2 ** 70, 2.5, -0.0, 1e300, 3.5e38, float("inf"), float("-inf"), float("nan"),
+VALUES = [300, -1, -300, 2 ** 40, 2 ** 62, 2 ** 63, 2 ** 64 - 1, 2 ** 64, 2 ** 70, 2.5, -0.0, 1e300, 3.5e38, float("inf"), float("-inf"), float("nan"),
           1j, complex(1e39, 0), True]
 
 

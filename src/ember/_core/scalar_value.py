@@ -40,10 +40,10 @@ def check_number(dtype, value, reduced=True):
         return value
     if isinstance(value, (int, np.integer)):
         v = int(value)
-        if not -2 ** 63 <= v < 2 ** 63:
+        if not -2 ** 63 <= v < 2 ** 64:     # a Scalar holds an int64 or a uint64 (2**63 and up fit no int dtype)
             raise OverflowError("int too big to convert")       # the argument parser's Scalar conversion
         if name == "bool":
-            return value
+            return value if v < 2 ** 63 else True       # (a uint64 value: nonzero, and numpy's bool cast of it fails)
         r = INT_RANGE.get(name)
         if r is not None and (v > r[1] or v < (-r[1] if r[0] == 0 else r[0])):     # uint8 takes -255..-1 too
             raise _overflow(C_NAMES[name])

@@ -3,6 +3,7 @@ from the op's meta function (functional), into self (in-place) or into out= (out
 import numpy as np
 
 from ..._core import dtype as D
+from ..._core.scalar_value import INT_RANGE, check_number
 from ..._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYPES, INFERENCE_VC as _INFERENCE_VC, \
     _CPU_KS, _INFERENCE, _PUBLIC
 from ..._core.tls import state as _tls
@@ -330,21 +331,46 @@ def _ufunc2(uf):
 # ---------------------------------------------------------------- arithmetic
 def _check_alpha(self, other, alpha, name):
     """torch's alpha_check: a bool alpha only for a bool result, a float alpha only for a floating
-    or complex result, a complex alpha only for a complex result."""
-    if alpha is None or alpha.__class__ is int:
-        return
+    or complex result, a complex alpha only for a complex result. Returns the alpha to scale by: the
+    number converted to the op's common dtype as c10's checked_convert converts it (RuntimeError "value
+    cannot be converted to type int8_t without overflow" where the dtype cannot hold it, uint8 wrapping
+    -255..-1; sub negates alpha first, so sub(int8, int8, alpha=-128) overflows too)."""
+    if alpha is None:
+        return alpha
     from ..._core.promotion import binary_result_type
     d = binary_result_type(self, other)
     if isinstance(alpha, (bool, np.bool_)):
         if d is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-        return
-    if isinstance(alpha, (int, np.integer)):
-        return
-    if not (d.is_floating_point or d.is_complex):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if isinstance(alpha, (complex, np.complexfloating)) and not d.is_complex:
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+        return alpha
+    if not isinstance(alpha, (int, np.integer)):
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        if isinstance(alpha, (complex, np.complexfloating)) and not d.is_complex:
+            raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if not isinstance(alpha, (int, float, complex, np.number)):
+        return alpha                # a symbolic number: checked where it is made concrete
+    if isinstance(alpha, (int, np.integer)) and not -2 ** 63 <= alpha < 2 ** 64:
+        raise OverflowError("int too big to convert")       # the argument parser's Scalar (int64 or uint64)
+    if d is D.bool_:
+        return bool(alpha)          # any number converts to bool
+    if name == "sub":
+        neg = -alpha
+        if isinstance(alpha, (int, np.integer)):    # c10 Scalar negation: an int64 wraps, a uint64 too
+            # (a uint64 alpha becomes an int64 when -alpha fits one: 2**63 negates to -2**63)
+            neg = (neg + 2 ** 63) % 2 ** 64 - 2 ** 63 if -2 ** 63 <= alpha < 2 ** 63 or neg == -2 ** 63 \
+                else neg % 2 ** 64
+        return _negated(d, check_number(d, neg))
+    return check_number(d, alpha)
+
+
+def _negated(d, v):
+    """-v for sub's alpha, an integer wrapped into `d`'s range as the C negation of the converted -alpha
+    wraps (int8 alpha=128: -alpha is -128, and scaling by -128 is scaling by 128 modulo 256)."""
+    if isinstance(v, int) and not isinstance(v, bool) and d.name in INT_RANGE:
+        lo, hi = INT_RANGE[d.name]
+        return (-v - lo) % (hi - lo + 1) + lo
+    return -v
 
 
 def _scaled(other, alpha, self=None):
@@ -358,7 +384,15 @@ def _scaled(other, alpha, self=None):
         from ..._core.promotion import binary_result_type
         d = other.dtype if self is None else binary_result_type(self, other)
         return Tensor._wrap_np(np.multiply(other._np.astype(d._np, copy=False), alpha).astype(d._np, copy=False), d)
-    return other * alpha
+    r = other * alpha
+    if isinstance(r, np.generic):
+        return r.item()         # a float16/bfloat16 alpha: the product stays a Python number
+    if isinstance(r, int) and not isinstance(r, bool) and isinstance(self, Tensor):
+        from ..._core.promotion import binary_result_type
+        rng = INT_RANGE.get(binary_result_type(self, other).name)
+        if rng is not None:     # torch multiplies in the result dtype: the product wraps
+            r = (r - rng[0]) % (rng[1] - rng[0] + 1) + rng[0]
+    return r
 
 
 def _bool_sub_check(self, other):
@@ -373,16 +407,14 @@ def _bool_sub_check(self, other):
 
 def _add_prologue(self, other, alpha):
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "add")
-        other = _scaled(other, alpha, self)
+        other = _scaled(other, _check_alpha(self, other, alpha, "add"), self)
     return other
 
 
 def _sub_prologue(self, other, alpha):
     _bool_sub_check(self, other)
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "sub")
-        other = _scaled(other, alpha, self)
+        other = _scaled(other, _check_alpha(self, other, alpha, "sub"), self)
     return other
 
 
@@ -395,15 +427,13 @@ _add_f = add
 
 def add_(self, other, alpha=1):
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "add")
-        other = _scaled(other, alpha, self)
+        other = _scaled(other, _check_alpha(self, other, alpha, "add"), self)
     return _add_i(self, other)
 
 
 def add_out(self, other, alpha=1, out=None):
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "add")
-        other = _scaled(other, alpha, self)
+        other = _scaled(other, _check_alpha(self, other, alpha, "add"), self)
     return _add_o(self, other, out)
 
 
@@ -413,16 +443,14 @@ sub = _sub_f
 def sub_(self, other, alpha=1):
     _bool_sub_check(self, other)
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "sub")
-        other = _scaled(other, alpha, self)
+        other = _scaled(other, _check_alpha(self, other, alpha, "sub"), self)
     return _sub_i(self, other)
 
 
 def sub_out(self, other, alpha=1, out=None):
     _bool_sub_check(self, other)
     if alpha.__class__ is not int or alpha != 1:
-        _check_alpha(self, other, alpha, "sub")
-        other = _scaled(other, alpha, self)
+        other = _scaled(other, _check_alpha(self, other, alpha, "sub"), self)
     return _sub_o(self, other, out)
 
 
