@@ -1,5 +1,5 @@
 """The view ops' Autograd kernels (issue 18: a view with grad at torch's cost), checked against torch: a leaf's
-edge made when first read (graph.LeafEdges), the inline key computation of the int-list views (view, permute,
+edge made when first read (graph.leaf_edges), the inline key computation of the int-list views (view, permute,
 expand) and the view semantics every path keeps (_base, version counter, in-place rebasing, no_grad views)."""
 import numpy as np
 import pytest

@@ -4,8 +4,9 @@ The generated kernels keep the common case without a SavedVariable: an input ten
 outside any saved_tensors_hooks block, goes into the node as two attributes, `s_<name>` (the tensor) and
 `v_<name>` (its version when saved). That is one object fewer for the cyclic GC to track per saved tensor while the
 graph lives, and no __init__ frame per save. Their backward checks the version inline and calls `unpack_slot` for
-everything else: a SavedVariable in the slot (outputs, hooks, non-tensors, in-place clones), a released slot
-(`RELEASED`) or a changed version (SavedVariable's error).
+everything else: a SavedVariable in the slot (hooks, non-tensors, in-place clones, outputs other than a plain one),
+a released slot (`RELEASED`) or a changed version (SavedVariable's error). A node's one plain cpu output is saved
+the same way, as a shell without its history (see `unpack_output`).
 """
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tensor_impl import INFERENCE_VC, TensorImpl as Tensor
