@@ -4,7 +4,8 @@ import ctypes
 
 import numpy as np
 
-from ..._core.tensor_impl import TensorImpl as Tensor
+from ..._core.tensor_impl import TensorImpl as Tensor, INFERENCE_VC as _INFERENCE_VC, _CPU_KS, _INFERENCE, _PUBLIC
+from ..._core.tls import state as _tls
 from ..common import check_out
 from ..meta.activation import ACTIVATION_KINDS, check_rrelu_with_noise, gelu_backward_spec, glu_shape
 from ..._random import _gen
@@ -223,19 +224,33 @@ def relu(self):
     is torch's relu bit for bit on this machine (`_relu_zero`), else a copy and a masked store of zeros (half
     the time of the general path's empty + casting copy); everything else takes make_unary's path."""
     a = self._np
-    if a is not None and a.dtype.kind == "f" and a.size < MIN_ELEMS and a.flags.c_contiguous:
-        z = _RELU_ZERO.get(a.dtype)
-        if z is None:
-            z = _RELU_ZERO[a.dtype] = _relu_zero(a.dtype)
+    if a is None:
+        return _relu_general(self)
+    dt = self.dtype
+    z = _RELU_ZERO_OF.get(dt, _UNSET)      # keyed by ember dtype: no numpy dtype read (~150 instructions each)
+    if z is _UNSET:
+        z = _RELU_ZERO_OF[dt] = _relu_zero(a.dtype) if a.dtype.kind == "f" else None
+    if z is not None and a.size < MIN_ELEMS and (self._stride is None or a.flags.c_contiguous):
+        # (`_stride` None: a c-contiguous `_np`, TensorImpl's invariant, without numpy's flags object)
         if z is not False and a.ndim:
-            return _wrap_fresh(np.maximum(z, a), self.dtype)
+            t = _new(_PUBLIC[0])            # _wrap_fresh inlined
+            t._np = r = np.maximum(z, a)
+            t._size = r.shape
+            t.dtype = dt
+            t._ks = _CPU_KS
+            if _INFERENCE[0] and _tls.inference_mode:
+                t._vc = _INFERENCE_VC
+            return t
         r = a.copy()
         r[a < 0] = 0
         return _wrap_fresh(r, self.dtype)
     return _relu_general(self)
 
 
-_RELU_ZERO = {}     # dtype -> its 0-dim zero when np.maximum(zero, a) is relu (see _relu_zero), else False
+_RELU_ZERO_OF = {}  # ember dtype -> its 0-dim zero when np.maximum(zero, a) is relu (see _relu_zero), False when
+                    # it is not, None for a dtype not stored as a numpy float
+_UNSET = object()
+_new = object.__new__
 
 
 def _relu_zero(dtype):
