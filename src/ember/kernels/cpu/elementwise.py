@@ -547,7 +547,46 @@ def _pow(a, b, out):
     _quiet_dio(np.power, a, b, out=out, casting="unsafe")
 
 
-pow, pow_, pow_out = make_binary(_pow, ARITH, "pow")
+_pow_f, _pow_i, _pow_o = make_binary(_pow, ARITH, "pow")
+
+
+def _check_exponent(self, exp):
+    """torch's pow(Tensor, Scalar) converts a number exponent to the result dtype with c10's checked_convert
+    when that dtype is integral (after refusing a negative int: "Integers to negative integer powers are not
+    allowed.") or float16/bfloat16: pow(int8, 1000) raises "value cannot be converted to type int8_t without
+    overflow" (numpy would wrap the exponent), an exponent from 2**63 up names int64_t. float32/float64/complex
+    results take any exponent; a 0-d tensor exponent is not checked."""
+    if not isinstance(self, Tensor) or isinstance(exp, (bool, np.bool_, Tensor)):
+        return
+    if not isinstance(exp, (int, float, complex, np.number)):
+        return
+    if isinstance(exp, (int, np.integer)) and not -2 ** 63 <= exp < 2 ** 64:
+        raise OverflowError("int too big to convert")       # the argument parser's Scalar (int64 or uint64)
+    from ..._core.promotion import binary_result_type
+    d = binary_result_type(self, exp)
+    if d.name in INT_RANGE:
+        if exp < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if exp >= 2 ** 63:
+            check_number(D.int64, exp)
+        check_number(d, exp)
+    elif d is D.float16 or d is D.bfloat16:
+        check_number(d, exp)
+
+
+def pow(self, other):
+    _check_exponent(self, other)
+    return _pow_f(self, other)
+
+
+def pow_(self, other):
+    _check_exponent(self, other)
+    return _pow_i(self, other)
+
+
+def pow_out(self, other, out):
+    _check_exponent(self, other)
+    return _pow_o(self, other, out)
 
 eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq", np.equal, "eq")
 ne, ne_, ne_out = make_binary(_ufunc2(np.not_equal), COMPARE, "ne", np.not_equal, "ne")
