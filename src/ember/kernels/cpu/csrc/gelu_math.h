@@ -30,15 +30,8 @@
 static inline float gm_bits_to_f(int32_t i) { float f; memcpy(&f, &i, 4); return f; }
 static inline int32_t gm_f_to_bits(float f) { int32_t i; memcpy(&i, &f, 4); return i; }
 
-static inline float gm_expf(float x) {
-    float xc = x > 89.0f ? 89.0f : x;
-    xc = xc < -104.0f ? -104.0f : xc;
-    const float shifter = 12582912.0f;                 /* 1.5 * 2^23: adding it rounds to an integer */
-    float kf = xc * 1.44269504088896341f + shifter;
-    int32_t n = gm_f_to_bits(kf) - gm_f_to_bits(shifter);
-    float nf = kf - shifter;
-    float r = xc - nf * 0.693145751953125f;
-    r = r - nf * 1.428606765330187045e-06f;
+/* e^r for the reduced argument |r| <= ln(2)/2: its Taylor polynomial to r^8 in Horner form (gm_expf, gm_gauss_central) */
+static inline float gm_exp_poly(float r) {
     float p = 1.0f / 40320.0f;
     p = GM_FMA(p, r, 1.0f / 5040.0f);
     p = GM_FMA(p, r, 1.0f / 720.0f);
@@ -48,6 +41,19 @@ static inline float gm_expf(float x) {
     p = GM_FMA(p, r, 0.5f);
     p = GM_FMA(p, r, 1.0f);
     p = GM_FMA(p, r, 1.0f);
+    return p;
+}
+
+static inline float gm_expf(float x) {
+    float xc = x > 89.0f ? 89.0f : x;
+    xc = xc < -104.0f ? -104.0f : xc;
+    const float shifter = 12582912.0f;                 /* 1.5 * 2^23: adding it rounds to an integer */
+    float kf = xc * 1.44269504088896341f + shifter;
+    int32_t n = gm_f_to_bits(kf) - gm_f_to_bits(shifter);
+    float nf = kf - shifter;
+    float r = xc - nf * 0.693145751953125f;
+    r = r - nf * 1.428606765330187045e-06f;
+    float p = gm_exp_poly(r);
     int32_t n1 = n >> 1;
     int32_t n2 = n - n1;
     float s1 = gm_bits_to_f((n1 + 127) << 23);
@@ -126,14 +132,6 @@ static inline float gm_gauss_central(float x) {
     const float nf = kf - shifter;
     float r = xc - nf * 0.693145751953125f;
     r = r - nf * 1.428606765330187045e-06f;
-    float p = 1.0f / 40320.0f;
-    p = GM_FMA(p, r, 1.0f / 5040.0f);
-    p = GM_FMA(p, r, 1.0f / 720.0f);
-    p = GM_FMA(p, r, 1.0f / 120.0f);
-    p = GM_FMA(p, r, 1.0f / 24.0f);
-    p = GM_FMA(p, r, 1.0f / 6.0f);
-    p = GM_FMA(p, r, 0.5f);
-    p = GM_FMA(p, r, 1.0f);
-    p = GM_FMA(p, r, 1.0f);
+    float p = gm_exp_poly(r);
     return (p * gm_bits_to_f((n + 127) << 23)) * (1.0f - 0.5f * e);
 }
