@@ -213,10 +213,14 @@ def test_max_pool_c_matches_numpy_and_torch(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_max_pool_2x2_fast_path_matches_torch(dtype):
     """The 2x2 stride-2 unpadded pool (its own loop in pool.c): even and odd planes, windows with
-    ties, NaN (a later NaN wins), +-inf and all -inf, against torch and the numpy path."""
+    ties, NaN (a later NaN wins), +-inf and all -inf, against torch and the numpy path. Row lengths
+    cover its three cases: whole blocks of eight outputs (33 wide), blocks plus an overlapping last
+    eight (28, 21, 18 wide), rows under eight outputs read past their end (10 wide) or, at the end of
+    the input, through a copy (2 wide, and the last rows of every shape)."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(7)
-    for shape in ((2, 3, 8, 10), (1, 2, 2, 2), (3, 5, 7), (2, 1, 9, 33)):
+    for shape in ((2, 3, 8, 10), (1, 2, 2, 2), (3, 5, 7), (2, 1, 9, 33), (2, 3, 28, 28), (1, 2, 6, 21),
+                  (2, 2, 5, 18)):
         x = _pool_input(rng, shape, dtype)
         x.reshape(-1)[:4] = [np.nan, 1.0, np.nan, 2.0]
         for kw in (dict(kernel_size=2), dict(kernel_size=2, stride=2), dict(kernel_size=2, ceil_mode=True)):
