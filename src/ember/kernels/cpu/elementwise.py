@@ -615,18 +615,37 @@ def _check_exponent(self, exp):
         check_number(d, exp)
 
 
+def _complex_half_check(self, other, target=None):
+    """torch has no ComplexHalf pow: where its result dtype would be complex32 (float16 with a complex
+    number or 0-dim complex tensor; ember computes such results in complex64 elsewhere) pow raises
+    NotImplementedError, and an in-place or out= target that cannot hold a complex result the cast error
+    naming ComplexHalf."""
+    if (self.__class__ is Tensor and self.dtype is not D.float16) and (
+            other.__class__ is Tensor and other.dtype is not D.float16):
+        return
+    from ..._core.promotion import is_complex_half
+    if not is_complex_half(self, other):
+        return
+    if target is not None and not target.dtype.is_complex:
+        raise RuntimeError(f"result type ComplexHalf can't be cast to the desired output type {_tname(target.dtype)}")
+    raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf'")
+
+
 def pow(self, other):
     _check_exponent(self, other)
+    _complex_half_check(self, other)
     return _pow_f(self, other)
 
 
 def pow_(self, other):
     _check_exponent(self, other)
+    _complex_half_check(self, other, self)
     return _pow_i(self, other)
 
 
 def pow_out(self, other, out):
     _check_exponent(self, other)
+    _complex_half_check(self, other, out)
     return _pow_o(self, other, out)
 
 eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq", np.equal, "eq")
