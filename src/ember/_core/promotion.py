@@ -84,6 +84,27 @@ def result_type(*operands):
     return _combine(_combine(dim_r, zero_r), wrapped_r)
 
 
+def is_complex_half(*operands):
+    """True where torch's result_type is complex32 (ComplexHalf), a dtype ember does not have (result_type
+    answers complex64 there): a float16 operand of a higher priority group meeting a complex one of a lower
+    group (a float16 tensor with a complex number or a 0-dim complex tensor: c10's toComplexType(Half)).
+    Ops torch implements no ComplexHalf kernel for (pow) raise its NotImplementedError from this."""
+    dim_r = zero_r = wrapped_r = None
+    for o in operands:
+        d = getattr(o, "dtype", None)
+        if d is not None and hasattr(o, "_size"):
+            if o._size:
+                dim_r = _promote(dim_r, d)
+            else:
+                zero_r = _promote(zero_r, d)
+        else:
+            wrapped_r = _promote(wrapped_r, scalar_dtype(o))
+    higher = _combine(dim_r, zero_r)
+    if dim_r is D.float16 and zero_r is not None and zero_r._kind == "c":
+        return True
+    return higher is D.float16 and wrapped_r is not None and wrapped_r._kind == "c"
+
+
 def binary_result_type(a, b):
     """Fast path of result_type for two operands (the hot path of every binary op)."""
     da = getattr(a, "dtype", None)

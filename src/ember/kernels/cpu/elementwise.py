@@ -383,7 +383,16 @@ def _scaled(other, alpha, self=None):
             return other
         from ..._core.promotion import binary_result_type
         d = other.dtype if self is None else binary_result_type(self, other)
-        return Tensor._wrap_np(np.multiply(other._np.astype(d._np, copy=False), alpha).astype(d._np, copy=False), d)
+        with np.errstate(all="ignore"):     # inf * 0 is torch's quiet nan
+            r = np.multiply(other._np.astype(d._np, copy=False), alpha)
+        return Tensor._wrap_np(r.astype(d._np, copy=False), d)
+    if isinstance(self, Tensor):
+        from ..._core.promotion import binary_result_type
+        d = binary_result_type(self, other)
+        if d.is_complex:        # alpha multiplies as a complex number of the op's precision: inf * (100+0j)
+            c = np.complex128 if d is D.complex128 else np.complex64        # is inf+nanj, as torch's
+            with np.errstate(all="ignore"):
+                return (c(other) * c(alpha)).item()
     r = other * alpha
     if isinstance(r, np.generic):
         return r.item()         # a float16/bfloat16 alpha: the product stays a Python number
@@ -395,14 +404,25 @@ def _scaled(other, alpha, self=None):
     return r
 
 
-def _bool_sub_check(self, other):
-    if getattr(self, "dtype", None) is D.bool_ and getattr(other, "dtype", None) is D.bool_:
+def _is_bool(v):
+    """True for a bool tensor or a bool number (torch wraps a Python bool into a bool tensor)."""
+    return v.__class__ is bool or v.__class__ is np.bool_ or getattr(v, "dtype", None) is D.bool_
+
+
+def _bool_sub_check(self, other, alpha=1):
+    """torch's sub_check: subtraction refuses bool operands, a bool number counting as a bool tensor
+    (`b - 1`, `1 - b`, `rsub(b, 1)`, `b.sub_(1)` raise the "a bool tensor" error; `b - True` and
+    `b - b` the "two bool tensors" one). An int alpha no int64/uint64 holds fails first, in torch's
+    argument parser."""
+    sb, ob = _is_bool(self), _is_bool(other)
+    if (sb or ob) and alpha.__class__ is int and not -2 ** 63 <= alpha < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    if sb and ob:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
-    if getattr(self, "dtype", None) is D.bool_ or getattr(other, "dtype", None) is D.bool_:
-        if isinstance(self, Tensor) and isinstance(other, Tensor) or isinstance(other, bool) or isinstance(self, bool):
-            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if sb or ob:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _add_prologue(self, other, alpha):
@@ -412,7 +432,7 @@ def _add_prologue(self, other, alpha):
 
 
 def _sub_prologue(self, other, alpha):
-    _bool_sub_check(self, other)
+    _bool_sub_check(self, other, alpha)
     if alpha.__class__ is not int or alpha != 1:
         other = _scaled(other, _check_alpha(self, other, alpha, "sub"), self)
     return other
@@ -441,14 +461,14 @@ sub = _sub_f
 
 
 def sub_(self, other, alpha=1):
-    _bool_sub_check(self, other)
+    _bool_sub_check(self, other, alpha)
     if alpha.__class__ is not int or alpha != 1:
         other = _scaled(other, _check_alpha(self, other, alpha, "sub"), self)
     return _sub_i(self, other)
 
 
 def sub_out(self, other, alpha=1, out=None):
-    _bool_sub_check(self, other)
+    _bool_sub_check(self, other, alpha)
     if alpha.__class__ is not int or alpha != 1:
         other = _scaled(other, _check_alpha(self, other, alpha, "sub"), self)
     return _sub_o(self, other, out)
@@ -542,9 +562,30 @@ def _pow(a, b, out):
     if out.dtype.kind in "fc" and np.ndim(b) == 0 and b == 2:     # square (torch's square is pow(x, 2))
         np.multiply(a, a, out=out, casting="unsafe")
         return
-    if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if np.issubdtype(out.dtype, np.integer):
+        _int_pow(a, b, out)
+        return
     _quiet_dio(np.power, a, b, out=out, casting="unsafe")
+
+
+def _int_pow(a, b, out):
+    """c10's powi for an integral result: both operands converted to the result dtype first (wrapping: an
+    int8 exponent tensor(1000) is -24), the power taken modulo 2**bits, and a negative exponent giving 1 for
+    base 1, +-1 for base -1 (by the exponent's parity) and 0 otherwise. (A negative *number* exponent was
+    refused before, by _check_exponent: only tensor exponents arrive here negative.)"""
+    dt = out.dtype
+    a = np.asarray(a).astype(dt, copy=False)
+    b = np.asarray(b).astype(dt, copy=False)
+    if dt.kind == "u":
+        np.power(a, b, out=out)
+        return
+    neg = b < 0
+    if not neg.any():
+        np.power(a, b, out=out)
+        return
+    r = np.power(a, np.where(neg, 0, b).astype(dt, copy=False))
+    at_neg = np.where(a == 1, 1, np.where(a == -1, np.where(b & 1, -1, 1), 0)).astype(dt, copy=False)
+    np.copyto(out, np.where(neg, at_neg, r), casting="unsafe")
 
 
 _pow_f, _pow_i, _pow_o = make_binary(_pow, ARITH, "pow")
@@ -574,18 +615,37 @@ def _check_exponent(self, exp):
         check_number(d, exp)
 
 
+def _complex_half_check(self, other, target=None):
+    """torch has no ComplexHalf pow: where its result dtype would be complex32 (float16 with a complex
+    number or 0-dim complex tensor; ember computes such results in complex64 elsewhere) pow raises
+    NotImplementedError, and an in-place or out= target that cannot hold a complex result the cast error
+    naming ComplexHalf."""
+    if (self.__class__ is Tensor and self.dtype is not D.float16) and (
+            other.__class__ is Tensor and other.dtype is not D.float16):
+        return
+    from ..._core.promotion import is_complex_half
+    if not is_complex_half(self, other):
+        return
+    if target is not None and not target.dtype.is_complex:
+        raise RuntimeError(f"result type ComplexHalf can't be cast to the desired output type {_tname(target.dtype)}")
+    raise NotImplementedError("\"pow\" not implemented for 'ComplexHalf'")
+
+
 def pow(self, other):
     _check_exponent(self, other)
+    _complex_half_check(self, other)
     return _pow_f(self, other)
 
 
 def pow_(self, other):
     _check_exponent(self, other)
+    _complex_half_check(self, other, self)
     return _pow_i(self, other)
 
 
 def pow_out(self, other, out):
     _check_exponent(self, other)
+    _complex_half_check(self, other, out)
     return _pow_o(self, other, out)
 
 eq, eq_, eq_out = make_binary(_ufunc2(np.equal), COMPARE, "eq", np.equal, "eq")
