@@ -259,6 +259,7 @@ def test_fused_view_kernels_match_their_plain_kernels():
     from ember.kernels.meta import view as V
     x = ember.from_numpy(base((2, 3, 4)))
     calls = [(V.view, (x, (6, 4))), (V.view, (x, [4, -1])), (V.as_strided, (x, (2, 2), (1, 2), 1)),
+             (V.reshape_alias, (x[:, :, :2], (6, 2), (4, 1))), (V.reshape_alias, (x, (4, 6), (1, 4))),
              (V.expand, (x[:, :1], (2, 3, 4))), (V.transpose, (x, 0, 2)), (V.permute, (x, (2, 0, 1))),
              (V.t, (x[0],)), (V.t, (x[0, 0],)), (V.select, (x, 0, 1)), (V.select, (x, 2, -1)),
              (V.slice, (x, 0, 1, None, 1)), (V.slice, (x, 2, -3, 100, 2)), (V.narrow, (x, 1, 1, 2)),

@@ -221,6 +221,23 @@ def as_strided(self, size, stride, storage_offset=None):
 def reshape_alias(self, size, stride):
     """_reshape_alias: reshape's view of a tensor that is not contiguous but whose layout allows the new shape
     (the strides come from compute_stride)."""
+    a = self._np
+    if a is not None and size.__class__ is tuple and stride.__class__ is tuple and len(size) == len(stride) and a.size:
+        # a cpu tensor (reshape's call: int tuples): numpy's reshape view when it addresses the same elements, i.e.
+        # has these strides on every dim of more than one element (its own choice on size-1 dims does not
+        # matter), instead of as_strided's checks and an array built from the storage (~128k instructions).
+        # A split piece (8, 32, 64) -> (256, 64): 12.7 -> ~3 us with reshape's fast path (torch 1.1).
+        try:
+            arr = a.reshape(size, copy=False)
+        except (ValueError, TypeError):
+            arr = None
+        if arr is not None:
+            isz = a.itemsize
+            for n, s, b in zip(size, stride, arr.strides):
+                if n != 1 and (s.__class__ is not int or s < 0 or s * isz != b):
+                    break
+            else:
+                return _cpu_view(self, self._offset, size, stride, arr)
     return as_strided(self, size, stride)
 
 
@@ -638,5 +655,5 @@ def _as_view_kernels(*kernels):
         glb[fn.__name__] = fn._as_view = twin
 
 
-_as_view_kernels(view, as_strided, expand, transpose, permute, t, select, slice, narrow, unsqueeze, _squeeze_dims,
+_as_view_kernels(view, as_strided, reshape_alias, expand, transpose, permute, t, select, slice, narrow, unsqueeze, _squeeze_dims,
                  squeeze, squeeze_dim, squeeze_dims, diagonal, unbind, split_with_sizes, split, alias, unfold)
