@@ -24,10 +24,11 @@ def is_tensor_subclass_like(t):
 
 
 def _view_caches():
-    """[view's, _reshape_alias's, clone's] dispatch caches (dicts the dispatcher clears, never replaces), looked up
+    """[view's, _reshape_alias's, clone's, slice's, split's] dispatch caches (dicts the dispatcher clears, never replaces), looked up
     on first use: the ops are registered after this module is imported."""
     _CACHES.extend((aten.view.default._dispatch_cache, aten._reshape_alias.default._dispatch_cache,
-                    aten.clone.default._dispatch_cache))
+                    aten.clone.default._dispatch_cache, aten.slice.Tensor._dispatch_cache,
+                    aten.split.Tensor._dispatch_cache))
     return _CACHES
 
 
@@ -126,7 +127,33 @@ def unflatten(self, dim, sizes):
     return aten.view.default(self, self._size[:d] + inferred + self._size[d + 1:])
 
 
+def _cached_kernel(i, t):
+    """The kernel OpOverload.__call__ would run for an op of _view_caches()[i] whose one tensor argument is t, when
+    no thread-local keys are set and it is cached; else None (the caller goes through the dispatcher)."""
+    if _KEYS_ACTIVE[0]:
+        return None
+    ks = t._ks
+    if _GRAD_OFF and ks & AUTOGRAD_BIT:
+        ks &= ~state._exclude
+    return (_CACHES or _view_caches())[i].get(ks)
+
+
 def narrow(self, dim, start, length):
+    size = self._size
+    nd = len(size)
+    if (self._np is not None and dim.__class__ is int and start.__class__ is int and length.__class__ is int
+            and -nd <= dim < nd and length >= 0):
+        # a cpu tensor and ints in range: slice's kernel from its dispatch cache (narrow(2, 0, 64) of (8, 32, 192):
+        # 5.4 -> ~2 us, torch 1.5); anything else takes the checks below
+        d = dim + nd if dim < 0 else dim
+        n = size[d]
+        if -n <= start <= n:
+            if start < 0:
+                start += n
+            if start + length <= n:
+                k = _cached_kernel(3, self)
+                if k is not None:
+                    return k(self, d, start, start + length, 1)
     from ..meta.view import narrow as _check
     _check(self, dim, start, length)   # validation only (metadata)
     n = self._size[wrap_dim(dim, self.dim())]
@@ -135,6 +162,16 @@ def narrow(self, dim, start, length):
 
 
 def chunk(self, chunks, dim=0):
+    size = self._size
+    nd = len(size)
+    if chunks.__class__ is int and chunks > 0 and dim.__class__ is int and -nd <= dim < nd:
+        d = dim + nd if dim < 0 else dim
+        n = size[d]
+        if n:
+            # split's kernel from its dispatch cache (chunk(3, dim=2) of (8, 32, 192): 7.3 -> ~4 us, torch 2.4)
+            k = _cached_kernel(4, self)
+            split_size = (n + chunks - 1) // chunks
+            return aten.split.Tensor(self, split_size, d) if k is None else k(self, split_size, d)
     if self.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
