@@ -65,6 +65,29 @@ VIEW_CASES = {
     "reshape_view": ((2, 3, 4), lambda m, x: x.reshape(4, 6)),
     "reshape_as": ((2, 3), lambda m, x: x.reshape_as(m.tensor([0.0] * 6))),
     "contiguous_self": ((2, 3), lambda m, x: x.contiguous()),
+    # the int fast paths of kernels/meta/view.py and decompositions/view.py (negative dims, other dims, strided
+    # inputs, size-0 and 0-d edges)
+    "split_neg_dim": ((3, 5), lambda m, x: x.split(2, -1)),
+    "split_big": ((3, 5), lambda m, x: x.split(7, 1)),
+    "split_strided": ((4, 6), lambda m, x: x.t().split(3, 1)),
+    "split_empty_dim": ((0, 3), lambda m, x: x.split(2)),
+    "chunk_neg_dim": ((3, 5), lambda m, x: x.chunk(2, -1)),
+    "unbind_neg": ((2, 3, 4), lambda m, x: x.unbind(-1)),
+    "unbind_1d": ((3,), lambda m, x: m.unbind(x)),
+    "select_mid": ((2, 3, 4), lambda m, x: x.select(1, -2)),
+    "select_last_1d": ((4,), lambda m, x: x.select(-1, 3)),
+    "narrow_mid": ((2, 3, 4), lambda m, x: x.narrow(-1, 1, 2)),
+    "narrow_end": ((2, 3, 4), lambda m, x: m.narrow(x, 1, 3, 0)),
+    "squeeze_mid": ((2, 1, 3), lambda m, x: x.squeeze(1)),
+    "squeeze_noop_neg": ((2, 3), lambda m, x: x.squeeze(-1)),
+    "squeeze_0d": ((), lambda m, x: x.squeeze(0)),
+    "unsqueeze_neg": ((2, 3), lambda m, x: x.unsqueeze(-2)),
+    "unsqueeze_0d": ((), lambda m, x: x.unsqueeze(-1)),
+    "unsqueeze_strided": ((4, 6), lambda m, x: x.t().unsqueeze(1)),
+    "permute_neg": ((2, 3, 4), lambda m, x: x.permute(-1, 0, 1)),
+    "permute_strided": ((4, 6), lambda m, x: x[:, ::2].permute([1, 0])),
+    "reshape_split_piece": ((2, 3, 8), lambda m, x: x.split(4, 2)[1].reshape(6, 4)),
+    "reshape_list_infer": ((2, 3, 4), lambda m, x: x.transpose(0, 1)[:, :1].reshape([-1, 4])),
 }
 
 

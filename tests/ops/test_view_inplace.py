@@ -219,3 +219,16 @@ def test_reshape_under_no_grad_of_a_tensor_needing_grad_matches_torch():
             rs = [x.reshape(6, 8), x.split(4, dim=2)[0].reshape(6, 4), x.transpose(0, 1).reshape(6, 8)]
         got.append([(r.requires_grad, r.grad_fn is None, r._is_view(), r.stride()) for r in rs])
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", ["x.view(2, -2)", "x.reshape(2, -2, 3)", "x.view(-3)", "x.reshape([-1, -3])",
+                                  "x.t().reshape(-1, -2)", "x.reshape(-1, -1)", "x.reshape(5, -1)"])
+def test_reshape_and_view_bad_sizes_raise_torchs_message(call):
+    msgs = []
+    for L in (torch, ember):
+        x = L.zeros(4, 6)
+        with pytest.raises(RuntimeError) as info:
+            eval(call, {"x": x})
+        msgs.append(str(info.value).split("\n")[0])
+    assert msgs[0] == msgs[1]

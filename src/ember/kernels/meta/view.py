@@ -46,7 +46,7 @@ def infer_size(shape, n):
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {_fmt(shape)}")
         else:
             known *= s
     # (with a -1 only divisibility is asked: `known == n` would guard on a symbolic n for nothing)
