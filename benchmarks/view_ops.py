@@ -41,7 +41,7 @@ def setup(mod):
         g["m" + sfx] = mod.randn(8, 4, 32, 32, requires_grad=grad) * 1.0 if grad else mod.randn(8, 4, 32, 32)
         x = mod.randn(8, 32, 64, requires_grad=grad)
         g["x" + sfx] = x * 1.0 if grad else x
-        g["xt" + sfx] = g["x" + sfx].transpose(0, 1)                 # viewable non-contiguous (reshape -> alias)
+        g["xt" + sfx] = g["x" + sfx].transpose(0, 1)                 # (32, 8, 64): reshape (32, 512) copies
         s = mod.randn(8, 51, requires_grad=grad)
         g["s" + sfx] = s * 1.0 if grad else s
         g["p" + sfx] = g["x" + sfx].permute(0, 2, 1)                 # small permuted: contiguous() copies
@@ -63,11 +63,12 @@ ROWS = {
     "permute(0, 2, 1)": "x{g}.permute(0, 2, 1)",
     "expand(4, 8, 51)": "s{g}.expand(4, 8, 51)",
     "expand_as own size": "s{g}.expand(8, 51)",
-    "reshape viewable strided": "xt{g}.reshape(32, 512)",
+    "reshape viewable strided (split piece)": "q{g}.reshape(256, 64)",
+    "reshape copy (transposed)": "xt{g}.reshape(32, 512)",
     "reshape contiguous": "x{g}.reshape(256, 64)",
     "reshape copy (qh -> 32,32,16)": "qh{g}.reshape(32, 32, 16)",
-    "_reshape_alias": "mod.ops.aten._reshape_alias(xt{g}, (32, 512), (64, 2048))",
-    "_unsafe_view": "mod.ops.aten._unsafe_view(m{g}, (32, 32, 32))",
+    "_reshape_alias": "mod.ops.aten._reshape_alias.default(q{g}, (256, 64), (192, 1))",
+    "_unsafe_view": "mod.ops.aten._unsafe_view.default(m{g}, (32, 32, 32))",
     "contiguous() permuted 8x64x32": "p{g}.contiguous()",
     "flatten(1)": "x{g}.flatten(1)",
     "unsqueeze(0)": "x{g}.unsqueeze(0)",
