@@ -92,7 +92,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                         r = fast_uf(a, b)
             elif oc is float or oc is int:
                 # a floating tensor and a Python number: numpy's weak scalar keeps the tensor's dtype, as torch
-                if (a is not None and dt.is_floating_point and a.size < _BIG
+                # (not an empty one: its strides are TensorIterator's, see _empty_out_strides)
+                if (a is not None and dt.is_floating_point and 0 < a.size < _BIG
                         and (self._stride is None or a.flags.c_contiguous)):
                     r = fast_uf(a, other)
             if r is not None:
@@ -110,7 +111,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
             other = prologue(self, other, alpha)
         if fast_uf is not None:
             a = getattr(self, "_np", None)
-            if a is not None and a.flags.c_contiguous:
+            if a is not None and a.size and a.flags.c_contiguous:       # (empty: strides by out_strides)
                 oc = other.__class__
                 if oc in _SCALARS:
                     if self.dtype.is_floating_point:
@@ -147,7 +148,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                             r = fast_uf(a, b)
                         except ValueError:
                             r = None
-                        if r.__class__ is np.ndarray and r.flags.c_contiguous:
+                        if r.__class__ is np.ndarray and r.size and r.flags.c_contiguous:
                             return _wrap_fresh(r, rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
@@ -155,7 +156,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
             r = np.empty(shape, rdt._np)
             if _c_binary(c_name, c_s, c_r, a, b, r, fast_bool):
                 return _wrap_fresh(r, rdt)
-        if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
+        if (rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.size
+                and self._np.flags.c_contiguous):
             r = np.empty(shape, rdt._np)
             fn_np(a, b, r)
             return _wrap_fresh(r, rdt)
@@ -634,7 +636,12 @@ def _complex_half_check(self, other, target=None):
 def pow(self, other):
     _check_exponent(self, other)
     _complex_half_check(self, other)
-    return _pow_f(self, other)
+    r = _pow_f(self, other)
+    if not r._size or r._np.size or other.__class__ in _TENSOR_TYPES or self.__class__ not in _TENSOR_TYPES:
+        return r
+    # pow(Tensor, Scalar) is a unary TensorIterator in torch: an empty result is contiguous (a binary
+    # op's number operand would order its dims by the input's strides)
+    return empty_tensor(r._size, r.dtype)
 
 
 def pow_(self, other):
