@@ -122,7 +122,7 @@ def dense_strides_like(shape, strides):
     empty_like with preserve_format): the input's own strides when it is non-overlapping and dense (an
     empty tensor always is: `empty_like` of an empty permuted tensor keeps its strides, and so does a
     contiguous one with odd strides on size-1 dims), else infer_dense_strides."""
-    if is_non_overlapping_and_dense(shape, strides):
+    if strides == contiguous_strides(shape) or is_non_overlapping_and_dense(shape, strides):
         return tuple(strides)
     return infer_dense_strides(shape, strides)
 

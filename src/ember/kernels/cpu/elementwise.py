@@ -622,8 +622,7 @@ def _complex_half_check(self, other, target=None):
     number or 0-dim complex tensor; ember computes such results in complex64 elsewhere) pow raises
     NotImplementedError, and an in-place or out= target that cannot hold a complex result the cast error
     naming ComplexHalf."""
-    if (self.__class__ is Tensor and self.dtype is not D.float16) and (
-            other.__class__ is Tensor and other.dtype is not D.float16):
+    if getattr(self, "dtype", None) is not D.float16 and getattr(other, "dtype", None) is not D.float16:
         return
     from ..._core.promotion import is_complex_half
     if not is_complex_half(self, other):
