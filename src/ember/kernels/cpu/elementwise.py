@@ -7,7 +7,7 @@ from ..._core.scalar_value import INT_RANGE, check_number
 from ..._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYPES, INFERENCE_VC as _INFERENCE_VC, \
     _CPU_KS, _INFERENCE, _PUBLIC
 from ..._core.tls import state as _tls
-from ..common import _tname, empty_tensor, check_out, np_of
+from ..common import _tname, empty_tensor, check_out, np_of, warn_user
 from .runtime import flat
 from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
@@ -928,9 +928,8 @@ def where(condition, self, other):
                            f"{_tname(condition.dtype)}")    # c10's names: Long, Float, Byte...
     if condition.dtype is D.uint8 and not _WHERE_UINT8:
         _WHERE_UINT8.append(True)          # torch's TORCH_WARN_ONCE
-        import warnings
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+        warn_user("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                  "a future version of PyTorch. Use a boolean condition instead.")
     shape, dt = where_spec(condition, self, other)
     if (isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is dt and other.dtype is dt
             and self._size == shape and other._size == shape and condition._size == shape):
