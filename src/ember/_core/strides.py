@@ -83,34 +83,88 @@ def is_channels_last_contiguous(shape, strides, ndim):
 
 
 def is_non_overlapping_and_dense(shape, strides):
+    """torch's is_non_overlapping_and_dense flag: is_contiguous (so every tensor with no elements, whatever
+    its strides), channels-last contiguous, or dense in some order of its dims (size-1 dims taking any
+    stride)."""
     if len(shape) == 1:
         return shape[0] < 2 or strides[0] == 1
+    if 0 in shape:
+        return True
     perm = sorted(range(len(shape)), key=lambda i: (strides[i], shape[i]))
     expected = 1
     for i in perm:
         if shape[i] == 1:
             continue
-        if shape[i] == 0:
-            return True
         if strides[i] != expected:
             return False
         expected *= shape[i]
     return True
 
 
+def infer_dense_strides(shape, strides):
+    """Dense strides keeping the memory order of (shape, strides) (ATen's infer_dense_strides): dims sorted
+    by stride (stride-0 dims left where they are), sizes 0 and 1 counted as 1."""
+    nd = len(shape)
+
+    def should_swap(a, b):
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa != sb:
+            return -1 if sa < sb else 1
+        return 1 if shape[a] > shape[b] else 0
+
+    return strides_in_order(shape, sort_dims(nd, should_swap))
+
+
 def dense_strides_like(shape, strides):
     """Strides for a new dense tensor that keeps the memory order of (shape, strides) (torch's
-    empty_like with preserve_format): contiguous unless the input is dense in another order."""
-    if is_contiguous(shape, strides) or not is_non_overlapping_and_dense(shape, strides):
-        return contiguous_strides(shape)
-    nd = len(shape)
-    perm = sorted(range(nd), key=lambda i: (strides[i], -i))   # innermost first
-    out = [0] * nd
-    acc = 1
-    for i in perm:
-        out[i] = acc
-        acc *= max(shape[i], 1)
-    return tuple(out)
+    empty_like with preserve_format): the input's own strides when it is non-overlapping and dense (an
+    empty tensor always is: `empty_like` of an empty permuted tensor keeps its strides, and so does a
+    contiguous one with odd strides on size-1 dims), else infer_dense_strides."""
+    if strides == contiguous_strides(shape) or is_non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+    return infer_dense_strides(shape, strides)
+
+
+def channels_last_strides(shape):
+    """c10's get_channels_last_strides_2d/_3d for a rank-4 or rank-5 shape: channels innermost, then the
+    spatial dims last to first, then batch. The raw sizes multiply (unlike contiguous strides, a 0 is not
+    counted as 1: an empty (2, 3, 0, 4) gets (0, 1, 12, 3), as in torch)."""
+    if len(shape) == 4:
+        n, c, h, w = shape
+        s2 = c * w
+        return (s2 * h, 1, s2, c)
+    n, c, d, h, w = shape
+    s3 = c * w
+    s2 = s3 * h
+    return (s2 * d, 1, s2, s3, c)
+
+
+def _strides_like_channels_last(shape, strides, order):
+    """c10's is_channels_last_strides_2d_s4/_3d_s5: the strides grow along `order` (channels, spatial dims
+    last to first, batch), no size 0, a stride-0 channels dim or an ambiguous N111-style case refused."""
+    if strides[1] == 0:
+        return False
+    lo = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < lo:
+            return False
+        if d == 0 and lo == strides[1]:
+            return False
+        lo = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
+
+
+def suggest_memory_format(shape, strides):
+    """torch's Tensor.suggest_memory_format: "channels_last" / "channels_last_3d" when a rank-4 / rank-5
+    tensor's strides look channels-last (see _strides_like_channels_last), else "contiguous_format" (also
+    for a transposed matrix: `to(memory_format=contiguous_format)` then returns the tensor itself)."""
+    if len(shape) == 4 and _strides_like_channels_last(shape, strides, (1, 3, 2, 0)):
+        return "channels_last"
+    if len(shape) == 5 and _strides_like_channels_last(shape, strides, (1, 4, 3, 2, 0)):
+        return "channels_last_3d"
+    return "contiguous_format"
 
 
 def storage_nbytes_needed(shape, strides, offset, itemsize):
@@ -169,4 +223,7 @@ def iterator_strides(shape, operands):
             if shape[d0] > shape[d1]:
                 return 1
         return 0
-    return strides_in_order(shape, sort_dims(nd, should_swap), clamp_zero=False)
+    perm = sort_dims(nd, should_swap)
+    if 0 in shape and perm == list(range(nd - 1, -1, -1)):
+        return contiguous_strides(shape)        # TensorIterator: an unpermuted order gives a contiguous output
+    return strides_in_order(shape, perm, clamp_zero=False)

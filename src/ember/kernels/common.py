@@ -137,13 +137,29 @@ def resize_out(out, shape):
         resize_internal(out, shape)
 
 
+_PKG_DIR = __file__[:-len("kernels/common.py")]        # .../ember/
+
+
+def warn_user(message, category=UserWarning):
+    """warnings.warn attributed to the first frame outside ember, as a warning from torch's C++ (TORCH_WARN)
+    is attributed to the Python line that called into it: the user's `torch.add(x, 1, out=y)`, not a line
+    of ember's dispatcher or kernels, whatever the depth of the call."""
+    import sys
+    import warnings
+    level = 2           # (stacklevel 2: warn_user's caller)
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def warn_resized(had, required):
     """resize_output's deprecation warning for a non-empty `out` of shape `had` resized to `required`."""
-    import warnings
-    warnings.warn(f"An output with one or more elements was resized since it had shape {list(had)}, which does not "
-                  f"match the required output shape {list(required)}. This behavior is deprecated, and in a future "
-                  "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
-                  "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+    warn_user(f"An output with one or more elements was resized since it had shape {list(had)}, which does not "
+              f"match the required output shape {list(required)}. This behavior is deprecated, and in a future "
+              "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
+              "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
 
 
 def c_type_name(d):

@@ -13,7 +13,7 @@ from .._core import dtype as D
 
 from .._core.promotion import can_cast
 from .._core.strides import wrap_dim
-from .common import _tname, c_type_name, resize_internal, resize_out, warn_resized
+from .common import _tname, c_type_name, resize_internal, resize_out, warn_resized, warn_user
 
 
 # ---- dtype rules
@@ -154,11 +154,10 @@ def resize_counted(out, shape):
     """arange (and fftfreq, built on it): a size mismatch warns with arange's own message."""
     if tuple(out._size) != tuple(shape):
         if out.numel() != 0:
-            import warnings
-            warnings.warn(f"The number of elements in the out tensor of shape {list(out._size)} is {out.numel()} "
-                          f"which does not match the computed number of elements {int(np.prod(shape))}. Note that "
-                          "this may occur as a result of rounding error. The out tensor will be resized to a tensor "
-                          f"of shape ({', '.join(str(s) for s in shape)},).")
+            warn_user(f"The number of elements in the out tensor of shape {list(out._size)} is {out.numel()} "
+                      f"which does not match the computed number of elements {int(np.prod(shape))}. Note that "
+                      "this may occur as a result of rounding error. The out tensor will be resized to a tensor "
+                      f"of shape ({', '.join(str(s) for s in shape)},).")
         resize_internal(out, shape)
 
 

@@ -7,8 +7,10 @@ from ..._core.scalar_value import INT_RANGE, check_number
 from ..._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYPES, INFERENCE_VC as _INFERENCE_VC, \
     _CPU_KS, _INFERENCE, _PUBLIC
 from ..._core.tls import state as _tls
-from ..common import _tname, empty_tensor, check_out, np_of
+from ..common import _tname, empty_tensor, check_out, np_of, warn_user
 from .runtime import flat
+from .elementwise_bf16 import VECTORISED_UNARY as _BF16_VECTORISED, binary_nans as _bf16_binary_nans, \
+    pow_nans as _bf16_pow_nans, unary_nans as _bf16_unary_nans
 from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
 from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
@@ -46,6 +48,7 @@ _new = object.__new__
 _ndarray = np.ndarray
 _ONE = 1            # `alpha is _ONE`: the int 1 (a cached small int), the kernels' no-scaling case
 _BOOL_T = D.bool_
+_BF16_T = D.bfloat16      # (its NaN bits: elementwise_bf16; the fast paths leave it to the general one)
 _SCALARS = (int, float)
 _quiet_all = quiet(all="ignore")
 _quiet_dio = quiet(divide="ignore", invalid="ignore", over="ignore")
@@ -85,14 +88,16 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
             r = None
             oc = other.__class__
             if oc in _TENSOR_TYPES:
-                if a is not None and other.dtype is dt and dt is not _BOOL_T and other._size == self._size:
+                if (a is not None and other.dtype is dt and dt is not _BOOL_T and dt is not _BF16_T
+                        and other._size == self._size):
                     b = other._np
                     if (b is not None and a.size < _BIG and (self._stride is None or a.flags.c_contiguous)
                             and (other._stride is None or b.flags.c_contiguous)):
                         r = fast_uf(a, b)
             elif oc is float or oc is int:
                 # a floating tensor and a Python number: numpy's weak scalar keeps the tensor's dtype, as torch
-                if (a is not None and dt.is_floating_point and a.size < _BIG
+                # (not an empty one: its strides are TensorIterator's, see _empty_out_strides)
+                if (a is not None and dt.is_floating_point and dt is not _BF16_T and 0 < a.size < _BIG
                         and (self._stride is None or a.flags.c_contiguous)):
                     r = fast_uf(a, other)
             if r is not None:
@@ -110,10 +115,10 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
             other = prologue(self, other, alpha)
         if fast_uf is not None:
             a = getattr(self, "_np", None)
-            if a is not None and a.flags.c_contiguous:
+            if a is not None and a.size and a.flags.c_contiguous:       # (empty: strides by out_strides)
                 oc = other.__class__
                 if oc in _SCALARS:
-                    if self.dtype.is_floating_point:
+                    if self.dtype.is_floating_point and self.dtype is not _BF16_T:
                         rdt = D.bool_ if fast_bool else self.dtype
                         if a.size >= _BIG:
                             if c_name is not None and a.size >= _C_MIN and -_EXACT <= other <= _EXACT and _splits():
@@ -126,7 +131,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                         return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                 elif isinstance(other, Tensor) and other.dtype is self.dtype:
                     b = other._np
-                    if (b is not None and b.flags.c_contiguous and self.dtype is not D.bool_
+                    if (b is not None and b.flags.c_contiguous and self.dtype is not D.bool_ and self.dtype is not _BF16_T
                             and (kind != TRUE_DIV or self.dtype.is_floating_point)):
                         rdt = D.bool_ if fast_bool else self.dtype
                         if other._size == self._size or not other._size:
@@ -147,7 +152,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                             r = fast_uf(a, b)
                         except ValueError:
                             r = None
-                        if r.__class__ is np.ndarray and r.flags.c_contiguous:
+                        if r.__class__ is np.ndarray and r.size and r.flags.c_contiguous:
                             return _wrap_fresh(r, rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
@@ -155,12 +160,17 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
             r = np.empty(shape, rdt._np)
             if _c_binary(c_name, c_s, c_r, a, b, r, fast_bool):
                 return _wrap_fresh(r, rdt)
-        if rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.flags.c_contiguous:
+        if (rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.size
+                and self._np.flags.c_contiguous):
             r = np.empty(shape, rdt._np)
             fn_np(a, b, r)
+            if rdt is _BF16_T:
+                _bf16_binary_nans(r, a, b)
             return _wrap_fresh(r, rdt)
         out = _alloc(shape, rdt, self, other)
         fn_np(a, b, out._np)
+        if rdt is _BF16_T:
+            _bf16_binary_nans(out._np, a, b)
         return out
 
     def inplace(self, other):
@@ -193,6 +203,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
         a, b = _operand(self, cdt), _operand(other, cdt)
         if c_name is None or cdt._np not in _FLAT or not _c_binary(c_name, c_s, c_r, a, b, self._np, fast_bool):
             _write(self, fn_np, a, b, cdt)
+            if cdt is _BF16_T and rdt is _BF16_T:
+                _bf16_binary_nans(self._np, a, b)
         return self
 
     def out_variant(self, other, out):
@@ -201,6 +213,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
         a, b = _operand(self, cdt), _operand(other, cdt)
         if c_name is None or cdt._np not in _FLAT or not _c_binary(c_name, c_s, c_r, a, b, out._np, fast_bool):
             _write(out, fn_np, a, b, cdt)
+            if cdt is _BF16_T and out.dtype is _BF16_T:
+                _bf16_binary_nans(out._np, a, b)
         return out
 
     functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
@@ -620,8 +634,7 @@ def _complex_half_check(self, other, target=None):
     number or 0-dim complex tensor; ember computes such results in complex64 elsewhere) pow raises
     NotImplementedError, and an in-place or out= target that cannot hold a complex result the cast error
     naming ComplexHalf."""
-    if (self.__class__ is Tensor and self.dtype is not D.float16) and (
-            other.__class__ is Tensor and other.dtype is not D.float16):
+    if getattr(self, "dtype", None) is not D.float16 and getattr(other, "dtype", None) is not D.float16:
         return
     from ..._core.promotion import is_complex_half
     if not is_complex_half(self, other):
@@ -634,7 +647,14 @@ def _complex_half_check(self, other, target=None):
 def pow(self, other):
     _check_exponent(self, other)
     _complex_half_check(self, other)
-    return _pow_f(self, other)
+    r = _pow_f(self, other)
+    if r.dtype is _BF16_T and other.__class__ not in _TENSOR_TYPES:
+        _bf16_pow_nans(r._np, self._np, other)
+    if not r._size or r._np.size or other.__class__ in _TENSOR_TYPES or self.__class__ not in _TENSOR_TYPES:
+        return r
+    # pow(Tensor, Scalar) is a unary TensorIterator in torch: an empty result is contiguous (a binary
+    # op's number operand would order its dims by the input's strides)
+    return empty_tensor(r._size, r.dtype)
 
 
 def pow_(self, other):
@@ -681,6 +701,7 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
     error state (a CRF's per-tag exp/log of five elements: the general path's dtype rule, flag reads and
     keyword call were most of the op)."""
     small_max = c_min if c_name is not None else _BIG
+    bf16_vec = name in _BF16_VECTORISED        # torch's bfloat16 NaN bits: elementwise_bf16
     if split and SPLIT_ELEMS < small_max:
         small_max = SPLIT_ELEMS
     run_small = quiet_into(small_uf, divide="ignore", invalid="ignore", over="ignore") if small_uf else None
@@ -703,9 +724,13 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
                 split_flat(fn_np, [a.reshape(-1), r.reshape(-1)])
             else:
                 fn_np(a, r)
+                if bf16_vec and rdt is _BF16_T:
+                    _bf16_unary_nans(r)
             return _wrap_fresh(r, rdt)
         out = _alloc(self._size, rdt, self)
         fn_np(a, out._np)
+        if bf16_vec and rdt is _BF16_T:
+            _bf16_unary_nans(out._np)
         return out
 
     def inplace(self):
@@ -719,6 +744,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
             split_flat(fn_np, [flat_a, flat_a])
         else:
             fn_np(a, a)
+            if bf16_vec and self.dtype is _BF16_T:
+                _bf16_unary_nans(a)
         return self
 
     def out_variant(self, out):
@@ -737,6 +764,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
             tmp = np.empty(self._size, rdt._np)
             fn_np(a, tmp)
             np.copyto(t, tmp, casting="unsafe")
+        if bf16_vec and rdt is _BF16_T and out.dtype is _BF16_T:
+            _bf16_unary_nans(t)
         return out
 
     functional.__name__, inplace.__name__, out_variant.__name__ = name, name + "_", name + "_out"
@@ -922,9 +951,8 @@ def where(condition, self, other):
                            f"{_tname(condition.dtype)}")    # c10's names: Long, Float, Byte...
     if condition.dtype is D.uint8 and not _WHERE_UINT8:
         _WHERE_UINT8.append(True)          # torch's TORCH_WARN_ONCE
-        import warnings
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+        warn_user("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                  "a future version of PyTorch. Use a boolean condition instead.")
     shape, dt = where_spec(condition, self, other)
     if (isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is dt and other.dtype is dt
             and self._size == shape and other._size == shape and condition._size == shape):

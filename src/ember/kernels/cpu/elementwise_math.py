@@ -2,6 +2,8 @@
 kernels/cpu/elementwise.py; outputs are allocated from the meta rules in kernels/meta/elementwise.py."""
 import numpy as np
 
+from .elementwise_bf16 import VECTORISED_UNARY, unary_nans
+
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, np_of
@@ -33,12 +35,16 @@ def make_unary_p(fn, name, kind=None):
     kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
     rule = unary_out_rule(kind, name)
     fn = _quiet(fn)
+    bf16_vec = name in VECTORISED_UNARY         # torch's bfloat16 NaN bits (elementwise_bf16)
 
     def _compute(self, args, kw, rdt):
         a = self._np
         if rdt.is_floating_point and a.dtype != rdt._np or a.dtype.kind == "b" and rdt is D.int64:
             a = a.astype(rdt._np)
-        return fn(a, *args, **kw)
+        r = fn(a, *args, **kw)
+        if bf16_vec and rdt is D.bfloat16 and type(r) is np.ndarray and not np.may_share_memory(r, self._np):
+            unary_nans(r)
+        return r
 
     def functional(self, *args, **kw):
         rdt = unary_kind_dtype(self, kind, name)

@@ -12,12 +12,11 @@ from ..meta import reduction as M_reduction
 from .scan import _into
 from .scan import _quiet
 from .scan import _wrap as _wrap_scan
-import warnings
 from ..meta import sort as M_sort
 from .sort import _kth_along
 from .sort import _last
 from .sort import _wrap as _wrap_sort
-from ..common import check_out
+from ..common import check_out, warn_user
 from ..out_rules import HISTOGRAM, exact, write_outs
 from ..._core.strides import wrap_dim
 from .runtime import flat
@@ -206,8 +205,8 @@ def _var(self, dim, correction, keepdim, sqrt):
     a = self._np
     n = int(np.prod([a.shape[i] for i in axes])) if axes else (a.size if a.ndim else 1)
     if n - correction <= 0:
-        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).")
+        warn_user("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                  "factor (input numel divided by output numel).")
     acc = np.float32 if a.dtype == np.float16 else None
     if a.ndim == 0:
         a, axes = a.reshape(1), (0,)

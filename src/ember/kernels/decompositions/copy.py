@@ -4,6 +4,7 @@ from ..._core.device import as_device
 from ..common import as_dtype
 from ..._ops import ops
 from ..._core.memory_format import format_name
+from ..._core.strides import suggest_memory_format
 
 aten = ops.aten
 
@@ -18,8 +19,12 @@ def _to_impl(self, dtype, device, copy, memory_format):
     dtype = as_dtype(dtype) or self.dtype
     device = as_device(device) or self.device
     mf = format_name(memory_format) or "preserve_format"
+    # torch's to_will_alias: a memory format other than preserve aliases when it is the one the strides
+    # suggest (suggest_memory_format), not when the tensor is contiguous in it: a transposed matrix
+    # `.to(memory_format=contiguous_format)` is returned as it is, an empty one `.to(memory_format=
+    # channels_last)` is copied
     if (not copy and dtype is self.dtype and device.type == self.device.type
-            and (mf == "preserve_format" or self.is_contiguous(memory_format=mf))):
+            and (mf == "preserve_format" or suggest_memory_format(self._size, self.stride()) == mf)):
         return self
     return aten._to_copy.default(self, dtype=dtype, device=device, memory_format=memory_format)
 

@@ -1,8 +1,7 @@
 """CompositeImplicitAutograd kernels of the fft family (torch's SpectralOps.cpp: stft, istft), written over the
 three transforms of native/fft.yaml so autograd differentiates them through those."""
-import warnings
 
-from ..common import _tname
+from ..common import _tname, warn_user
 from ..._ops import ops
 
 aten = ops.aten
@@ -14,7 +13,7 @@ _WARNED = set()          # torch's TORCH_WARN_ONCE: each of stft's warnings once
 def _warn_once(key, msg):
     if key not in _WARNED:
         _WARNED.add(key)
-        warnings.warn(msg, UserWarning, stacklevel=4)
+        warn_user(msg)
 
 
 def _type_repr(t):
@@ -195,8 +194,8 @@ def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if self.dim() == 2:
         y = aten.squeeze.dim(y, 0)
     if end > expected_len:
-        warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with zeros "
-                      "in the tail. Please check your center and hop_length settings.", UserWarning, stacklevel=3)
+        warn_user("The length of signal is shorter than the length parameter. Result is being padded with zeros "
+                  "in the tail. Please check your center and hop_length settings.")
         y = aten.constant_pad_nd.default(y, [0, end - expected_len], 0)
     return y
 

@@ -1,9 +1,8 @@
 """CompositeImplicitAutograd linalg ops (torch's BatchLinearAlgebra.cpp / LinearAlgebra.cpp): the torch.linalg
 front ends over the *_ex / _linalg_* kernels, the legacy names (inverse, det, svd, qr, cholesky, pinverse) and
 matrix_power by repeated squaring."""
-import warnings
 
-from ..common import _tname, c_type_name, check_out
+from ..common import _tname, c_type_name, check_out, warn_user
 from ..out_rules import exact, linalg_castable, same, write_outs
 from ..meta.linalg import check_matrix
 from .shape import _to_out as _to_out_shape
@@ -81,8 +80,8 @@ def linalg_cholesky_out(self, *, upper=False, out):
 
 
 def cholesky(self, upper=False):
-    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
-                  "PyTorch release.", UserWarning)
+    warn_user("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+              "PyTorch release.")
     from ..cpu.linalg import cholesky_ex
     check_matrix(self, "cholesky")
     if self.device.type == "meta":
@@ -421,8 +420,8 @@ linalg_cond_p_str_out = linalg_cond_out
 
 
 def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
-    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
-                  "in a future PyTorch release.", UserWarning)
+    warn_user("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+              "in a future PyTorch release.")
     a = A.mT if transpose else A
     x = aten.linalg_solve_triangular(a, self, upper=upper != transpose, unitriangular=unitriangular)
     batch = x._size[:-2]
@@ -462,9 +461,9 @@ def kron_out(self, other, *, out):
 
 def cross(self, other, dim=None):
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning)
+        warn_user("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                  "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                  "with that of linalg.cross in a future release.")
         if self.dim() != other.dim():
             raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
         sizes = broadcast_shapes(self._size, other._size)
@@ -826,7 +825,7 @@ def warn_once(message):
     """TORCH_WARN_ONCE: a warning given once per process."""
     if message not in _WARNED:
         _WARNED.add(message)
-        warnings.warn(message, UserWarning, stacklevel=5)
+        warn_user(message)
 
 
 def _chain_checks(matrices):

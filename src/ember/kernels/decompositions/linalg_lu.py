@@ -3,7 +3,7 @@ TensorCompare.cpp): linalg.lu_factor and ldl_factor (the _ex kernels plus the er
 _lu_with_info and lu_solve, isclose / allclose, and linalg.tensorinv / tensorsolve as reshapes around
 inv / solve. Written in ember ops, so autograd comes from the ops they call."""
 import math
-import warnings
+from ..common import warn_user
 
 
 from ..out_rules import exact, linalg_castable, write_outs
@@ -37,15 +37,14 @@ def linalg_lu_factor_out(A, *, pivot=True, LU, pivots):
 
 def _lu_with_info(self, pivot=True, check_errors=True):
     # torch ignores check_errors here (a singular input returns its info, torch.lu(get_infos=False) drops it)
-    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
-                  "be removed in a future PyTorch release.", UserWarning, stacklevel=3)
+    warn_user("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
+              "be removed in a future PyTorch release.")
     return tuple(aten.linalg_lu_factor_ex(self, pivot=pivot))
 
 
 def lu_solve(self, LU_data, LU_pivots):
-    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
-                  "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.", UserWarning,
-                  stacklevel=3)
+    warn_user("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
+              "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.")
     return aten.linalg_lu_solve(LU_data, LU_pivots, self)
 
 

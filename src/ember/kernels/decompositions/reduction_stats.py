@@ -2,7 +2,7 @@
 Sorting.cpp: quantile, nanquantile; Correlation.cpp: cov, corrcoef), written in aten ops so that autograd,
 meta tensors and tracing see the ops they are made of. torch's argument checks and messages."""
 import numbers
-import warnings
+from ..common import warn_user
 
 from ..._core import dtype as D
 from ..._core.promotion import get_default_dtype
@@ -173,8 +173,8 @@ def cov(self, *, correction=1, fweights=None, aweights=None):
                 aten.mul.Tensor(w, aweights)), correction), w_sum_t))
     if isinstance(norm, numbers.Real):           # (a SymInt under symbolic tracing too)
         if norm <= 0:
-            warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number "
-                          "of observations.")
+            warn_user("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number "
+                      "of observations.")
             norm = 0
     else:
         norm = aten.clamp_min.default(norm, 0)

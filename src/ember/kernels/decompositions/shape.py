@@ -1,12 +1,11 @@
 """CompositeImplicitAutograd decompositions of shape and indexing ops into other ember ops (torch's
 TensorShape.cpp, TensorAdvancedIndexing.cpp, Linear.cpp, Repeat.cpp): they run through the dispatcher
 again, so autograd, modes and meta all see the underlying ops."""
-import warnings
 
 from ..._core import dtype as D
 from ..._core.strides import wrap_dim
 from ..meta.shape import ilist
-from ..common import check_out
+from ..common import check_out, warn_user
 from ..out_rules import exact
 from ..meta.index import bshape
 from ..meta.view import _fmt as _fmt_view
@@ -133,8 +132,7 @@ def broadcast_tensors(tensors):
 
 
 def meshgrid(tensors):
-    warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                  UserWarning)
+    warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.")
     return meshgrid_indexing(tensors, indexing="ij")
 
 

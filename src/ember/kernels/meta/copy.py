@@ -2,7 +2,8 @@
 argument checks. The cpu kernels in kernels/cpu/copy.py call these to validate and allocate."""
 import numbers
 from ..._core.device import META
-from ..._core.strides import (contiguous_strides, sort_dims, strides_in_order, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed)
+from ..._core.strides import (contiguous_strides, is_channels_last, is_non_overlapping_and_dense, storage_nbytes_needed,
+                              infer_dense_strides, channels_last_strides as _cl_strides)
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import BELOW_AUTOGRAD, broadcast_shapes, empty_tensor
 from ..._core.memory_format import format_name
@@ -11,23 +12,7 @@ from ..._core.memory_format import format_name
 def channels_last_strides(shape):
     if len(shape) != 4:
         raise RuntimeError("required rank 4 tensor to use channels_last format")
-    n, c, h, w = (max(s, 1) for s in shape)
-    return (h * w * c, 1, w * c, c)
-
-
-def infer_dense_strides(shape, strides):
-    """Dense strides keeping the memory order of (shape, strides) (ATen's infer_dense_strides)."""
-    nd = len(shape)
-
-    def should_swap(a, b):
-        sa, sb = strides[a], strides[b]
-        if sa == 0 or sb == 0:
-            return 0
-        if sa != sb:
-            return -1 if sa < sb else 1
-        return 1 if shape[a] > shape[b] else 0
-
-    return strides_in_order(shape, sort_dims(nd, should_swap))
+    return _cl_strides(shape)
 
 
 def format_strides(t, memory_format):

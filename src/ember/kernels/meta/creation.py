@@ -10,7 +10,7 @@ import numbers
 from ..._core import dtype as D
 from ..._core.device import CPU, META, as_device
 from ..._core.promotion import get_default_dtype
-from ..._core.strides import contiguous_strides, dense_strides_like
+from ..._core.strides import channels_last_strides, contiguous_strides, dense_strides_like
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 from ..._core.memory_format import format_name
@@ -48,14 +48,11 @@ def memory_format_strides(shape, memory_format):
     if memory_format == "channels_last":
         if len(shape) != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
-        n, c, h, w = shape
-        hw = max(h, 1) * max(w, 1)
-        return (hw * max(c, 1), 1, max(w, 1) * max(c, 1), max(c, 1))
+        return channels_last_strides(shape)
     if memory_format == "channels_last_3d":
         if len(shape) != 5:
             raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
-        n, c, d, h, w = (max(x, 1) for x in shape)
-        return (d * h * w * c, 1, h * w * c, w * c, c)
+        return channels_last_strides(shape)
     if memory_format == "preserve_format":
         raise RuntimeError("preserve memory format is unsupported by the contiguous_format")
     raise RuntimeError(f"unknown memory format {memory_format!r}")

@@ -1,4 +1,5 @@
 """Meta kernels for every elementwise op, built from the shared meta functions."""
+from ..._core.tensor_impl import TensorImpl as Tensor
 from .elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, meta_binary, meta_binary_inplace, meta_binary_out, meta_unary, meta_unary_inplace, meta_unary_out, where_spec, out_strides
 
 BINARY = {"add": ARITH, "sub": ARITH, "mul": ARITH, "div": TRUE_DIV, "floor_divide": ARITH, "remainder": ARITH,
@@ -17,6 +18,19 @@ for _n, _k in UNARY.items():
     globals()[_n] = meta_unary(_k, _n)
     globals()[_n + "_"] = meta_unary_inplace(_k, _n)
     globals()[_n + "_out"] = meta_unary_out(_k, _n)
+
+
+_pow_binary = pow
+
+
+def pow(self, other):
+    """pow(Tensor, Scalar) is a unary TensorIterator in torch: an empty result is contiguous."""
+    r = _pow_binary(self, other)
+    if 0 in r._size and isinstance(self, Tensor) and not isinstance(other, Tensor):
+        from ..common import empty_tensor
+        from ..._core.device import META
+        return empty_tensor(r._size, r.dtype, META)
+    return r
 
 
 def clamp(self, min=None, max=None):

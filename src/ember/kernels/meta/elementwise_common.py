@@ -16,6 +16,8 @@ ABS = 6          # like ARITH, but a complex input gives its real dtype (abs)
 def out_strides(shape, *operands):
     """The output strides TensorIterator picks: contiguous when the first full-size operand is,
     else the memory order of the operands (see _core.strides.iterator_strides)."""
+    if 0 in shape:
+        return _empty_out_strides(shape, operands)
     nd = len(shape)
     ops = []
     for t in operands:
@@ -26,6 +28,29 @@ def out_strides(shape, *operands):
             pad = nd - len(t._size)
             ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
     if not ops or _row_major(shape, ops):
+        return contiguous_strides(shape)
+    return iterator_strides(shape, ops)
+
+
+def _empty_out_strides(shape, operands):
+    """TensorIterator's output strides for a result with no elements. Every empty tensor is contiguous
+    (compute_contiguous), so when all operands have the result's shape the fast setup gives contiguous
+    strides; a number, a 0-d or a broadcast operand sends it to reorder_dimensions instead: dims ordered by
+    the operands' strides and laid out with the raw sizes, a 0 zeroing the strides outside it (`e + 1`
+    for an empty (0, 1, 4) has strides (4, 0, 1), as in torch)."""
+    nd = len(shape)
+    ops = []
+    same = True
+    for t in operands:
+        if isinstance(t, Tensor):
+            sz = tuple(t._size)
+            if sz != tuple(shape):
+                same = False
+            pad = nd - len(sz)
+            ops.append(((1,) * pad + sz, (0,) * pad + tuple(t.stride())))
+        elif t is not None:
+            same = False        # a number is a 0-d operand of the iterator
+    if same or not ops:
         return contiguous_strides(shape)
     return iterator_strides(shape, ops)
 

@@ -6,7 +6,7 @@ from ..._core import dtype as D
 from ..._core.device import META
 from ..._core.strides import dense_strides_like, wrap_dim
 from ..._core.tensor_impl import TensorImpl as Tensor
-from ..common import _tname, broadcast_shapes, check_out, empty_tensor
+from ..common import _tname, broadcast_shapes, check_out, empty_tensor, warn_user
 from ..out_rules import exact, same_scalar_type, TAKE
 from ..._core.strides import iterator_strides
 
@@ -338,10 +338,9 @@ def masked_fill_check(self, mask, value, inplace):
             raise RuntimeError(f"output with shape {_fmt(self._size)} doesn't match the broadcast shape {_fmt(shape)}")
         from .copy import has_internal_overlap
         if has_internal_overlap(self):
-            import warnings
-            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
-                          "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
-                          "scalar", UserWarning)
+            warn_user("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                      "scalar")
         return shape
     return bshape(mask._size, self._size)
 
@@ -606,10 +605,9 @@ def check_index_put(self, indices, values):
                            f"of shape {_fmt_indexing(shape)}")
     from .copy import has_internal_overlap
     if has_internal_overlap(self):      # torch writes anyway (each location gets one of its values)
-        import warnings
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
-                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-                      "tensor", UserWarning)
+        warn_user("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                  "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                  "tensor")
     return entries, shape
 
 

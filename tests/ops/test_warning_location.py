@@ -1,0 +1,41 @@
+"""Warnings torch raises from C++ (TORCH_WARN: out= resizes, deprecations, var's degrees of freedom) are
+attributed to the Python line that called the op; ember's (kernels/common.warn_user) are too, whatever the
+depth of ember's dispatcher and kernels between that line and the warning."""
+import warnings
+
+import pytest
+
+import ember
+
+CASES = {
+    "add out resize": lambda lib: lib.add(lib.ones(3), 1, out=lib.ones(2)),
+    "sum out resize": lambda lib: lib.sum(lib.ones(3, 2), 0, out=lib.ones(5)),
+    "matmul out resize": lambda lib: lib.matmul(lib.ones(2, 2), lib.ones(2, 2), out=lib.ones(3)),
+    "mul out resize": lambda lib: lib.mul(lib.ones(2), lib.ones(2), out=lib.ones(3)),
+    "cat out resize": lambda lib: lib.cat([lib.ones(2)], out=lib.ones(3)),
+    "arange out resize": lambda lib: lib.arange(0, 1, 0.3, out=lib.ones(2)),
+    "var dof": lambda lib: lib.ones(1).var(),
+    "cov dof": lambda lib: lib.cov(lib.ones(1, 1)),
+    "cholesky": lambda lib: lib.cholesky(lib.eye(2)),
+    "lu_solve": lambda lib: lib.lu_solve(lib.ones(2, 1), *lib.linalg.lu_factor(lib.eye(2))),
+    "triangular_solve": lambda lib: lib.triangular_solve(lib.ones(2, 1), lib.eye(2)),
+    "cross": lambda lib: lib.cross(lib.ones(3), lib.ones(3)),
+    "where uint8": lambda lib: lib.where(lib.ones(2, dtype=lib.uint8), lib.ones(2), lib.zeros(2)),
+    "masked_fill expanded": lambda lib: lib.ones(1).expand(3).masked_fill_(lib.ones(3, dtype=lib.bool), 0.0),
+}
+
+
+def _where(lib, f):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f(lib)
+    return [(x.category.__name__, x.filename) for x in w]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", CASES)
+def test_cpp_warnings_point_at_the_callers_line(name):
+    torch = pytest.importorskip("torch")
+    got, want = _where(ember, CASES[name]), _where(torch, CASES[name])
+    assert want and all(fn == __file__ for _, fn in want)      # the lambda's line in this file
+    assert got == want
