@@ -471,3 +471,23 @@ def test_split_transposed_product_declines_what_it_cannot_take(threads):
     got = gemm.mm_t(w.astype(np.float64), x.T.astype(np.float64), min_macs=0)       # float64: its own units
     want = x.astype(np.float64) @ w.astype(np.float64).T
     assert got is None or np.array_equal(got, want)
+
+
+def test_transposed_product_holds_openblas_below_its_split(threads):
+    """F.linear's few-row product holds OpenBLAS at one thread from OPENBLAS_SERIAL multiply-adds even where it
+    does not split (below min_macs), as gemm.mm did for these products before: otherwise numpy's own call of it
+    starts OpenBLAS's threads, whose spinning worker takes the core from ember's pool (the module docstring)."""
+    if blas.get_num_threads() is None:
+        pytest.skip("numpy's OpenBLAS not found")
+    threads(2)
+    w = np.ones((512, 128), np.float32)
+    x = np.ones((5, 128), np.float32)          # 327,680 multiply-adds: above OPENBLAS_SERIAL, below 1M
+    monkey = blas._HELD[0]
+    try:
+        blas._HELD[0] = False
+        blas.set_num_threads(2)
+        assert gemm.mm_t(w, x.T, min_macs=1 << 20) is None
+        assert blas.held() and blas.get_num_threads() == 1
+    finally:
+        blas._HELD[0] = monkey
+        blas.set_num_threads(2)

@@ -284,10 +284,10 @@ def mm_t(a, b, bias=None, min_macs=SPLIT_MACS):
         return None
     m, k = a.shape
     n = b.shape[1]
-    if m < 2 or n < 2 or k < 2 or b.shape[0] != k or m * n * k < min_macs:
+    if m < 2 or n < 2 or k < 2 or b.shape[0] != k:
         return None
-    st = _blas_ready(m * n * k)
-    if st is None:
+    st = _blas_ready(m * n * k)     # (holds OpenBLAS at one thread from OPENBLAS_SERIAL, as before a split)
+    if st is None or m * n * k < min_macs:
         return None
     if bias is not None and (bias.dtype is not dt or bias.shape != (m,) or not bias.flags.c_contiguous):
         return None
