@@ -643,6 +643,29 @@ def test_spin_budgets_and_pool_counters(spin_us, backoff):
         ember.set_num_threads(old)
 
 
+@pytest.mark.parametrize("floor,ceiling", [(50, 400), (50, 50), (0, 400), (100, 20)])
+def test_adaptive_spin_stays_between_its_floor_and_ceiling(floor, ceiling):
+    """The idle spin budget (csrc/parallel.c's ep_spin_adapt) moves between set_spin_us's floor and
+    set_spin_max_us's ceiling whatever the jobs' rhythm and the machine's load (a ceiling at or below the floor:
+    a fixed spin; a floor of 0: workers sleep at once), and setting the floor resets it; bits unchanged."""
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    prev, prev_max = flat.set_spin_us(floor), flat.set_spin_max_us(ceiling)
+    try:
+        assert prev >= 0 and prev_max >= 0
+        assert flat.spin_now_us() == floor
+        x, y = ember.from_numpy(a), ember.from_numpy(b)
+        for gap in [0.0001] * 8 + [0.001, 0.03, 0.0001]:
+            _same((x * y).numpy(), a * b)
+            time.sleep(gap)
+            assert floor <= flat.spin_now_us() <= max(floor, ceiling)
+    finally:
+        flat.set_spin_us(prev)
+        flat.set_spin_max_us(prev_max)
+        ember.set_num_threads(old)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "sched_setaffinity"), reason="needs fork, affinity")
 def test_pool_on_one_allowed_cpu():
     """A process allowed a single cpu (taskset 1 core) starts workers that can only run beside the caller:

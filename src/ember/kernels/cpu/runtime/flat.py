@@ -246,12 +246,31 @@ def pool_stats(reset=False):
 
 
 def set_spin_us(us):
-    """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps; returns the
-    previous setting, or None when C is off. Default 50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
+    """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps, at least (the
+    budget grows from there up to set_spin_max_us while jobs come soon after the worker sleeps and nothing
+    preempts it: csrc/parallel.c's ep_spin_adapt); returns the previous setting, or None when C is off. Default
+    50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
     if _parallel_for() is None:
         return None
     f = clib.kernel("parallel", "ember_parallel_set_spin", "l", "l")
     return f(int(us * 1000)) / 1000
+
+
+def set_spin_max_us(us):
+    """The most (us of wall time) an idle C pool worker's adaptive spin grows to (at or below set_spin_us's
+    floor: a fixed spin); returns the previous ceiling, or None when C is off. Default 400 (EP_SPIN_MAX_NS)."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_spin_max", "l", "l")
+    return f(int(us * 1000)) / 1000
+
+
+def spin_now_us():
+    """The idle spin budget the C pool's workers use now (us), or None when C is off."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_spin_now", "", "l")
+    return f() / 1000
 
 
 def set_wake_backoff(jobs):
