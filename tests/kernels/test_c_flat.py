@@ -536,6 +536,50 @@ def test_streaming_kernels_match_torch(streaming):
         np.testing.assert_array_equal(got.numpy().view(np.uint8), want.numpy().view(np.uint8))
 
 
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_big_out_variants_match_torch(threads, op):
+    """out= of big float tensors (elementwise.py's out= fast path straight to the C kernel, and what must leave
+    it): tensor and Python-number operands, out= aliasing an input exactly, an out= view beside its inputs, a
+    strided out, an out of another dtype (cast), a wrongly sized out (resized, torch's warning), an int
+    beyond 2**53 and a bool operand: torch's values, dtypes, shapes and warnings."""
+    torch = pytest.importorskip("torch")
+    import warnings
+    a, b = _data(np.float32)
+
+    def both(fn):
+        res = []
+        for L in (ember, torch):
+            x, y = L.from_numpy(a.copy()), L.from_numpy(b.copy())
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                try:
+                    with np.errstate(all="ignore"):
+                        r = fn(L, x, y).numpy().copy()
+                except RuntimeError as e:
+                    r = (type(e), str(e))
+            res.append((r, [str(m.message).split(".")[0] for m in w]))
+        (got, gw), (want, ww) = res
+        if isinstance(want, tuple) or isinstance(got, tuple):
+            assert isinstance(got, tuple) and isinstance(want, tuple) and got == want
+            return
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+        assert gw == ww
+
+    both(lambda L, x, y: getattr(L, op)(x, y, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, 0.75, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, 3, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, 2 ** 60 + 1, out=L.empty_like(x)))
+    if op != "sub":             # (sub of a bool: torch's error, fix20's _bool_sub_check)
+        both(lambda L, x, y: getattr(L, op)(x, True, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, y, out=x))                        # exact alias
+    both(lambda L, x, y: getattr(L, op)(x[1:], y[1:], out=L.empty(N + 1, dtype=L.float32)[2:]))  # out a view
+    both(lambda L, x, y: getattr(L, op)(x[:N // 2], y[:N // 2], out=L.empty(N, dtype=L.float32)[::2]))
+    both(lambda L, x, y: getattr(L, op)(x, y, out=L.empty(N, dtype=L.float64)))
+    both(lambda L, x, y: getattr(L, op)(x, y, out=L.empty(7, dtype=L.float32)))
+
+
 def test_layouts_the_pool_does_not_take_stay_correct(threads):
     """Non-contiguous, broadcast, mixed-dtype, integer and float16 operands keep their numpy paths."""
     a, b = _data(np.float32, n=2 * N)
