@@ -106,3 +106,45 @@ def test_anomaly_mode_makes_the_leaf_edge_at_the_forward_op():
         y = a * 2.0
     e = y.grad_fn.next_edges[0]
     assert e.__class__ is tuple and type(e[0]) is AccumulateGrad
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("lazy", [True, False])
+def test_leaf_that_stopped_requiring_grad_gets_nothing_as_torch(lazy):
+    # torch's AccumulateGrad::apply checks the variable when the gradient arrives: requires_grad_(False) between
+    # the forward and the backward means no .grad, whether the edge was made at the op or (ember) when first read
+    torch = pytest.importorskip("torch")
+    out = []
+    for mod in (torch, ember):
+        x = mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = mod.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        y = x * w
+        if not lazy:
+            y.grad_fn.next_functions      # the edge made before the change
+        x.requires_grad_(False)
+        y.sum().backward()
+        out.append((x.grad, w.grad.tolist()))
+    assert out[0] == out[1] == (None, [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("lazy", [True, False])
+def test_leaf_moved_into_the_graph_interior_raises_as_torch(lazy):
+    # requires_grad_(False), then an in-place op with an input needing grad: the tensor has a history now, and the
+    # gradient recorded for it as a leaf raises torch's error (before, ember accumulated it into .grad)
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for mod in (torch, ember):
+        x = mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = mod.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        y = x * 2.0
+        if not lazy:
+            y.grad_fn.next_functions
+        x.requires_grad_(False)
+        x.mul_(w)
+        assert x.grad_fn is not None
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        msgs.append(str(info.value))
+        assert x._grad is None if mod is ember else True
+    assert msgs[0] == msgs[1] == "leaf variable has been moved into the graph interior"

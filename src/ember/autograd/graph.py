@@ -198,7 +198,14 @@ class AccumulateGrad(Node):
             _anomaly.record(self)
 
     def apply(self, grads):
-        accumulate_grad(self.variable, grads[0])
+        # torch's AccumulateGrad::apply: a variable that has since taken a history (an in-place op recorded on it
+        # after it stopped requiring grad) is an error, one that no longer requires grad gets nothing. Checked here,
+        # when the gradient arrives, as torch does: the edge itself may be made only then (graph.leaf_edges)
+        var = self.variable
+        if var.grad_fn is not None:
+            raise RuntimeError("leaf variable has been moved into the graph interior")
+        if var._requires_grad:
+            accumulate_grad(var, grads[0])
         return ()
 
 
@@ -263,11 +270,12 @@ def leaf_edges(node):
     graph is never differentiated (inference with parameters needing grad, a loss only printed) makes none:
     about 2.6k of the ~11k instructions of recording `a + b` with one leaf input, and two GC-tracked objects
     and a weakref per leaf input per op fewer. The edge is the same object torch's would be while any node
-    holds the leaf's AccumulateGrad (grad_accumulator's weak cache). Differences, torch's edge made at the
+    holds the leaf's AccumulateGrad (grad_accumulator's weak cache). One difference from torch's edge made at the
     forward op: its input metadata is the leaf's shape when the edge is first read (differs only if
-    `x.data = <other shape>` between forward and backward), and a tensor that stopped being a leaf between
-    forward and backward (requires_grad_(False), then an in-place op recording history) still gets its
-    gradient accumulated. In anomaly mode the kernels resolve at once (the AccumulateGrad's trace is the
+    `x.data = <other shape>` between forward and backward). A tensor that stopped being a leaf between forward
+    and backward is handled as in torch by AccumulateGrad.apply, which checks the variable when the gradient
+    arrives (no longer requiring grad: nothing accumulated; a history now: torch's error). In anomaly mode the
+    kernels resolve at once (the AccumulateGrad's trace is the
     forward's). An apply reads its own next_edges only for `is not None`, which a tensor entry answers."""
     edges = node.next_edges
     for e in edges:
