@@ -120,6 +120,8 @@ def _int_shape(size, n):
 
 def view(self, size):
     a = self._np
+    if size.__class__ is list:
+        size = tuple(size)          # (matmul's _unsafe_view(r, batch + [n, p]): the fast path below)
     if a is not None and size.__class__ is tuple and (n_in := a.size):
         # a cpu tensor with int sizes viewed as a tuple of ints: infer_size and the contiguity test without the
         # general conversions (a model's q.view(B, T, nh, hs) on every call). _CONTIGUOUS is contiguous_strides'
