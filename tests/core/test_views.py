@@ -86,6 +86,13 @@ VIEW_CASES = {
     "unsqueeze_strided": ((4, 6), lambda m, x: x.t().unsqueeze(1)),
     "permute_neg": ((2, 3, 4), lambda m, x: x.permute(-1, 0, 1)),
     "permute_strided": ((4, 6), lambda m, x: x[:, ::2].permute([1, 0])),
+    "expand_lead_infer": ((3, 1), lambda m, x: x.expand(2, -1, 4)),
+    "expand_zero": ((3, 1), lambda m, x: x.expand(3, 0)),
+    "expand_strided": ((4, 6), lambda m, x: x[:, :1].expand(2, 4, 3)),
+    "expand_lead_ones": ((3,), lambda m, x: x.expand(1, 1, 3)),
+    "expand_list": ((2, 1, 3), lambda m, x: x.expand([4, 2, 5, 3])),
+    "flatten_mid": ((2, 3, 4, 5), lambda m, x: x.flatten(-3, -2)),
+    "flatten_strided": ((2, 3, 4), lambda m, x: x[:, 1:].flatten(1)),
     "reshape_split_piece": ((2, 3, 8), lambda m, x: x.split(4, 2)[1].reshape(6, 4)),
     "reshape_list_infer": ((2, 3, 4), lambda m, x: x.transpose(0, 1)[:, :1].reshape([-1, 4])),
 }

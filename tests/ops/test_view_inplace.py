@@ -232,3 +232,20 @@ def test_reshape_and_view_bad_sizes_raise_torchs_message(call):
             eval(call, {"x": x})
         msgs.append(str(info.value).split("\n")[0])
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,size", [((1,), (-5,)), ((1, 2), (-3, 2)), ((2, 1), (2, -7)), ((3, 1), (2, -1, -1)),
+                                        ((3, 1), (-1, 3, 1)), ((3, 1), (2, 2)), ((1,), (0,)), ((3, 1), (0, 3, 4))])
+def test_expand_sizes_match_torch(shape, size):
+    """expand's cpu fast path (new leading dims, size-1 dims broadcast) and its errors against torch: a negative
+    size other than -1 on a size-1 dim is torch's numel overflow error (ember raised numpy's ValueError)."""
+    got = []
+    for L in (torch, ember):
+        x = L.zeros(shape)
+        try:
+            r = x.expand(*size)
+            got.append((tuple(r.shape), r.stride(), r._base is x))
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]

@@ -97,6 +97,17 @@ def expand_as(self, other):
 
 
 def flatten(self, start_dim=0, end_dim=-1):
+    size = self._size
+    nd = len(size)
+    if start_dim.__class__ is int and end_dim.__class__ is int and -nd <= start_dim < nd and -nd <= end_dim < nd:
+        # int dims in range (x.flatten(1) on every call of a CNN's head): the shape from the input's tuple
+        s = start_dim + nd if start_dim < 0 else start_dim
+        e = end_dim + nd if end_dim < 0 else end_dim
+        if s < e:
+            n = 1
+            for x in size[s:e + 1]:
+                n *= x
+            return reshape(self, size[:s] + (n,) + size[e + 1:])
     nd = self.dim()
     s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if s > e:

@@ -120,6 +120,8 @@ def _int_shape(size, n):
 
 def view(self, size):
     a = self._np
+    if size.__class__ is list:
+        size = tuple(size)          # (matmul's _unsafe_view(r, batch + [n, p]): the fast path below)
     if a is not None and size.__class__ is tuple and (n_in := a.size):
         # a cpu tensor with int sizes viewed as a tuple of ints: infer_size and the contiguity test without the
         # general conversions (a model's q.view(B, T, nh, hs) on every call). _CONTIGUOUS is contiguous_strides'
@@ -252,6 +254,35 @@ def expand(self, size, implicit=False):
                 break
         else:
             return _cpu_view(self, self._offset, self._size, self._stride or self.stride(), a.view())
+    if a is not None and size.__class__ in (list, tuple) and len(size) >= len(self._size):
+        # new leading dims or size-1 dims broadcast (x.expand(B, -1, -1)): torch's geometry from the input's tuples
+        # and the array built from the storage; anything unusual (SymInts, errors) takes the general loop below
+        shape = self._size
+        lead = len(size) - len(shape)
+        st = self._stride or self.stride()
+        out_size, out_st = list(size), [0] * len(size)
+        for i in range(len(size) - 1, -1, -1):
+            target = size[i]
+            if target.__class__ is not int:
+                break
+            if i < lead:
+                if target < 0:
+                    break
+                out_st[i] = 0 if target != 1 or i + 1 == len(size) else out_size[i + 1] * out_st[i + 1]
+                continue
+            cur = shape[i - lead]
+            if target == -1 or target == cur:
+                out_size[i], out_st[i] = cur, st[i - lead]
+            elif cur == 1 and target >= 0:
+                out_st[i] = 0
+            else:
+                break
+        else:
+            out_size, out_st = tuple(out_size), tuple(out_st)
+            st_ = self._storage
+            arr = _np_view((self.untyped_storage() if st_ is None else st_)._data, self._offset, out_size, out_st,
+                           self.dtype)
+            return _cpu_view(self, self._offset, out_size, out_st, arr)
     size = _intlist(size)
     nd, ndt = len(size), self.dim()
     if nd < ndt:
@@ -275,6 +306,8 @@ def expand(self, size, implicit=False):
         if cur == target:
             out_size[i], out_st[i] = cur, st[off]
         elif cur == 1:
+            if target < 0:        # (-1 is taken above) torch's sizes check overflows on the negative size
+                raise RuntimeError("numel: integer multiplication overflow")
             out_size[i], out_st[i] = target, 0
         else:
             raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size ({cur}) at "
