@@ -385,3 +385,19 @@ def test_unfold_fold_c_match_numpy_and_torch(dtype, monkeypatch):
             np.testing.assert_array_equal(e, t.numpy())
             np.testing.assert_allclose(ef, tf.numpy(), rtol=1e-6, atol=1e-6)
     assert {"im2col_batch", "col2im_batch"} <= set(calls)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv_bias_gradient_has_numpys_bits(dtype):
+    """convolution_backward's bias gradient by C row sums (flat.sum_rows) then images in order: the bits of
+    numpy's multi-axis sum it replaces, for every rank, with or without C."""
+    from ember.kernels.cpu import conv
+    rng = np.random.default_rng(9)
+    for shape in ((64, 6, 28, 28), (64, 16, 10, 10), (5, 3, 1000), (2, 4, 6, 7, 9), (3, 2, 1, 1)):
+        go = rng.standard_normal(shape).astype(dtype) * 100
+        ref = go.sum(axis=(0,) + tuple(range(2, go.ndim)))
+        for on in (True, False):
+            with clib.use_c(on):
+                got = conv._bias_grad(go)
+            assert got.dtype == ref.dtype
+            np.testing.assert_array_equal(got, ref, err_msg=f"{shape} C={on}")

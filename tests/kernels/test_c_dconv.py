@@ -241,3 +241,30 @@ def test_channel_vector_weight_gradient_keeps_non_finite_inputs_to_their_taps(di
         np.testing.assert_array_equal(np.isnan(a), np.isnan(r))
         np.testing.assert_allclose(a[~np.isnan(r)], r[~np.isnan(r)], rtol=1e-12)
     assert conv_direct.weight_grad(x, go, w.shape, (0, 0), (1, 1), 1) is not None
+
+
+@needs_c
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_blocks_keep_the_grid_kernels_bits(dtype, monkeypatch):
+    """dconv_fwd computes blocks from each output row's start when rows are short on a wide grid (LeNet's second
+    input gradient: 14-wide rows on an 18-wide grid; a 16-wide output of a 20-wide grid; a 3-d case): the same
+    bits as the channel-vector kernel (whose bits are the whole grid's), and torch's values."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+    for xs, ws, kw in (((2, 6, 14, 14), (16, 6, 5, 5), {}), ((2, 3, 16, 16), (6, 3, 5, 5), dict(padding=2)),
+                       ((2, 2, 3, 14, 14), (4, 2, 2, 5, 5), dict(padding=(1, 2, 2)))):
+        d = len(xs) - 2
+        x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+        ty = _fn(torch, d, False)(torch.tensor(x), torch.tensor(w), **kw)
+        go = rng.standard_normal(tuple(ty.shape)).astype(dtype)
+        ref = _grads(torch, d, False, x, w, None, kw, go)
+        got = {}
+        for chan in (True, False):
+            monkeypatch.setattr(conv_direct, "CHANNEL_VECTORS", chan)
+            got[chan] = _grads(ember, d, False, x, w, None, kw, go)
+            for a, r in zip(got[chan], ref):
+                np.testing.assert_allclose(a, r, **tol, err_msg=f"{xs} {ws} chan={chan}")
+        np.testing.assert_array_equal(got[True][0], got[False][0])
+        np.testing.assert_array_equal(got[True][1], got[False][1])

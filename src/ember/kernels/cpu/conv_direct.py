@@ -164,11 +164,16 @@ def _chan_wins(m, grid_rows, grid_len, o, dtype):
 
 
 def _grid_len(padded, out, block_vectors, dtype):
-    """dconv.c's computed grid length for padded input sizes and output sizes, rounded up to blocks of
-    `block_vectors` 32-byte vectors of positions (the forward's 3 or 2, the weight gradient's 1)."""
+    """How many grid positions dconv.c computes for padded input sizes and output sizes in blocks of
+    `block_vectors` 32-byte vectors of positions (the forward's 3 or 2, the weight gradient's 1): the whole
+    grid rounded up to blocks, or for the forward, blocks from each output row's start when that is fewer
+    (dconv_fwd's row mode)."""
     grid, _ = _grid(padded, out)
     pb = block_vectors * (32 // np.dtype(dtype).itemsize)
-    return -(-grid // pb) * pb
+    whole = -(-grid // pb) * pb
+    if block_vectors == 1:
+        return whole
+    return min(whole, math.prod(out[:-1]) * -(-out[-1] // pb) * pb)
 
 
 def _weights_t(wm, mpad):

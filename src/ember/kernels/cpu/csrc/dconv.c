@@ -80,7 +80,8 @@ static void pad_##SFX(const T *x, T *xp, const geo_t *q, int64_t c) {           
                        x + i * q->S + (d * q->H + h) * q->W, sizeof(T) * q->W);                  \
 }                                                                                                \
                                                                                                  \
-/* y (mpad, lpad) = bias + wt^T (mpad, K) @ taps of xp, MB output channels at a time */          \
+/* y (mpad, ld) = bias + wt^T (mpad, K) @ taps of xp at the nblk blocks of positions from start[], MB output \
+   channels at a time */                                                                                   \
 DCONV_BLOCK(T, V, SFX, 4, 3)                                                                     \
 DCONV_BLOCK(T, V, SFX, 6, 2)                                                                     \
                                                                                                  \
@@ -90,26 +91,35 @@ int dconv_fwd_##SFX(const T *x, T *y, const T *wt, const T *bias, const int64_t 
     geo_read(g, &q);                                                                             \
     const int64_t cg = c / groups, k = cg * q.KD * q.KH * q.KW, o = q.OD * q.OH * q.OW;          \
     const int64_t pb = (mb == 6 ? 2 : 3) * VL_##SFX;           /* positions per block */          \
-    const int64_t lpad = (q.L + pb - 1) / pb * pb;                                               \
+    const int64_t lpad = (q.L + pb - 1) / pb * pb, rowb = (q.OW + pb - 1) / pb;                   \
+    /* row mode: blocks start at each output row (rowb per row), when that computes fewer positions  \
+       than the whole grid (short rows on a wide grid: a 14-wide row of an 18-wide grid, 16 positions \
+       instead of 18); a block's results are the grid kernel's, only fewer blocks are computed */   \
+    const int rows = q.OD * q.OH * rowb * pb < lpad;                                             \
+    const int64_t nblk = rows ? q.OD * q.OH * rowb : lpad / pb, ld = lpad + pb;                  \
     T *xp = calloc((size_t)(c * q.Sp + pb), sizeof(T));                                          \
-    T *yb = malloc(sizeof(T) * (size_t)(mpad * lpad));                                           \
-    int64_t *off = malloc(sizeof(int64_t) * (size_t)k);                                          \
-    if (!xp || !yb || !off) { free(xp); free(yb); free(off); return -1; }                        \
+    T *yb = malloc(sizeof(T) * (size_t)(mpad * ld));                                             \
+    int64_t *off = malloc(sizeof(int64_t) * (size_t)k), *start = malloc(sizeof(int64_t) * (size_t)nblk); \
+    if (!xp || !yb || !off || !start) { free(xp); free(yb); free(off); free(start); return -1; } \
     taps(&q, cg, off, k);                                                                        \
+    for (int64_t b = 0, d = 0; d < (rows ? q.OD : 1); d++)                                       \
+        for (int64_t h = 0; h < (rows ? q.OH : 1); h++)                                          \
+            for (int64_t e = 0; e < (rows ? rowb : nblk); e++)                                   \
+                start[b++] = rows ? (d * q.Hp + h) * q.Wp + e * pb : e * pb;                     \
     for (int64_t i = 0; i < n; i++) {                                                            \
         pad_##SFX(x + i * c * q.S, xp, &q, c);                                                   \
         for (int64_t gi = 0; gi < groups; gi++) {                                                \
             const T *w = wt + gi * k * mpad, *b = bias ? bias + gi * mpad : NULL;                \
-            if (mb == 6) dconv_block6_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, lpad, yb);  \
-            else dconv_block4_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, lpad, yb);         \
+            if (mb == 6) dconv_block6_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, start, nblk, ld, yb); \
+            else dconv_block4_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, start, nblk, ld, yb); \
             T *dst = y + (i * groups + gi) * m * o;                                              \
             for (int64_t j = 0; j < m; j++)                                                      \
                 for (int64_t d = 0; d < q.OD; d++)                                               \
                     for (int64_t h = 0; h < q.OH; h++, dst += q.OW)                              \
-                        memcpy(dst, yb + j * lpad + (d * q.Hp + h) * q.Wp, sizeof(T) * q.OW);    \
+                        memcpy(dst, yb + j * ld + (d * q.Hp + h) * q.Wp, sizeof(T) * q.OW);      \
         }                                                                                        \
     }                                                                                            \
-    free(xp); free(yb); free(off);                                                               \
+    free(xp); free(yb); free(off); free(start);                                                  \
     return 0;                                                                                    \
 }                                                                                                \
                                                                                                  \
@@ -159,9 +169,11 @@ int dconv_wgrad_##SFX(const T *x, const T *go, T *gw, const int64_t *g, int64_t 
 
 #define DCONV_BLOCK(T, V, SFX, MB, NV)                                                           \
 static void dconv_block##MB##_##SFX(const T *xp, const T *wt, const T *bias, const int64_t *off, \
-                                     int64_t k, int64_t mpad, int64_t lpad, T *y) {              \
+                                     int64_t k, int64_t mpad, const int64_t *start, int64_t nblk, \
+                                     int64_t ld, T *y) {                                         \
     enum { VL = sizeof(V) / sizeof(T) };                                                         \
-    for (int64_t p = 0; p < lpad; p += NV * VL) {                                                \
+    for (int64_t bi = 0; bi < nblk; bi++) {                                                      \
+        const int64_t p = start[bi];                                                             \
         const T *xq = xp + p;                                                                    \
         for (int64_t m0 = 0; m0 < mpad; m0 += MB) {                                              \
             V a[MB][NV];                                                                         \
@@ -180,7 +192,7 @@ static void dconv_block##MB##_##SFX(const T *xp, const T *wt, const T *bias, con
                     for (int v = 0; v < NV; v++) a[r][v] += w[r] * u[v];                         \
             }                                                                                    \
             for (int r = 0; r < MB; r++)                                                         \
-                for (int v = 0; v < NV; v++) STOREU(V, y + (m0 + r) * lpad + p + v * VL, a[r][v]); \
+                for (int v = 0; v < NV; v++) STOREU(V, y + (m0 + r) * ld + p + v * VL, a[r][v]); \
         }                                                                                        \
     }                                                                                            \
 }
