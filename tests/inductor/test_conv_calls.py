@@ -315,3 +315,18 @@ def test_direct_weight_gradient_chunks_equal_eager(threads, cout):
     src = c.source()
     assert ("ember_dconv_wgradc_f32(" in src) == (cout == 16)
     assert "7 part(s)" in src
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_im2col_weight_gradient_ranges_equal_eager(threads):
+    """A strided convolution's weight gradient in eager's fixed ranges of images (conv_im2col.wgrad_bounds: 7
+    images in chunks of 3, 3 partial sums added in order), bit for bit at any thread count."""
+    x, w, g = _t(7, 4, 99, 99), _t(6, 4, 3, 3, seed=1), _t(7, 6, 49, 49, seed=2)
+    prev = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        with config.patch({"cpp.threads": threads}):
+            c = _exact(_linear_loss(F.conv2d, stride=2), [x, w, g], grad_of=(1,))
+    finally:
+        ember.set_num_threads(prev)
+    assert "3 part(s)" in c.source()
