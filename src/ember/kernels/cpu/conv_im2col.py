@@ -61,6 +61,40 @@ def workers():
     return _pool()._max_workers
 
 
+WGRAD_PARTS = 8             # at most this many partial sums of a weight gradient, fixed by the batch
+
+
+def wgrad_bounds(n, bsz):
+    """Image bounds of a weight gradient's partial sums: min(WGRAD_PARTS, chunks of bsz images) equal ranges,
+    fixed by the batch and the chunk size, never by the thread count, so the bits of the sum (each range's
+    chunks added in order, then the ranges in order) are the same at every thread count. A batch that fits
+    one chunk is one range: its gemm is then split over the C pool instead (_mm), with numpy's bits."""
+    parts = max(1, min(WGRAD_PARTS, -(-n // bsz)))
+    return [n * i // parts for i in range(parts + 1)]
+
+
+def over_ranges(fn, bounds, work):
+    """fn(lo, hi, j) for each range j of `bounds`, the ranges shared out in contiguous groups over the pool's
+    threads (each group's ranges in order on one thread, BLAS held at one thread) when the work is big enough,
+    else in order on this thread (its gemms may use the C pool, as over_images' inline case)."""
+    parts = len(bounds) - 1
+    k = min(workers(), parts) if work >= _MIN_WORK and blas.available() else 1
+    if k <= 1:
+        _INLINE.on = True
+        try:
+            for j in range(parts):
+                fn(bounds[j], bounds[j + 1], j)
+        finally:
+            _INLINE.on = False
+        return
+
+    def group(i):
+        for j in range(parts * i // k, parts * (i + 1) // k):
+            fn(bounds[j], bounds[j + 1], j)
+    with blas.single_blas():
+        run_parts(group, k)
+
+
 def _ok(*arrays):
     dt = arrays[0].dtype
     return dt in _SUFFIX and all(a is None or a.dtype == dt for a in arrays)
@@ -176,7 +210,8 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
 
 def weight_grad(x, go, wshape, st, pd, dl, groups):
     """dL/dW of a forward convolution of x giving grad_output go: the sum over image chunks of
-    go (G, Og, m*O) @ cols^T (G, m*O, Cg*K), already the (Cout, Cg, *K) layout; or None."""
+    go (G, Og, m*O) @ cols^T (G, m*O, Cg*K), already the (Cout, Cg, *K) layout, in wgrad_bounds' ranges
+    (bits independent of the thread count); or None."""
     if not _ok(x, go):
         return None
     im, pack = _fn("im2col_batch", x.dtype, "pppll"), _fn("pack", x.dtype, "ppl" + "ll")
@@ -189,8 +224,9 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
     go = np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x.strides[0]
-    parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
     bsz = chunk(n, o, groups * ck, isz)
+    bounds = wgrad_bounds(n, bsz)
+    parts = np.zeros((len(bounds) - 1, groups, og, ck), x.dtype)
 
     def run(lo, hi, j):
         buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
@@ -201,8 +237,8 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
             im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
             _mm(_packed(pack, go, s, m, groups, og, o), cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
-    k = over_images(run, n, n * o * cout * ck)
-    gw = parts[0] if k == 1 else parts[:k].sum(0)
+    over_ranges(run, bounds, n * o * cout * ck)
+    gw = parts[0] if len(parts) == 1 else parts.sum(0)
     return gw.reshape(wshape)
 
 
@@ -224,8 +260,9 @@ def backward(x, go, w, st, pd, dl, groups):
     gi = np.zeros(x.shape, x.dtype)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x.strides[0]
-    parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
     bsz = chunk(n, o, groups * ck, isz)
+    bounds = wgrad_bounds(n, bsz)
+    parts = np.zeros((len(bounds) - 1, groups, og, ck), x.dtype)
 
     def run(lo, hi, j):
         buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
@@ -239,6 +276,6 @@ def backward(x, go, w, st, pd, dl, groups):
             parts[j] += tmp
             _mm(wt, g, out=cols)                                   # the columns' buffer is free again
             c2i(cols.ctypes.data, gi.ctypes.data + s * xs, geo.ctypes.data, c, m)
-    k = over_images(run, n, 2 * n * o * cout * ck)
-    gw = parts[0] if k == 1 else parts[:k].sum(0)
+    over_ranges(run, bounds, 2 * n * o * cout * ck)
+    gw = parts[0] if len(parts) == 1 else parts.sum(0)
     return gi, gw.reshape(w.shape)

@@ -77,7 +77,7 @@ def max_pool_backward(go, indices, in_shape):
     if part:
         t = cparts.threads_for(n * hw, _C_SPLIT)
         g = cparts.grain(n, t)
-        status = np.empty(-(-n // g), np.int64)
+        status = np.full(-(-n // g), -1, np.int64)       # run inline as one range, only status[0] is written
         d = np.array([o, hw, g, status.ctypes.data], np.int64)
         cparts.run(part, n, t, g, go.ctypes.data, idx.ctypes.data, gi.ctypes.data, d.ctypes.data)
         return None if (status >= 0).any() else gi.reshape(in_shape)
