@@ -26,8 +26,13 @@ from ._schema import BaseTy, BaseType, ListType, OptionalType
 
 
 def _is_num(v):
-    """A Python or numpy number (what may stand for a Tensor where torch allows numbers)."""
-    return isinstance(v, (int, float, complex)) or isinstance(v, numbers.Number)
+    """A Python or numpy number (what may stand for a Tensor where torch allows numbers; numpy.bool_ too, which
+    torch's parser takes as a number: the kernels read numpy scalars with kernels.common.as_py_number)."""
+    return isinstance(v, (int, float, complex)) or isinstance(v, numbers.Number) or _is_np_bool(v)
+
+
+def _is_np_bool(v):
+    return v.__class__.__module__ == "numpy" and v.__class__.__name__ in ("bool", "bool_")
 
 
 def _is_real(v):
@@ -71,11 +76,11 @@ def _is_scalar(v):
         return True
     if isinstance(v, _Tensor):
         return v.dim() == 0
-    return isinstance(v, numbers.Number)
+    return isinstance(v, numbers.Number) or _is_np_bool(v)
 
 
 def _is_bool(v):
-    return isinstance(v, bool) or type(v).__name__ == "bool_"
+    return isinstance(v, bool) or _is_np_bool(v)
 
 
 def _is_tensorlist(v):

@@ -366,3 +366,37 @@ def test_break_in_a_closure_with_cells_and_stack_values():
     for _ in range(2):
         assert_close(cf(x, 2.0), f(x, 2.0))
     assert counters["frames"]["ok"] == 2 and len(counters["graph_break"]) == 1
+
+
+def test_super_of_a_not_yet_loaded_generated_method_does_not_break(monkeypatch):
+    """super().<name> where the class still holds the LazyMethod placeholder of a generated method (its family
+    not loaded yet): the placeholder is resolved while tracing, so the call is inlined, not a graph break."""
+    import sys
+    import types
+    from ember._bindings import LazyMethod
+    family = types.ModuleType("_fix20_lazy_family")
+
+    def scale(self, x):
+        return x * self.k
+    family.METHODS = {"scale": scale}
+    monkeypatch.setitem(sys.modules, "_fix20_lazy_family", family)
+
+    class Base:
+        scale = LazyMethod("_fix20_lazy_family")
+
+    class Child(Base):
+        k = 3.0
+
+        def run(self, x):
+            return super().scale(x) + 1
+
+    obj = Child()
+    assert vars(Base)["scale"].__class__ is LazyMethod
+
+    def f(x):
+        return obj.run(x).relu()
+    x = ember.randn(4)
+    cf = ember.compile(f, fullgraph=True)
+    assert_close(cf(x), (x * 3 + 1).relu())
+    assert not counters["graph_break"]
+    assert vars(Base)["scale"] is scale

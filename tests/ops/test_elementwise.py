@@ -370,7 +370,7 @@ def test_pow_scalar_exponent_checked_like_torch(dt):
 BOOL_SUB_CALLS = ["b - 1", "b - 1.5", "b - True", "b - b", "1 - b", "True - b", "1.5 - b", "lib.sub(b, 1)",
                   "b.sub(1)", "lib.rsub(b, 1)", "lib.rsub(b, 2.5, alpha=2)", "b.clone().sub_(1)", "b.__rsub__(1)",
                   "b.__isub__(1)", "lib.sub(b, 1, alpha=2)", "lib.rsub(b, b)", "lib.rsub(b, i)", "i - b", "b - i",
-                  "lib.sub(b, 1, out=lib.empty(2, dtype=lib.int64))", "lib.subtract(b, 3)",
+                  "lib.sub(b, 1, out=lib.empty(2, dtype=lib.int64))", "lib.subtract(b, 3)", "b - np.bool_(True)",
                   "lib.sub(lib.tensor(1), b)", "b - lib.tensor(1.0)", "f - b", "lib.rsub(f, True)"]
 
 

@@ -263,7 +263,7 @@ class Overload:
                 "else:",
                 f"    _va = ({v},)",
                 f"{v} = _va",
-                f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)):",
+                f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)) and not _is_int({v}[0]):",
                 f"    {v} = {v}[0]"]
 
     def body(self, opvar, outvar, rtvar, indent="    ", check=False):

@@ -35,6 +35,8 @@ def scalar_dtype(v):
         return get_default_dtype()
     if isinstance(v, complex):
         return default_complex_dtype()
+    if type(v).__name__ in ("bool", "bool_") and type(v).__module__ == "numpy":
+        return get_default_dtype()      # torch's parser reads numpy.bool_ as a float
     import numbers
     if isinstance(v, numbers.Integral):
         return D.int64
@@ -112,8 +114,11 @@ def binary_result_type(a, b):
     if da is not None and db is not None:
         if da is db:
             return da
-        if bool(a._size) == bool(b._size):
-            return D.promote_types(da, db)
+        try:
+            if bool(a._size) == bool(b._size):
+                return D.promote_types(da, db)
+        except AttributeError:      # a numpy scalar (its dtype is numpy's): a number, for result_type
+            pass
     return result_type(a, b)
 
 

@@ -11,6 +11,7 @@ import operator
 import types
 
 import ember
+from ember._bindings import LazyMethod
 from ember._tensor import Tensor
 
 from .exc import Unsupported
@@ -279,6 +280,11 @@ class CallHandlers:
         for klass in mro[mro.index(sup.cls) + 1:]:
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
+                if attr.__class__ is LazyMethod:
+                    # a generated method whose family is not loaded yet: load it (the placeholder's classes
+                    # then hold the function) rather than break the graph on the placeholder
+                    attr.resolve()
+                    attr = klass.__dict__[name]
                 if isinstance(attr, types.FunctionType):
                     if _is_ember_leaf(attr) and not klass.__module__.startswith("ember.nn"):
                         return TorchVariable(getattr(super(sup.cls, value), name))

@@ -14,6 +14,22 @@ from .._core.strides import contiguous_strides, storage_nbytes_needed
 from .._core.tensor_impl import TensorImpl as Tensor
 
 
+def as_py_number(v):
+    """A numpy scalar standing for a number operand as torch's argument parser reads it (scalar_slow): an integer
+    as a Python int, a float as a float, numpy.bool_ as a float too (torch unpacks it with PyFloat_AsDouble:
+    `int_tensor + np.bool_(True)` is float32), complex128 (a Python complex) as a complex and complex64 as its
+    real part (numpy's ComplexWarning, as in torch). Anything else is returned as it is."""
+    if v.__class__.__module__ != "numpy" or not isinstance(v, np.generic):
+        return v
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.complex128):
+        return complex(v)
+    if isinstance(v, (np.floating, np.bool_, np.complexfloating)):
+        return float(v)
+    return v
+
+
 def as_dtype(d):
     if d is None or isinstance(d, D.dtype):
         return d

@@ -70,7 +70,7 @@ def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('empty', 'size', 1, 'tuple of ints', size)
@@ -110,7 +110,7 @@ def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('zeros', 'size', 1, 'tuple of ints', size)
@@ -136,7 +136,7 @@ def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None,
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('ones', 'size', 1, 'tuple of ints', size)

@@ -68,7 +68,7 @@ def _rand_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
             return None
@@ -87,7 +87,7 @@ def _rand_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if out is not None:
         return _op_rand_out(size, out=out)
@@ -106,7 +106,7 @@ def _rand_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
             return None
@@ -125,7 +125,7 @@ def _rand_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if out is not None:
         return _op_rand_generator_out(size, generator=generator, out=out)
@@ -143,7 +143,7 @@ def _rand_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('rand', 'size', 1, 'tuple of ints', size)
@@ -164,7 +164,7 @@ def _rand_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('rand', 'size', 1, 'tuple of ints', size)
@@ -218,7 +218,7 @@ def _randn_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
             return None
@@ -237,7 +237,7 @@ def _randn_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if out is not None:
         return _op_randn_out(size, out=out)
@@ -256,7 +256,7 @@ def _randn_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
             return None
@@ -275,7 +275,7 @@ def _randn_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if out is not None:
         return _op_randn_generator_out(size, generator=generator, out=out)
@@ -293,7 +293,7 @@ def _randn_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('randn', 'size', 1, 'tuple of ints', size)
@@ -314,7 +314,7 @@ def _randn_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('randn', 'size', 1, 'tuple of ints', size)

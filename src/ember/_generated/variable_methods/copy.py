@@ -64,7 +64,7 @@ def _m_resize_(self, *_va, size=None, memory_format=None):
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)

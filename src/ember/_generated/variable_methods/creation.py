@@ -27,7 +27,7 @@ def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pi
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
@@ -84,7 +84,7 @@ def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pi
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
@@ -115,7 +115,7 @@ def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)

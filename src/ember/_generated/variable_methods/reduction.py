@@ -1287,7 +1287,7 @@ def __m_count_nonzero_c0(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
@@ -1302,7 +1302,7 @@ def __m_count_nonzero_b0(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
         for _a in dim:
@@ -1341,7 +1341,7 @@ def __m_count_nonzero_e0(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
         raise _bad_arg('count_nonzero', 'dim', 1, 'tuple of ints', dim)

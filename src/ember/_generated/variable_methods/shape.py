@@ -44,7 +44,7 @@ def _m_repeat(self, *_va, repeats=None):
     else:
         _va = (repeats,)
     repeats = _va
-    if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)):
+    if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)) and not _is_int(repeats[0]):
         repeats = repeats[0]
     if not _is_intlist(repeats):
         raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
@@ -166,7 +166,7 @@ def _m_tile(self, *_va, dims=None):
     else:
         _va = (dims,)
     dims = _va
-    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
+    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
@@ -200,7 +200,7 @@ def _m_flip(self, *_va, dims=None):
     else:
         _va = (dims,)
     dims = _va
-    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
+    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
@@ -352,7 +352,7 @@ def _m_broadcast_to(self, *_va, size=None):
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)

@@ -105,7 +105,7 @@ def __m_view_c0(self, *_va, size=None):
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
             return None
@@ -120,7 +120,7 @@ def __m_view_b0(self, *_va, size=None):
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
         for _a in size:
@@ -157,7 +157,7 @@ def __m_view_e0(self, *_va, size=None):
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('view', 'size', 1, 'tuple of ints', size)
@@ -229,7 +229,7 @@ def _m_expand(self, *_va, size=None, implicit=False):
     else:
         _va = (size,)
     size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)):
+    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
         raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
@@ -285,7 +285,7 @@ def _m_permute(self, *_va, dims=None):
     else:
         _va = (dims,)
     dims = _va
-    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)):
+    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
         dims = dims[0]
     if not _is_intlist(dims):
         raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
@@ -427,7 +427,7 @@ def __m_squeeze_c2(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
@@ -442,7 +442,7 @@ def __m_squeeze_b2(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
         for _a in dim:
@@ -473,7 +473,7 @@ def __m_squeeze_e2(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
         raise _bad_arg('squeeze', 'dim', 1, 'tuple of ints', dim)
@@ -557,7 +557,7 @@ def __m_squeeze__c2(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
             return None
@@ -572,7 +572,7 @@ def __m_squeeze__b2(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if dim.__class__ is tuple or dim.__class__ is list:     # (not one SymInt)
         for _a in dim:
@@ -603,7 +603,7 @@ def __m_squeeze__e2(self, *_va, dim=None):
     else:
         _va = (dim,)
     dim = _va
-    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)):
+    if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
         raise _bad_arg('squeeze_', 'dim', 1, 'tuple of ints', dim)
@@ -1143,7 +1143,7 @@ def __m_hsplit_c1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
@@ -1158,7 +1158,7 @@ def __m_hsplit_b1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
         for _a in indices:
@@ -1186,7 +1186,7 @@ def __m_hsplit_e1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('hsplit', 'indices', 1, 'tuple of ints', indices)
@@ -1250,7 +1250,7 @@ def __m_vsplit_c1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
@@ -1265,7 +1265,7 @@ def __m_vsplit_b1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
         for _a in indices:
@@ -1293,7 +1293,7 @@ def __m_vsplit_e1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('vsplit', 'indices', 1, 'tuple of ints', indices)
@@ -1357,7 +1357,7 @@ def __m_dsplit_c1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
             return None
@@ -1372,7 +1372,7 @@ def __m_dsplit_b1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if indices.__class__ is tuple or indices.__class__ is list:     # (not one SymInt)
         for _a in indices:
@@ -1400,7 +1400,7 @@ def __m_dsplit_e1(self, *_va, indices=None):
     else:
         _va = (indices,)
     indices = _va
-    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)):
+    if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
         raise _bad_arg('dsplit', 'indices', 1, 'tuple of ints', indices)
@@ -1513,7 +1513,7 @@ def _m_reshape(self, *_va, shape=None):
     else:
         _va = (shape,)
     shape = _va
-    if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)):
+    if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)) and not _is_int(shape[0]):
         shape = shape[0]
     if not _is_intlist(shape):
         raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)

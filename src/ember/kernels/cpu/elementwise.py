@@ -7,7 +7,7 @@ from ..._core.scalar_value import INT_RANGE, check_number
 from ..._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYPES, INFERENCE_VC as _INFERENCE_VC, \
     _CPU_KS, _INFERENCE, _PUBLIC
 from ..._core.tls import state as _tls
-from ..common import _tname, empty_tensor, check_out, np_of, warn_user
+from ..common import _tname, as_py_number, empty_tensor, check_out, np_of, warn_user
 from .runtime import flat
 from .elementwise_bf16 import VECTORISED_UNARY as _BF16_VECTORISED, binary_nans as _bf16_binary_nans, \
     pow_nans as _bf16_pow_nans, unary_nans as _bf16_unary_nans
@@ -111,6 +111,10 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                 if _INFERENCE[0] and _tls.inference_mode:
                     t._vc = _INFERENCE_VC
                 return t
+        if other.__class__ is not int and other.__class__ is not float and other.__class__ not in _TENSOR_TYPES:
+            other = as_py_number(other)     # a numpy scalar: the number torch's parser reads
+        if self.__class__ not in _TENSOR_TYPES:
+            self = as_py_number(self)
         if prologue is not None:
             other = prologue(self, other, alpha)
         if fast_uf is not None:
@@ -174,6 +178,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
         return out
 
     def inplace(self, other):
+        if other.__class__ is not int and other.__class__ is not float and other.__class__ not in _TENSOR_TYPES:
+            other = as_py_number(other)
         if c_name is not None and not fast_bool:
             a = getattr(self, "_np", None)
             if a is not None and a.size >= _C_MIN and a.dtype in _FLAT and a.flags.c_contiguous and _splits():
@@ -223,6 +229,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                         return out
                 elif (oc is float or oc is int) and _c_binary(c_name, c_s, c_r, a, other, t, False):
                     return out
+        self, other = as_py_number(self), as_py_number(other)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_out(out, shape, rdt, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
@@ -434,8 +441,9 @@ def _scaled(other, alpha, self=None):
 
 
 def _is_bool(v):
-    """True for a bool tensor or a bool number (torch wraps a Python bool into a bool tensor)."""
-    return v.__class__ is bool or v.__class__ is np.bool_ or getattr(v, "dtype", None) is D.bool_
+    """True for a bool tensor or a Python bool (torch wraps it into a bool tensor; numpy.bool_ is read as a
+    float by torch's parser, so `b - np.bool_(True)` is the one-bool-tensor error)."""
+    return v.__class__ is bool or v.__class__ in _TENSOR_TYPES and v.dtype is D.bool_
 
 
 def _bool_sub_check(self, other, alpha=1):

@@ -64,11 +64,27 @@ def conv_spec(input, weight, bias, stride, padding, dilation, transposed, output
     if bias is not None and (bias.dim() != 1 or bias._size[0] != cout):
         raise RuntimeError(f"Given weight of size {size_str(ws)}, expected bias to be 1-dimensional with {cout} "
                            f"elements, but got bias of size {size_str(bias._size)} instead")
-    if input.dtype is not weight.dtype:
-        from ..common import _tn
-        raise RuntimeError(f"Input type ({_tn(input.dtype)}) and weight type ({_tn(weight.dtype)}) should be the "
-                           f"same or input should be a MKLDNN tensor and weight is a dense tensor")
+    if input.dtype is not weight.dtype or bias is not None and bias.dtype is not input.dtype and not transposed:
+        _dtype_mismatch(input.dtype, weight.dtype, None if bias is None or transposed else bias.dtype)
     return (xs[0], cout, *out), input.dtype, (d, st, pd, dl, op)
+
+
+def _dtype_mismatch(x, w, b):
+    """torch 2.13's errors for operands of different dtypes (cpu): the bias first ("Input type (double) and
+    bias type (float) should be the same", C type names; not checked for a transposed convolution, whose
+    bias is added in the input's dtype), then the weight as the backend it picked says it:
+    the slow kernels' "expected scalar type Double but found Float", mkldnn's for a bfloat16 input and the
+    generic check's for a complex one (their legacy type strings)."""
+    from ..common import _tname, c_type_name
+    if b is not None and b is not x:
+        raise RuntimeError(f"Input type ({c_type_name(x)}) and bias type ({c_type_name(b)}) should be the same")
+    if x.name == "bfloat16":
+        raise RuntimeError(f"Input type (CPU{_tname(x)}Type) and weight type (torch.{_tname(w)}Tensor) should be the "
+                           "same or input should be a MKLDNN tensor and weight is a dense tensor")
+    if x.is_complex:
+        raise RuntimeError(f"Input type (CPU{_tname(x)}Type) and weight type (torch.{_tname(w)}Tensor) should be the "
+                           "same")
+    raise RuntimeError(f"expected scalar type {_tname(x)} but found {_tname(w)}")
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):

@@ -5,6 +5,21 @@ from ..common import alloc, size_str
 from .softmax import _like
 
 
+def check_mixed_dtype(input, *params):
+    """ATen's mixed-dtype check of the cpu norm kernels (native/mixed_data_type.h): parameters of another dtype
+    than the input are only float32 ones with a float16/bfloat16 input ("mixed dtype (CPU): expect parameter
+    to have scalar type of Float" for other parameters, "all inputs must share same datatype." for another
+    input: a float64 input with float32 weights)."""
+    dt = input.dtype
+    ps = [p for p in params if p is not None]
+    if all(p.dtype is dt for p in ps):
+        return
+    if any(p.dtype is not D.float32 for p in ps):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if dt is not D.float16 and dt is not D.bfloat16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def layer_norm_spec(input, normalized_shape, weight, bias):
     ns = tuple(int(s) for s in normalized_shape)
     if len(ns) < 1:
@@ -18,6 +33,7 @@ def layer_norm_spec(input, normalized_shape, weight, bias):
     if input.dim() < k or tuple(input._size[input.dim() - k:]) != ns:
         raise RuntimeError(f"Given normalized_shape={size_str(ns)}, expected input with shape [*, "
                            f"{', '.join(str(s) for s in ns)}], but got input of size{size_str(input._size)}")
+    check_mixed_dtype(input, weight, bias)
     axis = input.dim() - k
     stat = tuple(input._size[:axis]) + (1,) * k
     return input._size, stat, axis
@@ -40,6 +56,7 @@ def batch_norm_spec(input, weight, bias, running_mean, running_var, training):
         raise RuntimeError("running_mean must be defined in evaluation mode")
     if not training and running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
+    check_mixed_dtype(input, weight, bias, running_mean, running_var)
     return input._size, ((c,) if training else (0,))
 
 
@@ -60,6 +77,7 @@ def group_norm_spec(input, weight, bias, N, C, HxW, group):
                                f"{size_str(input._size)}")
     if input.numel() != N * C * HxW:
         raise RuntimeError(f"Expected input to have {N * C * HxW} elements, got {input.numel()}")
+    check_mixed_dtype(input, weight, bias)
     return input._size, (N, group)
 
 
