@@ -757,7 +757,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
         return out
 
     def inplace(self):
-        check_unary_inplace(self, kind, name)
+        if kind != ARITH:       # an ARITH op's result has self's dtype and shape: nothing for the check to refuse
+            check_unary_inplace(self, kind, name)
         a = self._np
         if (c_name is not None and a.size >= c_min and a.flags.c_contiguous and (c_min < _C_MIN or _splits())
                 and flat.run(c_name, [a, a])):
