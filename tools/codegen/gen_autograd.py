@@ -423,6 +423,10 @@ def emit_node(w, e, cls):
     r0 = e.fn.func.returns[0] if e.fn.func.returns else None
     if r0 is not None and isinstance(r0.type, ListType) and r0.annotation is not None:
         w.w("    _multi_view = True")
+    if len(e.fn.func.returns) > 1 and not _reads_grads(e):
+        # the formulas read `grad` (grads[0]) alone: the engine makes no zeros for the other outputs' missing
+        # grads (layer_norm's mean and rstd, max.dim's indices): torch passes them undefined
+        w.w("    _grads_read = 1")
     w.w("")
     w.w("    def apply(_n, grads):")
     w.w("        grad = grads[0]")

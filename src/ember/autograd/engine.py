@@ -239,9 +239,13 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 # a released node runs again as in torch: only unpacking a freed saved tensor raises
                 # (SavedVariable.unpack), so a node that saved nothing (y = x + 1) can be reused
                 if n_none and fn._materialize:
+                    # zeros for the missing grads the node's formulas read: the first `_grads_read` (generated
+                    # nodes whose formulas read only `grad`, e.g. layer_norm's: its mean/rstd outputs' grads are
+                    # left None, as torch leaves them undefined), or all of them
                     meta = fn.input_meta
-                    for j, g in enumerate(buf):
-                        if g is None and j < len(meta) and meta[j] is not None:
+                    n = fn._grads_read
+                    for j in range(len(meta) if n is None or n > len(meta) else n):
+                        if buf[j] is None and meta[j] is not None:
                             buf[j] = _zeros(meta[j])
                     cplx = _has_complex(buf)
                 if cplx and fn._complex is not None:

@@ -109,6 +109,7 @@ class Node:
     _complex = None        # generated nodes: "conj" (engine conjugates complex grads around apply) or "raise"
     _is_accumulate = False
     _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
+    _grads_read = None     # ... only the first n of them (generated nodes whose formulas read `grad` alone: 1)
 
     # per-node state, None until first set on the instance (class defaults keep Node creation cheap)
     next_edges = ()

@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
     _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 class NativeDropoutBackward0(_Node):
     _op_name = 'aten::native_dropout'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

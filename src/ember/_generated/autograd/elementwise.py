@@ -13212,6 +13212,7 @@ _self_nextafter_ = nextafter_   # the kernel, for its forward-AD re-entry (an ar
 class FrexpBackward0(_Node):
     _op_name = 'aten::frexp.Tensor'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -161,6 +161,7 @@ _self_embedding = embedding   # the kernel, for its forward-AD re-entry (an argu
 class EmbeddingBagBackward0(_Node):
     _op_name = 'aten::_embedding_bag'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -1790,6 +1790,7 @@ _self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD
 class LinalgInvExBackward0(_Node):
     _op_name = 'aten::linalg_inv_ex'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1951,6 +1952,7 @@ _self_linalg_slogdet = linalg_slogdet   # the kernel, for its forward-AD re-entr
 class LinalgSolveExBackward0(_Node):
     _op_name = 'aten::linalg_solve_ex'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2086,6 +2088,7 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 class LinalgLuFactorExBackward0(_Node):
     _op_name = 'aten::linalg_lu_factor_ex'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -540,6 +541,7 @@ _self_linalg_lu_solve = linalg_lu_solve   # the kernel, for its forward-AD re-en
 class GeqrfBackward0(_Node):
     _op_name = 'aten::geqrf'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

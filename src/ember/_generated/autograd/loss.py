@@ -50,6 +50,7 @@ _aten = _ops_ns.aten
 class NllLossBackward0(_Node):
     _op_name = 'aten::nll_loss_forward'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -198,6 +199,7 @@ _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-
 class NllLoss2DBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1266,6 +1268,7 @@ _self_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits   # th
 class CtcLossBackward0(_Node):
     _op_name = 'aten::_ctc_loss'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1365,6 +1368,7 @@ _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argu
 class CtcLossBackward1(_Node):
     _op_name = 'aten::_ctc_loss.Tensor'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2159,6 +2163,7 @@ _self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD r
 class MultilabelMarginLossBackward0(_Node):
     _op_name = 'aten::multilabel_margin_loss_forward'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 class NativeLayerNormBackward0(_Node):
     _op_name = 'aten::native_layer_norm'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -190,6 +191,7 @@ _self_native_layer_norm = native_layer_norm   # the kernel, for its forward-AD r
 class NativeBatchNormBackward0(_Node):
     _op_name = 'aten::native_batch_norm'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -386,6 +388,7 @@ _self_native_batch_norm = native_batch_norm   # the kernel, for its forward-AD r
 class NativeGroupNormBackward0(_Node):
     _op_name = 'aten::native_group_norm'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1093,6 +1096,7 @@ _self_native_group_norm_backward = native_group_norm_backward   # the kernel, fo
 class WeightNormInterfaceBackward0(_Node):
     _op_name = 'aten::_weight_norm_interface'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 class MaxPool2DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -150,6 +151,7 @@ _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its 
 class AdaptiveMaxPool2DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool2d'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -885,6 +887,7 @@ _self__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward   # the kern
 class MaxPool3DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1552,6 +1555,7 @@ _self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kern
 class AdaptiveMaxPool3DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1777,6 +1781,7 @@ _self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel
 class FractionalMaxPool2DBackward0(_Node):
     _op_name = 'aten::fractional_max_pool2d'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1989,6 +1994,7 @@ _self_fractional_max_pool2d_backward = fractional_max_pool2d_backward   # the ke
 class FractionalMaxPool3DBackward0(_Node):
     _op_name = 'aten::fractional_max_pool3d'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

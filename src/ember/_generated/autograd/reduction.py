@@ -1338,6 +1338,7 @@ _self_min = min   # the kernel, for its forward-AD re-entry (an argument may sha
 class MaxBackward1(_Node):
     _op_name = 'aten::max.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1433,6 +1434,7 @@ _self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument
 class MinBackward1(_Node):
     _op_name = 'aten::min.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2814,6 +2816,7 @@ _self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argu
 class MedianBackward1(_Node):
     _op_name = 'aten::median.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2909,6 +2912,7 @@ _self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an ar
 class NanmedianBackward1(_Node):
     _op_name = 'aten::nanmedian.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3004,6 +3008,7 @@ _self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry 
 class ModeBackward0(_Node):
     _op_name = 'aten::mode'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -265,6 +265,7 @@ _self__thnn_fused_lstm_cell = _thnn_fused_lstm_cell   # the kernel, for its forw
 class ThnnFusedGruCellBackward0(_Node):
     _op_name = 'aten::_thnn_fused_gru_cell'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -378,6 +378,7 @@ _self_cumprod_ = cumprod_   # the kernel, for its forward-AD re-entry (an argume
 class CummaxBackward0(_Node):
     _op_name = 'aten::cummax'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -468,6 +469,7 @@ _self_cummax = cummax   # the kernel, for its forward-AD re-entry (an argument m
 class CumminBackward0(_Node):
     _op_name = 'aten::cummin'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]

@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 class KthvalueBackward0(_Node):
     _op_name = 'aten::kthvalue'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -138,6 +139,7 @@ _self_kthvalue = kthvalue   # the kernel, for its forward-AD re-entry (an argume
 class SortBackward0(_Node):
     _op_name = 'aten::sort'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -232,6 +234,7 @@ _self_sort = sort   # the kernel, for its forward-AD re-entry (an argument may s
 class SortBackward1(_Node):
     _op_name = 'aten::sort.stable'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -326,6 +329,7 @@ _self_sort_stable = sort_stable   # the kernel, for its forward-AD re-entry (an 
 class TopkBackward0(_Node):
     _op_name = 'aten::topk'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -422,6 +426,7 @@ _self_topk = topk   # the kernel, for its forward-AD re-entry (an argument may s
 class Unique2Backward0(_Node):
     _op_name = 'aten::_unique2'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -505,6 +510,7 @@ _self__unique2 = _unique2   # the kernel, for its forward-AD re-entry (an argume
 class UniqueDimBackward0(_Node):
     _op_name = 'aten::unique_dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -590,6 +596,7 @@ _self_unique_dim = unique_dim   # the kernel, for its forward-AD re-entry (an ar
 class UniqueConsecutiveBackward0(_Node):
     _op_name = 'aten::unique_consecutive'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
