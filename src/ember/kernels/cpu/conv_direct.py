@@ -11,6 +11,14 @@ Tuning: each image is copied into a zero-padded buffer; on that buffer every ker
 run at a constant offset, so the convolution is a register-blocked loop with no column matrix and no
 BLAS. The input gradient is the same loop over the padded output gradient with the kernel flipped. The
 limits below (rows x taps of the implicit gemm) were measured with `benchmarks/conv_direct.py`.
+
+Two kernel forms, picked per call by how many multiply-adds each computes (both run at ~45 G/s float32 on
+one core of the EPYC, so that count is their time): the grid kernels (positions as vector lanes, computing the
+padded grid's Wp - OW thrown-away positions per row, or with short rows on a wide grid one block run from each
+row's start) and the channel-vector kernels (output channels as lanes, real positions only; LeNet's 16-channel
+second convolution: forward 450 -> 344 us, weight gradient 503 -> 358 us for a batch of 64). The forward and
+input gradient have the same bits in either form. Weight gradients are summed per fixed chunk of images
+(wgrad_grain) and the chunks in order, so their bits do not depend on the thread count.
 """
 import math
 
