@@ -281,7 +281,7 @@ def weight_grad(x, go, wshape, pd, dl, groups):
         return None
     n, c = x.shape[:2]
     kern, out = tuple(wshape[2:]), tuple(go.shape[2:])
-    m, k = wshape[0] // groups, int(np.prod(wshape[1:]))
+    m, k = wshape[0] // groups, math.prod(wshape[1:])
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
     padded = tuple(x.shape[2 + i] + 2 * pd[i] for i in range(len(kern)))

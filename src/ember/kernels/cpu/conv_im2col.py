@@ -12,6 +12,7 @@ chunk of images on each pool thread). While the images are on the pool, `runtime
 OpenBLAS at one thread (nested BLAS threads were 2-10x slower). OpenBLAS's thread count is
 process-wide, so a matmul in another Python thread during a conv also runs on one thread.
 """
+import math
 import threading
 
 import numpy as np
@@ -153,7 +154,7 @@ def forward(x, w, b, st, pd, dl, groups, out):
         return None
     n, c = x.shape[:2]
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
-    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    og, ck, o = cout // groups, w[0].size, math.prod(out)
     x = np.ascontiguousarray(x)
     wm = np.ascontiguousarray(w).reshape(groups, og, ck)
     bb = None if b is None else np.ascontiguousarray(b)
@@ -189,13 +190,13 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
         return None
     n, cout, out = go.shape[0], go.shape[1], tuple(go.shape[2:])
     kern, isz = tuple(w.shape[2:]), go.itemsize
-    og, ck, o, c = cout // groups, w[0].size, int(np.prod(out)), groups * w.shape[1]
+    og, ck, o, c = cout // groups, w[0].size, math.prod(out), groups * w.shape[1]
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     go = np.ascontiguousarray(go)
     bb = None if b is None else np.ascontiguousarray(b)
     gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
     geo = geometry(in_spatial, kern, out, st, pd, dl)
-    gs, isp = gi.strides[0], int(np.prod(in_spatial))
+    gs, isp = gi.strides[0], math.prod(in_spatial)
     bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
@@ -221,7 +222,7 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = wshape[0], tuple(wshape[2:]), x.itemsize
-    og, ck, o = cout // groups, int(np.prod(wshape[1:])), int(np.prod(out))
+    og, ck, o = cout // groups, math.prod(wshape[1:]), math.prod(out)
     x = np.ascontiguousarray(x)
     go = np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
@@ -256,7 +257,7 @@ def backward(x, go, w, st, pd, dl, groups):
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
-    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    og, ck, o = cout // groups, w[0].size, math.prod(out)
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     gi = np.zeros(x.shape, x.dtype)

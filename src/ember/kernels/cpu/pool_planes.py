@@ -1,6 +1,7 @@
 """The C path of the cpu 1-d/2-d max and average pools (csrc/pool.c): one pass over each plane,
 planes shared out over ember's thread pool. Every function returns None when C is unavailable or
 the dtype is not float32/float64 (the caller then takes the numpy path of pool.py)."""
+import math
 import numpy as np
 
 from .runtime.pool import split_run
@@ -33,7 +34,7 @@ def geometry(sp, k, s, p, dl, o):
 
 
 def _planes(shape, d):
-    return int(np.prod(shape[:-d])) if len(shape) > d else 1
+    return math.prod(shape[:-d]) if len(shape) > d else 1
 
 
 def max_pool(x, d, k, s, p, dl, o):
@@ -42,7 +43,7 @@ def max_pool(x, d, k, s, p, dl, o):
     if f is None or d not in (1, 2):
         return None
     x = np.ascontiguousarray(x)
-    n, sp, osz = _planes(x.shape, d), x.shape[-d:], int(np.prod(o))
+    n, sp, osz = _planes(x.shape, d), x.shape[-d:], math.prod(o)
     y = np.empty(x.shape[:-d] + tuple(o), x.dtype)
     idx = np.empty(y.shape, np.int64)
     geo = geometry(sp, k, s, p, dl, o)
@@ -100,7 +101,7 @@ def avg_pool(x, k, s, p, o, include_pad, divisor_override):
     if f is None:
         return None
     x = np.ascontiguousarray(x)
-    n, osz = _planes(x.shape, 2), int(np.prod(o))
+    n, osz = _planes(x.shape, 2), math.prod(o)
     y = np.empty(x.shape[:-2] + tuple(o), x.dtype)
     geo = geometry(x.shape[-2:], k, s, p, (1, 1), o)
     ov = int(divisor_override or 0)
