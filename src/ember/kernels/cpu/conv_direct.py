@@ -11,6 +11,14 @@ Tuning: each image is copied into a zero-padded buffer; on that buffer every ker
 run at a constant offset, so the convolution is a register-blocked loop with no column matrix and no
 BLAS. The input gradient is the same loop over the padded output gradient with the kernel flipped. The
 limits below (rows x taps of the implicit gemm) were measured with `benchmarks/conv_direct.py`.
+
+Two kernel forms, picked per call by how many multiply-adds each computes (both run at ~45 G/s float32 on
+one core of the EPYC, so that count is their time): the grid kernels (positions as vector lanes, computing the
+padded grid's Wp - OW thrown-away positions per row, or with short rows on a wide grid one block run from each
+row's start) and the channel-vector kernels (output channels as lanes, real positions only; LeNet's 16-channel
+second convolution: forward 450 -> 344 us, weight gradient 503 -> 358 us for a batch of 64). The forward and
+input gradient have the same bits in either form. Weight gradients are summed per fixed chunk of images
+(wgrad_grain) and the chunks in order, so their bits do not depend on the thread count.
 """
 import math
 
@@ -18,6 +26,8 @@ import numpy as np
 
 from .runtime.pool import run_parts
 from .runtime import clib, cparts
+
+_addr = clib.address          # a.ctypes.data without its ~1 us helper object
 from .conv_im2col import geometry, workers
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -101,10 +111,10 @@ def _run_fwdc(x, wm, b, geo, c, groups, m, y):
     t = cparts.threads_for(n * y[0].size * wt.shape[1], _MIN_WORK)
     g = cparts.grain(n, t)
     status = np.zeros(-(-n // g) if n else 1, np.int64)
-    d = np.array([x.ctypes.data, y.ctypes.data, wt.ctypes.data, 0 if bias is None else bias.ctypes.data,
-                  geo.ctypes.data, c, groups, m, mpad, x.strides[0] // x.itemsize, y.strides[0] // y.itemsize, g,
-                  status.ctypes.data], np.int64)
-    cparts.run(part, n, t, g, d.ctypes.data)
+    d = np.array([_addr(x), _addr(y), _addr(wt), 0 if bias is None else _addr(bias),
+                  _addr(geo), c, groups, m, mpad, x.strides[0] // x.itemsize, y.strides[0] // y.itemsize, g,
+                  _addr(status)], np.int64)
+    cparts.run(part, n, t, g, _addr(d))
     _check(int(status.min()) if n else 0)
     return y
 
@@ -115,22 +125,22 @@ def _run_fwd(x, wt, bias, geo, c, groups, m, mpad, mb, y):
     if f is None:
         return None
     n = x.shape[0]
-    bp = 0 if bias is None else bias.ctypes.data
+    bp = 0 if bias is None else _addr(bias)
     xs, ys = x.strides[0], y.strides[0]
     part = cparts.entry("dconv", f"dconv_fwd_part_{_SUFFIX[x.dtype]}")
     if part:                    # images in chunks over the C pool (runtime/cparts.py)
         t = cparts.threads_for(n * y[0].size * wt.shape[1], _MIN_WORK)
         g = cparts.grain(n, t)
         status = np.zeros(-(-n // g) if n else 1, np.int64)
-        d = np.array([x.ctypes.data, y.ctypes.data, wt.ctypes.data, bp, geo.ctypes.data, c, groups, m, mpad, mb,
-                      xs // x.itemsize, ys // y.itemsize, g, status.ctypes.data], np.int64)
-        cparts.run(part, n, t, g, d.ctypes.data)
+        d = np.array([_addr(x), _addr(y), _addr(wt), bp, _addr(geo), c, groups, m, mpad, mb,
+                      xs // x.itemsize, ys // y.itemsize, g, _addr(status)], np.int64)
+        cparts.run(part, n, t, g, _addr(d))
         _check(int(status.min()) if n else 0)
         return y
 
     def run(lo, hi, _):
         if hi > lo:
-            _check(f(x.ctypes.data + lo * xs, y.ctypes.data + lo * ys, wt.ctypes.data, bp, geo.ctypes.data,
+            _check(f(_addr(x) + lo * xs, _addr(y) + lo * ys, _addr(wt), bp, _addr(geo),
                      c, groups, m, mpad, hi - lo, mb))
     _split(run, n, n * y[0].size * wt.shape[1])
     return y
@@ -271,7 +281,7 @@ def weight_grad(x, go, wshape, pd, dl, groups):
         return None
     n, c = x.shape[:2]
     kern, out = tuple(wshape[2:]), tuple(go.shape[2:])
-    m, k = wshape[0] // groups, int(np.prod(wshape[1:]))
+    m, k = wshape[0] // groups, math.prod(wshape[1:])
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
     padded = tuple(x.shape[2 + i] + 2 * pd[i] for i in range(len(kern)))
@@ -286,9 +296,9 @@ def weight_grad(x, go, wshape, pd, dl, groups):
     part = cparts.entry("dconv", f"{name}_part_{_SUFFIX[dt]}")
     if part:                    # chunks over the C pool
         t = cparts.threads_for(n * o * m * groups * k, _MIN_WORK)
-        d = np.array([x.ctypes.data, go.ctypes.data, parts.ctypes.data, geo.ctypes.data, c, groups, m, mpad, kpad,
-                      xs, gs, parts[0].size, g, status.ctypes.data], np.int64)
-        cparts.run(part, n, t, g, d.ctypes.data)
+        d = np.array([_addr(x), _addr(go), _addr(parts), _addr(geo), c, groups, m, mpad, kpad,
+                      xs, gs, parts[0].size, g, _addr(status)], np.int64)
+        cparts.run(part, n, t, g, _addr(d))
     else:                       # no C pool: the same chunks in order on this thread
         f = _fn(name, dt, "ppppllllll")
         if f is None:
@@ -296,8 +306,8 @@ def weight_grad(x, go, wshape, pd, dl, groups):
         for j in range(chunks):
             lo, hi = j * g, min(n, (j + 1) * g)
             if hi > lo:
-                status[j] = f(x.ctypes.data + lo * x.strides[0], go.ctypes.data + lo * go.strides[0],
-                              parts[j].ctypes.data, geo.ctypes.data, c, groups, m, mpad, kpad, hi - lo)
+                status[j] = f(_addr(x) + lo * x.strides[0], _addr(go) + lo * go.strides[0],
+                              _addr(parts[j]), _addr(geo), c, groups, m, mpad, kpad, hi - lo)
     if (status != 0).any():
         if (status < 0).any():
             _check(-1)

@@ -12,12 +12,15 @@ chunk of images on each pool thread). While the images are on the pool, `runtime
 OpenBLAS at one thread (nested BLAS threads were 2-10x slower). OpenBLAS's thread count is
 process-wide, so a matmul in another Python thread during a conv also runs on one thread.
 """
+import math
 import threading
 
 import numpy as np
 
 from .runtime.pool import _pool, run_parts
 from .runtime import blas, clib
+
+_addr = clib.address          # a.ctypes.data without its ~1 us helper object
 from .runtime import gemm as _gemm
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -117,7 +120,7 @@ def _packed(pack, go, s, m, groups, og, o):
     if m == 1:
         return go[s].reshape(groups, og, o)
     p = np.empty((groups, og, m * o), go.dtype)
-    pack(go.ctypes.data + s * go.strides[0], p.ctypes.data, groups * og, m, o)
+    pack(_addr(go) + s * go.strides[0], _addr(p), groups * og, m, o)
     return p
 
 
@@ -151,11 +154,11 @@ def forward(x, w, b, st, pd, dl, groups, out):
         return None
     n, c = x.shape[:2]
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
-    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    og, ck, o = cout // groups, w[0].size, math.prod(out)
     x = np.ascontiguousarray(x)
     wm = np.ascontiguousarray(w).reshape(groups, og, ck)
     bb = None if b is None else np.ascontiguousarray(b)
-    bp = None if bb is None else bb.ctypes.data
+    bp = None if bb is None else _addr(bb)
     y = np.empty((n, cout) + tuple(out), x.dtype)
     yv = y.reshape(n, groups, og, o)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
@@ -167,12 +170,12 @@ def forward(x, w, b, st, pd, dl, groups, out):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            im(_addr(x) + s * xs, _addr(cols), _addr(geo), c, m)
             if m == 1 and bb is None:
                 _mm(wm, cols, out=yv[s])
             else:
                 res = _mm(wm, cols)
-                unpack(res.ctypes.data, y.ctypes.data + s * ys, bp, cout, m, o)
+                unpack(_addr(res), _addr(y) + s * ys, bp, cout, m, o)
     over_images(run, n, n * o * cout * ck)
     return y
 
@@ -187,23 +190,23 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
         return None
     n, cout, out = go.shape[0], go.shape[1], tuple(go.shape[2:])
     kern, isz = tuple(w.shape[2:]), go.itemsize
-    og, ck, o, c = cout // groups, w[0].size, int(np.prod(out)), groups * w.shape[1]
+    og, ck, o, c = cout // groups, w[0].size, math.prod(out), groups * w.shape[1]
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     go = np.ascontiguousarray(go)
     bb = None if b is None else np.ascontiguousarray(b)
     gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
     geo = geometry(in_spatial, kern, out, st, pd, dl)
-    gs, isp = gi.strides[0], int(np.prod(in_spatial))
+    gs, isp = gi.strides[0], math.prod(in_spatial)
     bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             gcols = np.ascontiguousarray(_mm(wt, _packed(pack, go, s, m, groups, og, o)))   # G, Cg*K, m*O
-            c2i(gcols.ctypes.data, gi.ctypes.data + s * gs, geo.ctypes.data, c, m)
+            c2i(_addr(gcols), _addr(gi) + s * gs, _addr(geo), c, m)
             if bb is not None:
                 for i in range(s, s + m):
-                    addb(gi.ctypes.data + i * gs, bb.ctypes.data, c, isp)
+                    addb(_addr(gi) + i * gs, _addr(bb), c, isp)
     over_images(run, n, n * o * cout * ck)
     return gi
 
@@ -219,7 +222,7 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = wshape[0], tuple(wshape[2:]), x.itemsize
-    og, ck, o = cout // groups, int(np.prod(wshape[1:])), int(np.prod(out))
+    og, ck, o = cout // groups, math.prod(wshape[1:]), math.prod(out)
     x = np.ascontiguousarray(x)
     go = np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
@@ -234,7 +237,7 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            im(_addr(x) + s * xs, _addr(cols), _addr(geo), c, m)
             _mm(_packed(pack, go, s, m, groups, og, o), cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
     over_ranges(run, bounds, n * o * cout * ck)
@@ -254,7 +257,7 @@ def backward(x, go, w, st, pd, dl, groups):
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
-    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    og, ck, o = cout // groups, w[0].size, math.prod(out)
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     gi = np.zeros(x.shape, x.dtype)
@@ -270,12 +273,12 @@ def backward(x, go, w, st, pd, dl, groups):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            im(_addr(x) + s * xs, _addr(cols), _addr(geo), c, m)
             g = _packed(pack, go, s, m, groups, og, o)
             _mm(g, cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
             _mm(wt, g, out=cols)                                   # the columns' buffer is free again
-            c2i(cols.ctypes.data, gi.ctypes.data + s * xs, geo.ctypes.data, c, m)
+            c2i(_addr(cols), _addr(gi) + s * xs, _addr(geo), c, m)
     over_ranges(run, bounds, 2 * n * o * cout * ck)
     gw = parts[0] if len(parts) == 1 else parts.sum(0)
     return gi, gw.reshape(w.shape)
