@@ -9,10 +9,16 @@ def check_mixed_dtype(input, *params):
     """ATen's mixed-dtype check of the cpu norm kernels (native/mixed_data_type.h): parameters of another dtype
     than the input are only float32 ones with a float16/bfloat16 input ("mixed dtype (CPU): expect parameter
     to have scalar type of Float" for other parameters, "all inputs must share same datatype." for another
-    input: a float64 input with float32 weights)."""
+    input: a float64 input with float32 weights). Whether they are mixed is decided by the first parameter
+    given; when it has the input's dtype, a later one of another dtype fails as the kernel reads it
+    ("expected scalar type Double but found Float")."""
     dt = input.dtype
     ps = [p for p in params if p is not None]
-    if all(p.dtype is dt for p in ps):
+    if not ps or ps[0].dtype is dt:     # not mixed (its first parameter decides): the kernel reads each as dt
+        for p in ps:
+            if p.dtype is not dt:
+                from ..common import _tname
+                raise RuntimeError(f"expected scalar type {_tname(dt)} but found {_tname(p.dtype)}")
         return
     if any(p.dtype is not D.float32 for p in ps):
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
