@@ -20,6 +20,8 @@ from ._generated import functions as _F
 from ._generated.tensor_methods import TensorMethods
 from ._indexing import TensorIndexing
 from ._ops import ops
+
+_T_WARNED = [False, False, False]      # Tensor.T's deprecation warnings (n-D, 0-D) and H's (0-D), once per process
 from . import functional as _functional
 from ._tensor_types import legacy_new
 
@@ -317,7 +319,24 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def T(self):
-        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
+        n = self.dim()
+        if n != 2 and not _T_WARNED[n == 0]:        # TORCH_WARN_ONCE, one per message
+            _T_WARNED[n == 0] = True
+            import warnings
+            warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+                          if n == 0 else "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                          "is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                          "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(range(n - 1, -1, -1)))
+
+    def __contains__(self, element):
+        """torch's Tensor.__contains__: `x in t` is `(x == t).any()` for a tensor or a number."""
+        import numbers
+        from ._core.symint import SymInt, SymFloat, SymBool
+        if isinstance(element, (TensorImpl, numbers.Number, SymInt, SymFloat, SymBool)):
+            return bool((element == self).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
     @property
     def mT(self):
@@ -325,7 +344,17 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def H(self):
-        return self.T.conj() if self.is_complex() else self.T
+        """torch's matrix_H: a matrix's conjugate transpose; a 0-D tensor's conj (warned once), others refused."""
+        n = self.dim()
+        if n == 0 and not _T_WARNED[2]:
+            _T_WARNED[2] = True
+            import warnings
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        if n != 2 and n != 0:
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
+                               + (" For batches of matrices, consider using tensor.mH" if n > 2 else ""))
+        t = self.transpose(-2, -1) if n == 2 else self
+        return t.conj() if self.is_complex() else t
 
     @property
     def mH(self):

@@ -150,13 +150,26 @@ def _check_data(data, dtype):
     return None
 
 
+_NDARRAY_LIST_WARNED = []
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     from .kernels.common import as_dtype
     if requires_grad is not False and requires_grad is not True:
         _ap.check_bool("tensor", "requires_grad", None, requires_grad)
     dt = as_dtype(dtype)
     dev = as_device(device if device is not None else default_device_or_none())
+    if data.__class__ in (list, tuple) and data and isinstance(data[0], np.ndarray) and not _NDARRAY_LIST_WARNED:
+        _NDARRAY_LIST_WARNED.append(True)       # TORCH_WARN_ONCE
+        import warnings
+        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                      "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.",
+                      UserWarning, stacklevel=2)
     if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
         t = data.detach().clone()
         if dt is not None:
             t = t.to(dt)
@@ -217,7 +230,7 @@ def from_numpy(ndarray):
     if any(s < 0 for s in ndarray.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
                          "strides are not currently supported. (You can probably work around this by making a copy "
-                         "of your array with array.copy().)")
+                         "of your array  with array.copy().) ")    # (torch's message: double space, trailing space)
     if any(s % ndarray.itemsize for s in ndarray.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
                          "to reallocate the memory.")

@@ -52,3 +52,33 @@ def test_unary_and_division_kernels_warn_nothing():
         assert ember.div(x, 0, rounding_mode="floor").tolist()[:2] == [float("inf"), float("-inf")]
         assert np.isnan(x.rsqrt().tolist()[1])
         assert (x ** 1000).tolist()[0] == float("inf")
+
+
+_SCRIPT = """
+import sys
+import numpy as np
+lib = __import__(sys.argv[1])
+inf = lib.full((3,), float("inf"))
+inf - inf; inf * 0; lib.full((3,), 1e38) * lib.full((3,), 10.0); lib.full((4,), 3e38).sum()
+lib.full((2, 2), float("inf")) @ lib.zeros(2, 2); lib.full((100,), 1e10).cumprod(0)
+lib.addmm(lib.zeros(2, 2), lib.full((2, 2), float("inf")), lib.zeros(2, 2))
+lib.nn.functional.mse_loss(lib.tensor([float("inf")]), lib.tensor([float("inf")]))
+np.float32(1e38) * np.float32(10)       # the program's own numpy: warns with either library
+"""
+
+
+@pytest.mark.parity
+def test_no_numpy_fp_warning_from_ember_ops_under_default_filters(tmp_path):
+    """Small-path arithmetic, sum, matmul, cumprod, addmm and mse_loss on inf/overflow print nothing, as in
+    torch (the warnings filter of fp_errors.py); the program's own numpy call still warns."""
+    pytest.importorskip("torch")
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "fp_script.py"
+    script.write_text(_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+    err = {lib: subprocess.run([sys.executable, str(script), lib], capture_output=True, text=True, timeout=120,
+                               env=env).stderr for lib in ("ember", "torch")}
+    assert err["ember"] == err["torch"]
+    assert "overflow encountered in scalar multiply" in err["ember"]

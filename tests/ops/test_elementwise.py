@@ -464,3 +464,37 @@ def test_pow_with_a_complex_half_result_raises_like_torch(call):
             return type(e).__name__, str(e)
         return str(r.dtype).split(".")[-1], [str(x) for x in r.tolist()]
     assert outcome(ember) == outcome(torch)
+
+
+FMA_FORMS = {
+    "add": lambda lib, x, y, al: lib.add(x, y, alpha=al),
+    "sub": lambda lib, x, y, al: lib.sub(x, y, alpha=al),
+    "rsub": lambda lib, x, y, al: lib.rsub(x, y, alpha=al),
+    "add_": lambda lib, x, y, al: x.clone().add_(y, alpha=al),
+    "sub_": lambda lib, x, y, al: x.clone().sub_(y, alpha=al),
+    "add out": lambda lib, x, y, al: lib.add(x, y, alpha=al, out=lib.empty(0, dtype=x.dtype)),
+    "add bcast": lambda lib, x, y, al: lib.add(x.reshape(-1, 1), y[:7], alpha=al),
+    "add strided": lambda lib, x, y, al: lib.add(x[1::2], y[1::2], alpha=al),
+    "add T": lambda lib, x, y, al: lib.add(x.repeat(36)[:36].reshape(6, 6).t(), y.repeat(36)[:36].reshape(6, 6),
+                                           alpha=al),
+    "add int alpha": lambda lib, x, y, al: lib.add(x, y, alpha=3),
+    "add int other": lambda lib, x, y, al: lib.add(x, y.round().long(), alpha=al),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("form", FMA_FORMS)
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_add_sub_alpha_rounded_once_like_torch(form, dt):
+    """torch computes a + alpha * b with one rounding (Vectorized::fmadd); ember rounded alpha * b first, and
+    ~30% of elements differed by an ulp."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for n in (3, 8, 17, 100, 1000):
+        xn, yn = (rng.standard_normal(n).astype(dt) for _ in range(2))
+        for al in (0.3, 1.7, -2.1, 1e-3):
+            got = FMA_FORMS[form](ember, ember.from_numpy(xn.copy()), ember.from_numpy(yn.copy()), al).numpy()
+            want = FMA_FORMS[form](torch, torch.from_numpy(xn.copy()), torch.from_numpy(yn.copy()), al).numpy()
+            assert got.dtype == want.dtype and got.shape == want.shape
+            got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
+            assert (got.view(np.uint8) == want.view(np.uint8)).all(), (form, dt, n, al)

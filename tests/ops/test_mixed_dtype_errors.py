@@ -65,6 +65,8 @@ def _norm_cases(lib, xd, pd):
                                                     training=True),
         "group_norm": lambda: F.group_norm(X.view(2, 3, 1), 1, lib.ones(3, dtype=P), lib.zeros(3, dtype=P)),
         "LayerNorm module": lambda: lib.nn.LayerNorm(3).to(P)(X),
+        "batch_norm stats only": lambda: F.batch_norm(X, X[0].detach().clone(), lib.ones(3, dtype=P), training=True),
+        "layer_norm bias only": lambda: F.layer_norm(X, (3,), lib.ones(3, dtype=X.dtype), lib.zeros(3, dtype=P)),
     }
 
 

@@ -55,3 +55,24 @@ def test_cpp_warnings_point_at_the_callers_line(name):
         want = _torch_where_fresh(name)
     assert want and all(fn == __file__ for _, fn in want)      # the lambda's line in this file
     assert got == want
+
+
+DOF_CASES = {"var": lambda lib: lib.ones(1).var(), "std": lambda lib: lib.ones(1).std(),
+             "std dim": lambda lib: lib.std(lib.ones(2, 1), 1), "var_mean": lambda lib: lib.var_mean(lib.ones(1)),
+             "std_mean": lambda lib: lib.std_mean(lib.ones(1)), "var empty": lambda lib: lib.var(lib.empty(0)),
+             "var empty dim": lambda lib: lib.empty(0, 3).var(0)}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", DOF_CASES)
+def test_degrees_of_freedom_warning_names_the_op_like_torch(name):
+    """var/std/var_mean/std_mean each name themselves (ember said var() for all), and an empty reduction
+    warns only that (numpy's "Mean of empty slice" RuntimeWarning leaked)."""
+    torch = pytest.importorskip("torch")
+
+    def messages(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            DOF_CASES[name](lib)
+        return [str(x.message).split(" (Triggered")[0] for x in w]
+    assert messages(ember) == messages(torch)

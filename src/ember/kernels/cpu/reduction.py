@@ -199,18 +199,21 @@ def any(self, dim=None, keepdim=False):
 
 
 @_quiet
-def _var(self, dim, correction, keepdim, sqrt):
+def _var(self, dim, correction, keepdim, sqrt, name=None):
     rdt = M_reduction.var_dtype(self)
     axes, shape = M_reduction.var_spec(self, dim, keepdim)
     a = self._np
     n = int(np.prod([a.shape[i] for i in axes])) if axes else (a.size if a.ndim else 1)
-    if n - correction <= 0:
-        warn_user("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                  "factor (input numel divided by output numel).")
+    if n - correction <= 0:     # (named after the op called: var, std, var_mean, std_mean)
+        warn_user(f"{name or ('std' if sqrt else 'var')}(): degrees of freedom is <= 0. Correction should be "
+                  "strictly less than the reduction factor (input numel divided by output numel).")
     acc = np.float32 if a.dtype == np.float16 else None
     if a.ndim == 0:
         a, axes = a.reshape(1), (0,)
-    mean = np.mean(a, axis=axes, keepdims=True, dtype=acc)
+    if n == 0:      # the mean of nothing is nan, without numpy's "Mean of empty slice" warning
+        mean = np.full([1 if i in axes else k for i, k in enumerate(a.shape)], np.nan, acc or a.dtype)
+    else:
+        mean = np.mean(a, axis=axes, keepdims=True, dtype=acc)
     d = a - mean
     sq = (d * np.conj(d)).real if np.iscomplexobj(d) else d * d
     r = np.sum(sq, axis=axes, dtype=acc) / np.float64(builtins.max(n - correction, 0))
@@ -239,18 +242,18 @@ var_correction, var_out, var_correction_out = _maker(False)
 std_correction, std_out, std_correction_out = _maker(True)
 
 
-def _with_mean(f):
+def _with_mean(sqrt, name):
     def g(self, dim=None, *, correction=None, keepdim=False):
-        r = f(self, dim, correction=correction, keepdim=keepdim)
+        r = _var(self, dim, M.correction_of(None, correction), keepdim, sqrt, name)
         axes, shape = reduce_spec(self, dim, keepdim, "mean")
         return r, _wrap_scan(np.mean(self._np, axis=axes) if self._np.size else np.full(shape, np.nan), self.dtype, shape)
     return g
 
 
-var_mean_correction = _with_mean(var_correction)
+var_mean_correction = _with_mean(False, "var_mean")
 
 
-std_mean_correction = _with_mean(std_correction)
+std_mean_correction = _with_mean(True, "std_mean")
 
 
 @_quiet

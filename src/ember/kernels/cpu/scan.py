@@ -61,8 +61,10 @@ def _scan(uf, name):
     return f, f_, f_out
 
 
-cumsum, cumsum_, cumsum_out = _scan(np.cumsum, "cumsum")
-cumprod, cumprod_, cumprod_out = _scan(np.cumprod, "cumprod")
+# the ufuncs' accumulate called from here, not np.cumsum/np.cumprod (the same loops): numpy attributes an
+# overflow warning to the frame calling the ufunc, which is then ember's (runtime/fp_errors.py's filter)
+cumsum, cumsum_, cumsum_out = _scan(np.add.accumulate, "cumsum")
+cumprod, cumprod_, cumprod_out = _scan(np.multiply.accumulate, "cumprod")
 
 
 def _cumext(uf, cmp):
