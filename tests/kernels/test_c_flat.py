@@ -680,6 +680,7 @@ def test_spin_budgets_and_pool_counters(spin_us, backoff):
         assert st["caller_chunks"] <= st["chunks"] == 10 * -(-a.size // flat._grain(a.size, 2))
         assert st["woke_late"] <= st["woke"] and st["same_cpu"] <= st["woke"]
         assert st["wake_skipped"] <= st["asleep"] and (backoff or st["wake_skipped"] == 0)
+        assert st["long_waits"] <= st["waited"] and st["backed_off"] + st["joined"] <= st["jobs"]
         assert flat.pool_stats()["jobs"] == 0          # reset
     finally:
         flat.set_spin_us(prev)
@@ -727,8 +728,11 @@ def test_pool_on_one_allowed_cpu():
                 r = (ember.from_numpy(a) * ember.from_numpy(b)).numpy()
                 s = ember.from_numpy(a).sum().item()
             st = flat.pool_stats()
+            # a worker that joins here runs only while the caller waits: the long-wait back-off may run jobs on
+            # the caller alone (counted as jobs, their chunks as the caller's)
             ok = (np.array_equal(r, a * b, equal_nan=True) and np.isnan(s) == np.isnan(np.add.reduce(a))
-                  and st["moved"] == 0 and st["jobs"] >= 40)
+                  and st["moved"] == 0 and st["jobs"] >= 40 and st["long_waits"] <= st["waited"]
+                  and st["backed_off"] <= st["jobs"] - st["joined"] and st["caller_chunks"] <= st["chunks"])
         finally:
             os._exit(0 if ok else 1)
     deadline = time.time() + 120

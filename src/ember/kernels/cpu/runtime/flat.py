@@ -243,7 +243,7 @@ def sum_rows(a):
 
 
 _STAT_NAMES = ("jobs", "joined", "asleep", "waited", "wait_ns", "chunks", "caller_chunks", "busy", "wake_skipped",
-               "woke", "woke_late", "same_cpu", "moved")
+               "long_waits", "backed_off", "woke", "woke_late", "same_cpu", "moved")
 
 
 def pool_stats(reset=False):
@@ -252,7 +252,10 @@ def pool_stats(reset=False):
     through the scheduler); joined jobs whose caller `waited` for the worker after its own chunks and the
     `wait_ns` summed; `chunks` of split jobs and the `caller_chunks` the caller ran; calls run inline because
     the pool was `busy` with another thread's job; jobs published without waking a sleeping worker
-    (`wake_skipped`: the back-off of csrc/parallel.c's ep_wake_policy); the workers' wake-ups from sleep
+    (`wake_skipped`: the back-off of csrc/parallel.c's ep_wake_policy); joined jobs whose caller waited long for
+    a worker that lost its cpu mid-chunk (`long_waits`: csrc/parallel.c's EP_LONG_WAIT_NS) and the jobs then run
+    on the caller alone (`backed_off`, also counted in `jobs`, `chunks` and `caller_chunks`); the workers'
+    wake-ups from sleep
     (`woke`), those that found their job already done (`woke_late`), and those that ran on the caller's cpu
     (`same_cpu`: on a loaded machine the scheduler puts a woken worker beside the caller, where it preempts
     the caller and a split gains nothing; csrc/parallel.c's ep_on_callers_cpu), and the workers' moves off
