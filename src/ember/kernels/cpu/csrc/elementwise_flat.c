@@ -49,24 +49,15 @@ static inline int64_t ew_peel(const void *a, size_t size, int64_t b, int64_t e) 
         for (int64_t i = m_; i < e; i++) { __VA_ARGS__; }                                          \
     }
 
-/* Tensor-tensor loops (two loads and a store an element) with 256-bit vectors where gcc would use 512: on
-   AMD EPYC (Zen 4) at 2 threads, in-process A/B over ember's pool, load ~8, min us: 1M float32 add 69.1 ->
-   66.7, div 69.7 -> 66.2, in-place mul 47.8 -> 45.0; one thread add 158 -> 148. The one-stream loops (a
-   number operand, relu_, clamp_, copy) measured the same or better with 512 (relu_ 24.9 against 26.7), so
-   only these take it. gcc's option (ignored by compilers without it, and a no-op below AVX-512). */
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
-#define EW_TWO_STREAMS __attribute__((target("prefer-vector-width=256")))
-#else
-#define EW_TWO_STREAMS
-#endif
-
-#define BINARY(T, SFX, NAME, EXPR)                                                                 \
-EW_TWO_STREAMS void NAME##_##SFX(ARGS) {                                                           \
-    const T *x = (const T *)p[0], *y = (const T *)p[1];                                \
+#define BINARY_TT(T, SFX, NAME, EXPR)                                                              \
+void NAME##_##SFX(ARGS) {                                                                          \
+    const T *x = (const T *)p[0], *y = (const T *)p[1];                                            \
     T *o = (T *)p[2];                                                                              \
     (void)s;                                                                                       \
     SPLIT_LOOP(o, const T u = x[i], v = y[i]; o[i] = (EXPR);)                                      \
-}                                                                                                  \
+}
+
+#define BINARY(T, SFX, NAME, EXPR)                                                                 \
 void NAME##_s_##SFX(ARGS) {                                                                        \
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
@@ -109,6 +100,31 @@ void NAME(ARGS) {                                                               
     (void)s;                                                                                       \
     SPLIT_LOOP(o, o[i] = (TO)x[i];)                                                                \
 }
+
+/* Tensor-tensor loops (two loads and a store an element) with 256-bit vectors where gcc would use 512: on
+   AMD EPYC (Zen 4) at 2 threads, in-process A/B over ember's pool, load ~8, min us: 1M float32 add 69.1 ->
+   66.7, div 69.7 -> 66.2, in-place mul 47.8 -> 45.0; one thread add 158 -> 148 (4M: add 502 -> 426, in-place
+   mul 229 -> 230, load ~15). The one-stream loops (a number operand, relu_, clamp_, copy) measured the same or
+   better with 512 (relu_ 24.9 against 26.7), so only these take it: gcc's option, pushed for this block (other
+   compilers, and machines without AVX-512, build the same loops as before). The typedefs end the pragma
+   lines with a `;`, where ember._cc.protos' reader of the preprocessed text looks for the next definition. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#pragma GCC push_options
+#pragma GCC target("prefer-vector-width=256")
+#define EW_TWO_STREAMS_POP 1
+#endif
+typedef int ew_two_streams;
+#define TT_FAMILY(T, SFX)                                                                          \
+BINARY_TT(T, SFX, add, u + v)                                                                      \
+BINARY_TT(T, SFX, sub, u - v)                                                                      \
+BINARY_TT(T, SFX, mul, u * v)                                                                      \
+BINARY_TT(T, SFX, div, u / v)
+TT_FAMILY(float, f32)
+TT_FAMILY(double, f64)
+#ifdef EW_TWO_STREAMS_POP
+#pragma GCC pop_options
+#endif
+typedef int ew_two_streams_end;
 
 #define FAMILY(T, SFX)                                                                             \
 BINARY(T, SFX, add, u + v)                                                                         \
@@ -258,15 +274,17 @@ void to_f64_nt_f32(ARGS) {
             EW_STREAM_f64(o + i, __builtin_convertvector(NT_LOAD(ew_vf32h, x + i), ew_vf64)))
 }
 
-#if defined(__AVX__)
-void to_f32_nt_f64(ARGS) {          /* 4 doubles in, 4 floats (16 bytes) streamed out */
+void to_f32_nt_f64(ARGS) {          /* AVX: 4 doubles in, 4 floats (16 bytes) streamed out */
     const double *x = (const double *)p[0];
     float *o = (float *)p[2];
     (void)s;
+#if defined(__AVX__)
     NT_LOOP(float, 4, o[i] = (float)x[i],
             _mm_stream_ps(o + i, (__m128)__builtin_convertvector(NT_LOAD(ew_vf64, x + i), ew_vf32h)))
-}
+#else
+    for (int64_t i = b; i < e; i++) o[i] = (float)x[i];     /* SSE2 alone: no 16-byte float vector here */
 #endif
+}
 #endif
 
 #define sqrtf32 sqrtf
