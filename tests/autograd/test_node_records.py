@@ -261,3 +261,32 @@ def test_saved_output_under_saved_tensor_hooks_as_torch():
     e, t = run(ember), run(torch)
     np.testing.assert_allclose(e[0], t[0], rtol=1e-6)
     np.testing.assert_allclose(e[1], t[1], rtol=1e-6)
+
+
+def test_recorded_selects_and_adds_keep_no_edge_tuples():
+    # a structural count (not a timing), the crf benchmark's loop: `y + f[t, k]` records two selects and an add;
+    # what stays alive per step is their three nodes, three next_edges tuples and one or two more (eleven or twelve
+    # with the (fn, 0) edge tuples the nodes kept before entries, graph.py)
+    f = ember.ones(6, 4, requires_grad=True) * 1.0
+    y = f[0, 0] + f[1, 1]             # (the ops' first use loads their bindings)
+    gc.collect()
+    gc.disable()
+    try:
+        n0 = len(gc.get_objects())
+        for t in range(1, 6):
+            for k in range(4):
+                y = y + f[t, k]
+        per_step = (len(gc.get_objects()) - n0) / 20
+    finally:
+        gc.enable()
+    assert per_step <= 9
+    stack, seen = [y.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or isinstance(n, ember.Tensor) or id(n) in seen:     # (a leaf entry: the tensor)
+            continue
+        seen.add(id(n))
+        assert not any(e.__class__ is tuple for e in n.next_edges)
+        stack.extend(n.next_edges)
+    assert len(seen) >= 3 * 20
+    y.backward()

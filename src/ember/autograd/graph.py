@@ -354,8 +354,10 @@ def gradient_edge(t):
 def gradient_entry(t):
     """gradient_edge as a `next_edges` entry (see the module docstring): the node alone for its output 0 or a
     leaf's AccumulateGrad, `(fn, output_nr)` otherwise, or None; no tuple for the common edge."""
-    if t._base is not None:
-        refresh_view(t)
+    base = t._base
+    if (base is not None and base.grad_fn is not None and (vc := t._vc) is not None
+            and _getattr(t, "_gfv", None) != vc.value):
+        refresh_view(t)         # (its early returns inline: a call less per view input)
     fn = t.grad_fn
     if fn is not None:
         nr = t._output_nr
@@ -448,9 +450,12 @@ def refresh_view(t):
     """Lazily regenerate the grad_fn of a view whose base was written since (torch's
     VariableHooks::grad_fn for views)."""
     base = t._base
-    if base.grad_fn is None or t._vc is None or t.__dict__.get("_gfv") == t._vc.value:
+    # (getattr and the class default, not `t.__dict__`: reading __dict__ builds a dict for the view, about 1k
+    # instructions and one more GC-tracked object per view input; _gfv is in the tensor's shared keys)
+    vc = t._vc
+    if base.grad_fn is None or vc is None or _getattr(t, "_gfv", None) == vc.value:
         return
-    if t.__dict__.get("_no_grad_view"):
+    if t._no_grad_view:
         return
     if not (t.dtype.is_floating_point or t.dtype.is_complex):
         return
