@@ -43,7 +43,16 @@ def reshape(self, shape):
         # CPU-time minima, (8, 32, 64) -> (256, 64), us, ember before -> after / torch, load ~10: contiguous
         # 2.7 -> 2.1 / 0.7; a split piece (viewable, not contiguous) 12.9 -> 3.9 / 1.0 (_reshape_alias by numpy's
         # view, meta/view.py; callgrind 112k -> 28.6k instructions).
-        shp = _int_shape(shape if cls is tuple else tuple(shape), a.size)
+        shp = shape if cls is tuple else tuple(shape)
+        n = 1
+        for d in shp:
+            if d.__class__ is not int or d < 0:
+                shp = _int_shape(shp, a.size)       # a -1 to infer (or not ints, or negative: None)
+                break
+            n *= d
+        else:
+            if n != a.size:
+                shp = None
         if shp is not None and a.size:
             caches = _CACHES or _view_caches()
             ks = self._ks
