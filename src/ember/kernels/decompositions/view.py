@@ -5,7 +5,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT, PYTHON_BIT
 from ..._core.strides import _CONTIGUOUS, is_contiguous, wrap_dim
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, state
 from ..common import _tname
-from ..meta.view import _contiguous_get, _fmt, _int_shape, _intlist, compute_stride, infer_size
+from ..meta.view import _contiguous_get, _fmt, _int_shape, _intlist, cached_stride, compute_stride, infer_size
 from ..._ops import ops
 from ... import _ops
 from ..._core.tensor_impl import TensorImpl, _CPU_KS
@@ -62,7 +62,7 @@ def reshape(self, shape):
             if st is None or st == _contiguous_get(self._size):
                 k = caches[0].get(ks)
                 return aten.view.default(self, shp) if k is None else k(self, shp)
-            new_st = compute_stride(self._size, st, shp)
+            new_st = cached_stride(self._size, st, shp)
             if new_st is not None:
                 # torch: a contiguous tensor is viewed; any other viewable layout goes through _reshape_alias
                 # (ReshapeAliasBackward0), except for tensor subclasses (isTensorSubclassLike: the Python key),
