@@ -5,7 +5,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT, PYTHON_BIT
 from ..._core.strides import _CONTIGUOUS, is_contiguous, wrap_dim
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, state
 from ..common import _tname
-from ..meta.view import _contiguous_get, _fmt, _int_shape, _intlist, compute_stride, infer_size
+from ..meta.view import _contiguous_get, _fmt, _int_shape, _intlist, cached_stride, compute_stride, infer_size
 from ..._ops import ops
 from ... import _ops
 from ..._core.tensor_impl import TensorImpl, _CPU_KS
@@ -43,7 +43,16 @@ def reshape(self, shape):
         # CPU-time minima, (8, 32, 64) -> (256, 64), us, ember before -> after / torch, load ~10: contiguous
         # 2.7 -> 2.1 / 0.7; a split piece (viewable, not contiguous) 12.9 -> 3.9 / 1.0 (_reshape_alias by numpy's
         # view, meta/view.py; callgrind 112k -> 28.6k instructions).
-        shp = _int_shape(shape if cls is tuple else tuple(shape), a.size)
+        shp = shape if cls is tuple else tuple(shape)
+        n = 1
+        for d in shp:
+            if d.__class__ is not int or d < 0:
+                shp = _int_shape(shp, a.size)       # a -1 to infer (or not ints, or negative: None)
+                break
+            n *= d
+        else:
+            if n != a.size:
+                shp = None
         if shp is not None and a.size:
             caches = _CACHES or _view_caches()
             ks = self._ks
@@ -53,7 +62,7 @@ def reshape(self, shape):
             if st is None or st == _contiguous_get(self._size):
                 k = caches[0].get(ks)
                 return aten.view.default(self, shp) if k is None else k(self, shp)
-            new_st = compute_stride(self._size, st, shp)
+            new_st = cached_stride(self._size, st, shp)
             if new_st is not None:
                 # torch: a contiguous tensor is viewed; any other viewable layout goes through _reshape_alias
                 # (ReshapeAliasBackward0), except for tensor subclasses (isTensorSubclassLike: the Python key),

@@ -88,6 +88,25 @@ def compute_stride(oldshape, oldstride, newshape):
     return tuple(newstride)
 
 
+_STRIDES = {}           # compute_stride's answers for int tuples, see cached_stride
+
+
+def cached_stride(oldshape, oldstride, newshape):
+    """compute_stride for tuples of Python ints (the cpu fast paths of view and reshape), remembered: a model
+    views and reshapes the same geometries on every step, and the Python loop costs ~0.9 us where the lookup
+    costs ~0.15 (q.view(B, T, nh, hs) of a split piece 2.2 -> ~1.5 us). Bounded: cleared past 4096 entries."""
+    key = (oldshape, oldstride, newshape)
+    try:
+        return _STRIDES[key]
+    except KeyError:
+        pass
+    r = compute_stride(oldshape, oldstride, newshape)
+    if len(_STRIDES) >= 4096:
+        _STRIDES.clear()
+    _STRIDES[key] = r
+    return r
+
+
 def _fmt(xs):
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
@@ -146,7 +165,7 @@ def view(self, size):
                 # a strided input (a model's split chunk q.view(B, T, nh, hs)): torch's strides, and numpy's
                 # reshape as the array when it can view it too (copy=False raises where it would copy; then the
                 # general path builds the array from the storage). 8.1 -> ~2.5 us against torch's 1.2.
-                st = compute_stride(self._size, old_st, shape)
+                st = cached_stride(self._size, old_st, shape)
                 if st is not None:
                     try:
                         arr = a.reshape(shape, copy=False)
