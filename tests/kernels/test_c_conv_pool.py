@@ -416,7 +416,7 @@ def test_im2col_weight_gradient_bits_do_not_depend_on_the_thread_count(n):
     args = ((2, 2), (0, 0), (1, 1), 1)
     assert conv_im2col.chunk(n, 49 * 49, 36, 4) == min(n, 3)
     assert len(conv_im2col.wgrad_bounds(n, min(n, 3), w.nbytes)) - 1 == {2: 1, 7: 3, 20: 7}[n]
-    assert len(conv_im2col.wgrad_bounds(n, 1, 9 << 20)) == 2          # a big weight: one range
+    assert len(conv_im2col.wgrad_bounds(n, 1, 3 << 20)) == 2          # a big weight: one range
     prev = ember.get_num_threads()
     got = []
     try:

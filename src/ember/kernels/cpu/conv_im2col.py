@@ -65,16 +65,16 @@ def workers():
 
 
 WGRAD_PARTS = 8             # at most this many partial sums of a weight gradient, fixed by the batch
-WGRAD_BYTES = 16 << 20      # and at most this many bytes of them
+WGRAD_BYTES = 4 << 20       # and at most this many bytes of them
 
 
 def wgrad_bounds(n, bsz, wbytes):
     """Image bounds of a weight gradient's partial sums: min(WGRAD_PARTS, chunks of bsz images, WGRAD_BYTES //
     the weight's bytes `wbytes`) equal ranges, fixed by the batch, chunk and weight sizes, never by the thread
     count, so the bits of the sum (each range's chunks added in order, then the ranges in order) are the same
-    at every thread count. One range (a batch that fits one chunk, or a weight of 8 MB and more, where 8 partial
-    sums would cost more memory traffic than the split saves) runs inline: its gemms are then split over the C
-    pool instead (_mm), with numpy's bits."""
+    at every thread count. One range (a batch that fits one chunk, or a weight over 2 MB, whose partial sums
+    would cost more memory traffic than splitting the images saves over splitting each gemm) runs inline: its
+    gemms are then split over the C pool instead (_mm), with numpy's bits."""
     parts = max(1, min(WGRAD_PARTS, -(-n // bsz), WGRAD_BYTES // max(wbytes, 1)))
     return [n * i // parts for i in range(parts + 1)]
 
