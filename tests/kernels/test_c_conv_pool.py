@@ -415,7 +415,8 @@ def test_im2col_weight_gradient_bits_do_not_depend_on_the_thread_count(n):
     go = rng.standard_normal((n, 6, 49, 49)).astype(np.float32)
     args = ((2, 2), (0, 0), (1, 1), 1)
     assert conv_im2col.chunk(n, 49 * 49, 36, 4) == min(n, 3)
-    assert len(conv_im2col.wgrad_bounds(n, min(n, 3))) - 1 == {2: 1, 7: 3, 20: 7}[n]
+    assert len(conv_im2col.wgrad_bounds(n, min(n, 3), w.nbytes)) - 1 == {2: 1, 7: 3, 20: 7}[n]
+    assert len(conv_im2col.wgrad_bounds(n, 1, 3 << 20)) == 2          # a big weight: one range
     prev = ember.get_num_threads()
     got = []
     try:

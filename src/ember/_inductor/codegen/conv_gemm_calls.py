@@ -43,7 +43,7 @@ class GemmConv:
         work = n * self.o * self.cout * self.ck * (2 if kind == "both" else 1)
         from ember.kernels.cpu.runtime import blas
         if kind in ("gw", "both"):       # eager's fixed ranges of partial sums (conv_im2col.wgrad_bounds)
-            self.bounds = conv_im2col.wgrad_bounds(n, self.bsz)
+            self.bounds = conv_im2col.wgrad_bounds(n, self.bsz, groups * og * self.ck * itemsize)
             parts = len(self.bounds) - 1
         else:
             parts = min(threads, n)

@@ -65,14 +65,17 @@ def workers():
 
 
 WGRAD_PARTS = 8             # at most this many partial sums of a weight gradient, fixed by the batch
+WGRAD_BYTES = 4 << 20       # and at most this many bytes of them
 
 
-def wgrad_bounds(n, bsz):
-    """Image bounds of a weight gradient's partial sums: min(WGRAD_PARTS, chunks of bsz images) equal ranges,
-    fixed by the batch and the chunk size, never by the thread count, so the bits of the sum (each range's
-    chunks added in order, then the ranges in order) are the same at every thread count. A batch that fits
-    one chunk is one range: its gemm is then split over the C pool instead (_mm), with numpy's bits."""
-    parts = max(1, min(WGRAD_PARTS, -(-n // bsz)))
+def wgrad_bounds(n, bsz, wbytes):
+    """Image bounds of a weight gradient's partial sums: min(WGRAD_PARTS, chunks of bsz images, WGRAD_BYTES //
+    the weight's bytes `wbytes`) equal ranges, fixed by the batch, chunk and weight sizes, never by the thread
+    count, so the bits of the sum (each range's chunks added in order, then the ranges in order) are the same
+    at every thread count. One range (a batch that fits one chunk, or a weight over 2 MB, whose partial sums
+    would cost more memory traffic than splitting the images saves over splitting each gemm) runs inline: its
+    gemms are then split over the C pool instead (_mm), with numpy's bits."""
+    parts = max(1, min(WGRAD_PARTS, -(-n // bsz), WGRAD_BYTES // max(wbytes, 1)))
     return [n * i // parts for i in range(parts + 1)]
 
 
@@ -228,7 +231,7 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x.strides[0]
     bsz = chunk(n, o, groups * ck, isz)
-    bounds = wgrad_bounds(n, bsz)
+    bounds = wgrad_bounds(n, bsz, groups * og * ck * isz)
     parts = np.zeros((len(bounds) - 1, groups, og, ck), x.dtype)
 
     def run(lo, hi, j):
@@ -264,7 +267,7 @@ def backward(x, go, w, st, pd, dl, groups):
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x.strides[0]
     bsz = chunk(n, o, groups * ck, isz)
-    bounds = wgrad_bounds(n, bsz)
+    bounds = wgrad_bounds(n, bsz, groups * og * ck * isz)
     parts = np.zeros((len(bounds) - 1, groups, og, ck), x.dtype)
 
     def run(lo, hi, j):
