@@ -3,6 +3,11 @@
     python benchmarks/train_step.py [--steps 20] [--only mlp,cnn,gpt,gpt_plain,generate] [--out results.json]
                                     [--threads N] [--cpu-time]
 
+Each row also gives the load average when it started (`load`: on a shared machine the ratios move with it) and
+`ember_pool`, what ember's C thread pool did during ember's part of the row (runtime/flat.py's pool_stats, per
+step or per generated token): split jobs, the share a worker joined, the share published while it slept (it must
+be woken, tens of microseconds late on a VM), and the caller's wait for a joined worker.
+
 --threads sets torch's intra-op threads (default: every core); numpy's BLAS threads follow the environment, so
 for a one-thread comparison run `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ... --threads 1`. --cpu-time reports
 process CPU time per step instead of wall time: on a machine shared with other jobs, wall time mostly measures
@@ -122,6 +127,25 @@ def generate_tokens_per_s(lib, new_tokens=48, attention="plain", clock=time.perf
 WORKLOADS = {"mlp": mlp, "cnn": cnn, "gpt": gpt, "gpt_plain": gpt_plain}
 
 
+def _pool_stats(reset=False):
+    """ember's C pool counters (runtime/flat.py pool_stats), or None when C is off or ember predates them."""
+    try:
+        from ember.kernels.cpu.runtime.flat import pool_stats
+    except ImportError:
+        return None
+    return pool_stats(reset)
+
+
+def _pool_row(stats, per):
+    """The pool counters of a row's ember part as shares (`per`: steps or tokens the counters cover)."""
+    if not stats or not per:
+        return None
+    jobs = stats["jobs"]
+    return {"jobs_per": round(jobs / per, 1), "joined": round(stats["joined"] / max(1, jobs), 2),
+            "asleep": round(stats["asleep"] / max(1, jobs), 2),
+            "wait_us_per": round(stats["wait_ns"] / 1e3 / per, 1)}
+
+
 def bench(lib, make, steps, warmup=3, clock=time.perf_counter):
     lib.manual_seed(0)
     model, opt, loss_fn = make(lib)
@@ -159,20 +183,26 @@ def main(argv=None):
     clock = time.process_time if args.cpu_time else time.perf_counter
     results = {}
     for name in args.only.split(","):
-        row = {}
+        row = {"load": round(os.getloadavg()[0], 2)}
         if name == "generate":
             for libname, lib in (("torch", torch), ("ember", ember)):
+                if lib is ember:
+                    _pool_stats(reset=True)
                 row[f"{libname}_tokens_per_s"] = round(float(np.median(
                     [generate_tokens_per_s(lib, clock=clock) for _ in range(3)])), 1)
+            row["ember_pool"] = _pool_row(_pool_stats(), 3 * 49)      # (forwards: 48 tokens and a warm-up, x3)
             row["ratio"] = round(row["ember_tokens_per_s"] / row["torch_tokens_per_s"], 2)
             results[name] = row
             print(name, json.dumps(row), file=sys.stderr)
             continue
         for libname, lib in (("torch", torch), ("ember", ember)):
+            if lib is ember:
+                _pool_stats(reset=True)
             try:
                 row[f"{libname}_ms"] = round(bench(lib, WORKLOADS[name], args.steps, clock=clock), 3)
             except Exception as exc:                    # noqa: BLE001 - report, keep going
                 row[f"{libname}_error"] = f"{type(exc).__name__}: {exc}"
+        row["ember_pool"] = _pool_row(_pool_stats(), args.steps + 3)      # (warm-up steps included)
         if "ember_ms" in row and "torch_ms" in row:
             row["ratio"] = round(row["ember_ms"] / row["torch_ms"], 2)
         results[name] = row

@@ -105,4 +105,93 @@ def test_anomaly_mode_makes_the_leaf_edge_at_the_forward_op():
     with ember.autograd.detect_anomaly():
         y = a * 2.0
     e = y.grad_fn.next_edges[0]
-    assert e.__class__ is tuple and type(e[0]) is AccumulateGrad
+    assert type(e) is AccumulateGrad        # the entry standing for (AccumulateGrad, 0)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("lazy", [True, False])
+def test_leaf_that_stopped_requiring_grad_gets_nothing_as_torch(lazy):
+    # torch's AccumulateGrad::apply checks the variable when the gradient arrives: requires_grad_(False) between
+    # the forward and the backward means no .grad, whether the edge was made at the op or (ember) when first read
+    torch = pytest.importorskip("torch")
+    out = []
+    for mod in (torch, ember):
+        x = mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = mod.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        y = x * w
+        if not lazy:
+            y.grad_fn.next_functions      # the edge made before the change
+        x.requires_grad_(False)
+        y.sum().backward()
+        out.append((x.grad, w.grad.tolist()))
+    assert out[0] == out[1] == (None, [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("lazy", [True, False])
+def test_leaf_moved_into_the_graph_interior_raises_as_torch(lazy):
+    # requires_grad_(False), then an in-place op with an input needing grad: the tensor has a history now, and the
+    # gradient recorded for it as a leaf raises torch's error (before, ember accumulated it into .grad)
+    torch = pytest.importorskip("torch")
+    msgs = []
+    for mod in (torch, ember):
+        x = mod.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = mod.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        y = x * 2.0
+        if not lazy:
+            y.grad_fn.next_functions
+        x.requires_grad_(False)
+        x.mul_(w)
+        assert x.grad_fn is not None
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        msgs.append(str(info.value))
+        assert x._grad is None if mod is ember else True
+    assert msgs[0] == msgs[1] == "leaf variable has been moved into the graph interior"
+
+
+def test_edges_to_output_0_are_entries_without_a_tuple():
+    # a recorded op keeps no (fn, 0) tuple per input edge (graph.py's entries): the producer's node alone, a leaf
+    # as itself until read, then its AccumulateGrad; an edge to another output keeps (fn, nr)
+    a = ember.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 2.0                       # a leaf entry
+    e = b.exp()
+    c = e + b                         # node entries
+    d = c[1] * 3.0                    # a view input: its node's entry too
+    g = ember.split(c, 1)[2] * 3.0    # output 2 of a multi-output view op
+    lo, hi = ember.aminmax(c)         # two differentiable outputs of one node
+    f = hi * lo
+    assert b.grad_fn.next_edges[0] is a
+    assert c.grad_fn.next_edges == (e.grad_fn, b.grad_fn)
+    assert e.grad_fn.next_edges == (b.grad_fn,)
+    assert d.grad_fn.next_edges[0].name() == "SelectBackward0"
+    assert g.grad_fn.next_edges[0][0].name() == "SplitBackward0" and g.grad_fn.next_edges[0][1] == 2
+    assert f.grad_fn.next_edges == ((hi.grad_fn, 1), lo.grad_fn)
+    (acc, nr) = b.grad_fn.next_functions[0]      # read: the leaf entry is its AccumulateGrad now
+    assert type(acc) is AccumulateGrad and nr == 0 and b.grad_fn.next_edges[0] is acc
+    (d.sum() + f + g.sum()).backward()
+    assert a.grad is not None
+
+
+@pytest.mark.parity
+def test_next_functions_with_outputs_other_than_0_as_torch():
+    torch = pytest.importorskip("torch")
+
+    def names(mod):
+        x = mod.tensor([[1.0, 5.0], [3.0, 2.0]], requires_grad=True)
+        parts = mod.unbind(x * 1.0)
+        y = parts[1] * parts[0] + mod.linalg.eigh(x @ x.t())[1][0].sum()
+        out = []
+        stack = [y.grad_fn]
+        while stack:
+            n = stack.pop()
+            for f, nr in n.next_functions:
+                out.append((n.name(), None if f is None else f.name(), nr))
+                if f is not None:
+                    stack.append(f)
+        y.sum().backward()
+        return out, x.grad.tolist()
+
+    (e, ge), (t, gt) = names(ember), names(torch)
+    assert e == t
+    np.testing.assert_allclose(ge, gt, rtol=1e-5)

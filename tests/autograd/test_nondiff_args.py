@@ -21,7 +21,7 @@ def _cases(lib):
         "bce weight": lambda: F.binary_cross_entropy(x.sigmoid(), p, weight=w),
         "bce_with_logits weight": lambda: F.binary_cross_entropy_with_logits(x, p, weight=w),
         "bce_with_logits pos_weight": lambda: F.binary_cross_entropy_with_logits(x, p, pos_weight=w),
-        "batch_norm running_mean": lambda: F.batch_norm(x, w, lib.ones(3, dtype=x.dtype), training=True),
+        "batch_norm running_mean": lambda: F.batch_norm(x, w, lib.ones(3, dtype=lib.float64), training=True),
     }
 
 

@@ -65,6 +65,36 @@ VIEW_CASES = {
     "reshape_view": ((2, 3, 4), lambda m, x: x.reshape(4, 6)),
     "reshape_as": ((2, 3), lambda m, x: x.reshape_as(m.tensor([0.0] * 6))),
     "contiguous_self": ((2, 3), lambda m, x: x.contiguous()),
+    # the int fast paths of kernels/meta/view.py and decompositions/view.py (negative dims, other dims, strided
+    # inputs, size-0 and 0-d edges)
+    "split_neg_dim": ((3, 5), lambda m, x: x.split(2, -1)),
+    "split_big": ((3, 5), lambda m, x: x.split(7, 1)),
+    "split_strided": ((4, 6), lambda m, x: x.t().split(3, 1)),
+    "split_empty_dim": ((0, 3), lambda m, x: x.split(2)),
+    "chunk_neg_dim": ((3, 5), lambda m, x: x.chunk(2, -1)),
+    "unbind_neg": ((2, 3, 4), lambda m, x: x.unbind(-1)),
+    "unbind_1d": ((3,), lambda m, x: m.unbind(x)),
+    "select_mid": ((2, 3, 4), lambda m, x: x.select(1, -2)),
+    "select_last_1d": ((4,), lambda m, x: x.select(-1, 3)),
+    "narrow_mid": ((2, 3, 4), lambda m, x: x.narrow(-1, 1, 2)),
+    "narrow_end": ((2, 3, 4), lambda m, x: m.narrow(x, 1, 3, 0)),
+    "squeeze_mid": ((2, 1, 3), lambda m, x: x.squeeze(1)),
+    "squeeze_noop_neg": ((2, 3), lambda m, x: x.squeeze(-1)),
+    "squeeze_0d": ((), lambda m, x: x.squeeze(0)),
+    "unsqueeze_neg": ((2, 3), lambda m, x: x.unsqueeze(-2)),
+    "unsqueeze_0d": ((), lambda m, x: x.unsqueeze(-1)),
+    "unsqueeze_strided": ((4, 6), lambda m, x: x.t().unsqueeze(1)),
+    "permute_neg": ((2, 3, 4), lambda m, x: x.permute(-1, 0, 1)),
+    "permute_strided": ((4, 6), lambda m, x: x[:, ::2].permute([1, 0])),
+    "expand_lead_infer": ((3, 1), lambda m, x: x.expand(2, -1, 4)),
+    "expand_zero": ((3, 1), lambda m, x: x.expand(3, 0)),
+    "expand_strided": ((4, 6), lambda m, x: x[:, :1].expand(2, 4, 3)),
+    "expand_lead_ones": ((3,), lambda m, x: x.expand(1, 1, 3)),
+    "expand_list": ((2, 1, 3), lambda m, x: x.expand([4, 2, 5, 3])),
+    "flatten_mid": ((2, 3, 4, 5), lambda m, x: x.flatten(-3, -2)),
+    "flatten_strided": ((2, 3, 4), lambda m, x: x[:, 1:].flatten(1)),
+    "reshape_split_piece": ((2, 3, 8), lambda m, x: x.split(4, 2)[1].reshape(6, 4)),
+    "reshape_list_infer": ((2, 3, 4), lambda m, x: x.transpose(0, 1)[:, :1].reshape([-1, 4])),
 }
 
 
@@ -259,6 +289,7 @@ def test_fused_view_kernels_match_their_plain_kernels():
     from ember.kernels.meta import view as V
     x = ember.from_numpy(base((2, 3, 4)))
     calls = [(V.view, (x, (6, 4))), (V.view, (x, [4, -1])), (V.as_strided, (x, (2, 2), (1, 2), 1)),
+             (V.reshape_alias, (x[:, :, :2], (6, 2), (4, 1))), (V.reshape_alias, (x, (4, 6), (1, 4))),
              (V.expand, (x[:, :1], (2, 3, 4))), (V.transpose, (x, 0, 2)), (V.permute, (x, (2, 0, 1))),
              (V.t, (x[0],)), (V.t, (x[0, 0],)), (V.select, (x, 0, 1)), (V.select, (x, 2, -1)),
              (V.slice, (x, 0, 1, None, 1)), (V.slice, (x, 2, -3, 100, 2)), (V.narrow, (x, 1, 1, 2)),

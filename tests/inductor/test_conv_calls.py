@@ -60,7 +60,8 @@ def test_cnn_forward_and_backward_have_no_python_convolution():
         assert m.dconv
     fwd, bwd = c.modules
     assert fwd.c_source.count("ember_dconv_fwd_f32(") == 2
-    assert bwd.c_source.count("ember_dconv_wgrad_f32(") == 2
+    assert bwd.c_source.count("ember_dconv_wgrad_f32(") == 1         # 6 channels: the grid kernel
+    assert bwd.c_source.count("ember_dconv_wgradc_f32(") == 1        # 16 channels: the channel-vector kernel
     assert bwd.c_source.count("ember_dconv_fwd_f32(") == 2          # input gradients of both layers
 
 
@@ -293,3 +294,39 @@ def test_parity_with_torch(case):
     for a, b in zip(e, t):
         scale = np.abs(b.grad.numpy()).max()
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("cout", [6, 16])
+def test_direct_weight_gradient_chunks_equal_eager(threads, cout):
+    """A batch of 20 in eager's weight-gradient chunks (conv_direct.wgrad_grain: 3 images, 7 partial sums added
+    in order) by eager's kernel (6 channels: the grid kernel; 16: the channel-vector kernel), bit for bit at any
+    thread count."""
+    from ember.kernels.cpu import conv_direct
+    x, w, g = _t(20, 6, 12, 12), _t(cout, 6, 5, 5, seed=1), _t(20, cout, 8, 8, seed=2)
+    assert conv_direct.wgrad_grain(20) == 3
+    prev = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        with config.patch({"cpp.threads": threads}):
+            c = _exact(_linear_loss(F.conv2d), [x, w, g], grad_of=(1,))
+    finally:
+        ember.set_num_threads(prev)
+    src = c.source()
+    assert ("ember_dconv_wgradc_f32(" in src) == (cout == 16)
+    assert "7 part(s)" in src
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_im2col_weight_gradient_ranges_equal_eager(threads):
+    """A strided convolution's weight gradient in eager's fixed ranges of images (conv_im2col.wgrad_bounds: 7
+    images in chunks of 3, 3 partial sums added in order), bit for bit at any thread count."""
+    x, w, g = _t(7, 4, 99, 99), _t(6, 4, 3, 3, seed=1), _t(7, 6, 49, 49, seed=2)
+    prev = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        with config.patch({"cpp.threads": threads}):
+            c = _exact(_linear_loss(F.conv2d, stride=2), [x, w, g], grad_of=(1,))
+    finally:
+        ember.set_num_threads(prev)
+    assert "3 part(s)" in c.source()

@@ -213,10 +213,14 @@ def test_max_pool_c_matches_numpy_and_torch(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_max_pool_2x2_fast_path_matches_torch(dtype):
     """The 2x2 stride-2 unpadded pool (its own loop in pool.c): even and odd planes, windows with
-    ties, NaN (a later NaN wins), +-inf and all -inf, against torch and the numpy path."""
+    ties, NaN (a later NaN wins), +-inf and all -inf, against torch and the numpy path. Row lengths
+    cover its three cases: whole blocks of eight outputs (33 wide), blocks plus an overlapping last
+    eight (28, 21, 18 wide), rows under eight outputs read past their end (10 wide) or, at the end of
+    the input, through a copy (2 wide, and the last rows of every shape)."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(7)
-    for shape in ((2, 3, 8, 10), (1, 2, 2, 2), (3, 5, 7), (2, 1, 9, 33)):
+    for shape in ((2, 3, 8, 10), (1, 2, 2, 2), (3, 5, 7), (2, 1, 9, 33), (2, 3, 28, 28), (1, 2, 6, 21),
+                  (2, 2, 5, 18)):
         x = _pool_input(rng, shape, dtype)
         x.reshape(-1)[:4] = [np.nan, 1.0, np.nan, 2.0]
         for kw in (dict(kernel_size=2), dict(kernel_size=2, stride=2), dict(kernel_size=2, ceil_mode=True)):
@@ -381,3 +385,48 @@ def test_unfold_fold_c_match_numpy_and_torch(dtype, monkeypatch):
             np.testing.assert_array_equal(e, t.numpy())
             np.testing.assert_allclose(ef, tf.numpy(), rtol=1e-6, atol=1e-6)
     assert {"im2col_batch", "col2im_batch"} <= set(calls)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_conv_bias_gradient_has_numpys_bits(dtype):
+    """convolution_backward's bias gradient by C row sums (flat.sum_rows) then images in order: the bits of
+    numpy's multi-axis sum it replaces, for every rank, with or without C."""
+    from ember.kernels.cpu import conv
+    rng = np.random.default_rng(9)
+    for shape in ((64, 6, 28, 28), (64, 16, 10, 10), (5, 3, 1000), (2, 4, 6, 7, 9), (3, 2, 1, 1)):
+        go = rng.standard_normal(shape).astype(dtype) * 100
+        ref = go.sum(axis=(0,) + tuple(range(2, go.ndim)))
+        for on in (True, False):
+            with clib.use_c(on):
+                got = conv._bias_grad(go)
+            assert got.dtype == ref.dtype
+            np.testing.assert_array_equal(got, ref, err_msg=f"{shape} C={on}")
+
+
+@needs_c
+@pytest.mark.parametrize("n", [2, 7, 20])
+def test_im2col_weight_gradient_bits_do_not_depend_on_the_thread_count(n):
+    """conv_im2col's weight gradients (alone, and with the input gradient in one pass) sum fixed ranges of images
+    (wgrad_bounds: by batch and chunk size; here chunks of 3 images, so 1, 3 and 7 ranges), whatever the threads
+    that run them; the input gradient is the same too."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((n, 4, 99, 99)).astype(np.float32)
+    w = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    go = rng.standard_normal((n, 6, 49, 49)).astype(np.float32)
+    args = ((2, 2), (0, 0), (1, 1), 1)
+    assert conv_im2col.chunk(n, 49 * 49, 36, 4) == min(n, 3)
+    assert len(conv_im2col.wgrad_bounds(n, min(n, 3))) - 1 == {2: 1, 7: 3, 20: 7}[n]
+    prev = ember.get_num_threads()
+    got = []
+    try:
+        for t in (1, 2, 3):
+            ember.set_num_threads(t)
+            gw = conv_im2col.weight_grad(x, go, w.shape, *args)
+            gi, gw2 = conv_im2col.backward(x, go, w, *args)
+            got.append((gw, gi, gw2))
+    finally:
+        ember.set_num_threads(prev)
+    for a in got[1:]:
+        for u, v in zip(got[0], a):
+            np.testing.assert_array_equal(u, v)
+    np.testing.assert_array_equal(got[0][0], got[0][2])

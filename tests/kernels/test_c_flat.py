@@ -463,6 +463,123 @@ def test_big_ops_match_torch_dtypes_and_values():
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
+@pytest.fixture
+def streaming(monkeypatch):
+    """Every flat op streams its output (runtime/flat.py's STREAM_BYTES set to 0); yields the names of the
+    kernels looked up for it from here on, so a test can check the `_nt` forms ran."""
+    old = flat.stream_bytes()
+    looked = []
+    real = flat.kernel
+
+    def kernel(name, dtype):
+        looked.append(name)
+        return real(name, dtype)
+    monkeypatch.setattr(flat, "kernel", kernel)
+    flat.set_stream_bytes(0)
+    yield looked
+    flat.set_stream_bytes(old)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_streaming_kernels_bit_identical_to_numpy(threads, dtype, streaming):
+    """The streaming-store forms (csrc/elementwise_flat.c's `_nt` kernels, for ops that move more than the
+    cache holds) give the plain kernels' bits: + - * / with tensors and numbers on either side, neg, relu
+    (-0.0 and NaN kept), clone, float32 <-> float64 casts; outputs at every alignment (a view's output
+    starts mid-line), in-place ops and an out= aliasing an input keep the plain kernels."""
+    if flat.kernel("add_nt", np.dtype(dtype)) == 0:
+        pytest.skip("no streaming kernels on this cpu")
+    a, b = _data(dtype)
+    x, y = ember.from_numpy(a.copy()), ember.from_numpy(b.copy())
+    other = np.float64 if dtype == np.float32 else np.float32
+    with np.errstate(all="ignore"):
+        for name, uf in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide)):
+            _same(getattr(ember, name)(x, y).numpy(), uf(a, b), name)
+            _same(getattr(ember, name)(x, 0.3).numpy(), uf(a, dtype(0.3)), name + " scalar")
+            out = ember.empty(N, dtype=x.dtype)
+            assert getattr(ember, name)(x, y, out=out) is out
+            _same(out.numpy(), uf(a, b), name + " out=")
+            for k in (1, 3, 7):                         # outputs and inputs off the 64-byte line
+                _same(getattr(ember, name)(x[k:], y[k:]).numpy(), uf(a[k:], b[k:]), f"{name} [{k}:]")
+                o = ember.empty(N, dtype=x.dtype)[k:]
+                getattr(ember, name)(x[:-k], y[k:], out=o)
+                _same(o.numpy(), uf(a[:-k], b[k:]), f"{name} out=[{k}:]")
+        _same((1.5 - x).numpy(), dtype(1.5) - a, "rsub")
+        _same((2.0 / x).numpy(), dtype(2.0) / a, "rdiv")
+        _same((-x).numpy(), -a, "neg")
+        _same(ember.relu(x).numpy(), np.where(a < 0, dtype(0), a), "relu")
+        _same(x.clone().numpy(), a, "clone")
+        _same(x.to(getattr(ember, np.dtype(other).name)).numpy(), a.astype(other), "cast")
+        # one thread: the arithmetic, copies and casts stay with numpy (flat.splits), relu runs C
+        assert ({"add_nt", "sub_s_nt", "sub_r_nt", "div_nt", "neg_nt", "relu_nt", "copy_nt",
+                 "to_f64_nt" if dtype == np.float32 else "to_f32_nt"} if threads > 1 else {"relu_nt"}) <= set(streaming)
+        del streaming[:]
+        z = ember.from_numpy(a.copy())
+        z.add_(y)
+        z.mul_(0.5)
+        _same(z.numpy(), (a + b) * dtype(0.5), "in place")
+        y2 = ember.from_numpy(b.copy())
+        ember.sub(x, y2, out=y2)
+        _same(y2.numpy(), a - b, "out= an input")
+        assert not any(n.endswith("_nt") for n in streaming)
+
+
+@pytest.mark.parity
+def test_streaming_kernels_match_torch(streaming):
+    torch = pytest.importorskip("torch")
+    a, b = _data(np.float32)
+    for fn in (lambda L, x, y: x + y, lambda L, x, y: x * 0.5, lambda L, x, y: 1 - x, lambda L, x, y: x / y,
+               lambda L, x, y: L.relu(x), lambda L, x, y: -x, lambda L, x, y: x.to(L.float64),
+               lambda L, x, y: x.double().float(), lambda L, x, y: L.add(x, y, out=L.empty_like(y))):
+        got = fn(ember, ember.from_numpy(a.copy()), ember.from_numpy(b.copy()))
+        want = fn(torch, torch.from_numpy(a.copy()), torch.from_numpy(b.copy()))
+        assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+        np.testing.assert_array_equal(got.numpy().view(np.uint8), want.numpy().view(np.uint8))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_big_out_variants_match_torch(threads, op):
+    """out= of big float tensors (elementwise.py's out= fast path straight to the C kernel, and what must leave
+    it): tensor and Python-number operands, out= aliasing an input exactly, an out= view beside its inputs, a
+    strided out, an out of another dtype (cast), a wrongly sized out (resized, torch's warning), an int
+    beyond 2**53 and a bool operand: torch's values, dtypes, shapes and warnings."""
+    torch = pytest.importorskip("torch")
+    import warnings
+    a, b = _data(np.float32)
+
+    def both(fn):
+        res = []
+        for L in (ember, torch):
+            x, y = L.from_numpy(a.copy()), L.from_numpy(b.copy())
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                try:
+                    with np.errstate(all="ignore"):
+                        r = fn(L, x, y).numpy().copy()
+                except RuntimeError as e:
+                    r = (type(e), str(e))
+            res.append((r, [str(m.message).split(".")[0] for m in w]))
+        (got, gw), (want, ww) = res
+        if isinstance(want, tuple) or isinstance(got, tuple):
+            assert isinstance(got, tuple) and isinstance(want, tuple) and got == want
+            return
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+        assert gw == ww
+
+    both(lambda L, x, y: getattr(L, op)(x, y, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, 0.75, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, 3, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, 2 ** 60 + 1, out=L.empty_like(x)))
+    if op != "sub":             # (sub of a bool: torch's error, fix20's _bool_sub_check)
+        both(lambda L, x, y: getattr(L, op)(x, True, out=L.empty_like(x)))
+    both(lambda L, x, y: getattr(L, op)(x, y, out=x))                        # exact alias
+    both(lambda L, x, y: getattr(L, op)(x[1:], y[1:], out=L.empty(N + 1, dtype=L.float32)[2:]))  # out a view
+    both(lambda L, x, y: getattr(L, op)(x[:N // 2], y[:N // 2], out=L.empty(N, dtype=L.float32)[::2]))
+    both(lambda L, x, y: getattr(L, op)(x, y, out=L.empty(N, dtype=L.float64)))
+    both(lambda L, x, y: getattr(L, op)(x, y, out=L.empty(7, dtype=L.float32)))
+
+
 def test_layouts_the_pool_does_not_take_stay_correct(threads):
     """Non-contiguous, broadcast, mixed-dtype, integer and float16 operands keep their numpy paths."""
     a, b = _data(np.float32, n=2 * N)
@@ -567,6 +684,29 @@ def test_spin_budgets_and_pool_counters(spin_us, backoff):
     finally:
         flat.set_spin_us(prev)
         flat.set_wake_backoff(prev_backoff)
+        ember.set_num_threads(old)
+
+
+@pytest.mark.parametrize("floor,ceiling", [(50, 400), (50, 50), (0, 400), (100, 20)])
+def test_adaptive_spin_stays_between_its_floor_and_ceiling(floor, ceiling):
+    """The idle spin budget (csrc/parallel.c's ep_spin_adapt) moves between set_spin_us's floor and
+    set_spin_max_us's ceiling whatever the jobs' rhythm and the machine's load (a ceiling at or below the floor:
+    a fixed spin; a floor of 0: workers sleep at once), and setting the floor resets it; bits unchanged."""
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    prev, prev_max = flat.set_spin_us(floor), flat.set_spin_max_us(ceiling)
+    try:
+        assert prev >= 0 and prev_max >= 0
+        assert flat.spin_now_us() == floor
+        x, y = ember.from_numpy(a), ember.from_numpy(b)
+        for gap in [0.0001] * 8 + [0.001, 0.03, 0.0001]:
+            _same((x * y).numpy(), a * b)
+            time.sleep(gap)
+            assert floor <= flat.spin_now_us() <= max(floor, ceiling)
+    finally:
+        flat.set_spin_us(prev)
+        flat.set_spin_max_us(prev_max)
         ember.set_num_threads(old)
 
 

@@ -411,3 +411,83 @@ def test_scaled_addmm_baddbmm_addbmm_and_broadcast_matmul_split_bit_for_bit(thre
             assert len(used) >= 1 and calls.count("bmm") >= 3, (used, calls)    # a non-contiguous stack @ w
     for a1, a2 in zip(outs[1], outs[2]):
         np.testing.assert_array_equal(a1, a2)
+
+
+def test_nt_products_split_by_openblas_kernel_class():
+    """_small: a float32 NT product (a @ b^T) takes OpenBLAS's small-matrix kernels only up to SMALL_NT_MN results
+    (and k >= 32), so blocks of such a product below SMALL_MNK multiply-adds may split as long as the whole and
+    every block stay in the regular kernels; other layouts keep the SMALL_MNK rule."""
+    f32 = np.dtype(np.float32)
+    assert gemm._small(8, 128, 512, True)              # 1,024 results: small kernels
+    assert not gemm._small(16, 384, 128, True)         # 6,144 results: regular kernels below 1M multiply-adds
+    assert not gemm._small(48, 65, 16, True)           # k below 32: regular
+    assert gemm._small(16, 384, 128, False)            # NN, TN: the multiply-adds decide
+    plan = gemm._plan(384, 16, 128, 1, 2, f32, min_macs=0, nt=True)      # rows of w @ x^T (n=384, m=16, k=128)
+    assert plan is not None and plan[0] == 0 and 384 // plan[2] * 16 > gemm.SMALL_NT_MN
+    assert gemm._plan(384, 16, 128, 1, 2, f32, min_macs=0, nt=False) is None
+    assert gemm._plan(128, 8, 512, 1, 2, f32, min_macs=0, nt=True) is None       # the whole in the small kernels
+    assert gemm._plan(128, 12, 512, 1, 2, f32, min_macs=0, nt=True) is None      # 64-row blocks would be small
+    assert gemm._plan(384, 16, 128, 1, 2, np.dtype(np.float64), min_macs=0, nt=True) is None   # float32 only
+
+
+@pytest.mark.parametrize("k,n", [(128, 384), (128, 512), (512, 128), (128, 128), (784, 512), (128, 65), (40, 300)])
+@pytest.mark.parametrize("m", [2, 8, 12, 16, 24, 31, 32, 40, 48])
+@pytest.mark.parametrize("bias", [False, True])
+def test_split_transposed_product_is_numpy_bit_for_bit(k, n, m, bias, threads):
+    """mm_t(w, x^T, b) = (w @ x^T)^T + b split over the pool by blocks of rows of w (F.linear's few-row product):
+    numpy's single call and strided add, bit for bit, at any thread count, also where blocks are below 1M
+    multiply-adds (_small's NT rule); None where it does not split."""
+    rng = np.random.default_rng(m * 31 + n + k)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32) if bias else None
+    threads(1)
+    want = x @ w.T
+    want = want + b if bias else want
+    assert gemm.mm_t(w, x.T, b, min_macs=0) is None                   # one thread: numpy's call
+    for t in (2, 3, 4):
+        threads(t)
+        got = gemm.mm_t(w, x.T, b, min_macs=0)
+        plan = gemm._plan(n, m, k, 1, t, np.dtype(np.float32), min_macs=0, nt=True)
+        if got is None:
+            assert plan is None or plan[0] != 0 or m * n * k <= gemm.OPENBLAS_SERIAL
+            continue
+        assert got.shape == (m, n) and got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want, err_msg=f"{t} threads", strict=True)
+    threads(2)
+    assert gemm.mm_t(w, x.T, b, min_macs=m * n * k + 1) is None       # below the caller's threshold
+
+
+def test_split_transposed_product_declines_what_it_cannot_take(threads):
+    threads(2)
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((512, 128)).astype(np.float32)
+    x = rng.standard_normal((32, 128)).astype(np.float32)
+    assert gemm.mm_t(w, x.T.astype(np.float64), min_macs=0) is None                 # mixed dtypes
+    assert gemm.mm_t(w, x.T, np.ones(32, np.float32), min_macs=0) is None            # bias of the wrong length
+    assert gemm.mm_t(w, x.T, np.ones(1024, np.float32)[::2], min_macs=0) is None     # strided bias
+    assert gemm.mm_t(w, x[:1].T, min_macs=0) is None                                 # one column: gemv
+    assert gemm.mm_t(w, w.T, min_macs=0) is None                                     # w @ w^T: syrk
+    got = gemm.mm_t(w.astype(np.float64), x.T.astype(np.float64), min_macs=0)       # float64: its own units
+    want = x.astype(np.float64) @ w.astype(np.float64).T
+    assert got is None or np.array_equal(got, want)
+
+
+def test_transposed_product_holds_openblas_below_its_split(threads):
+    """F.linear's few-row product holds OpenBLAS at one thread from OPENBLAS_SERIAL multiply-adds even where it
+    does not split (below min_macs), as gemm.mm did for these products before: otherwise numpy's own call of it
+    starts OpenBLAS's threads, whose spinning worker takes the core from ember's pool (the module docstring)."""
+    if blas.get_num_threads() is None:
+        pytest.skip("numpy's OpenBLAS not found")
+    threads(2)
+    w = np.ones((512, 128), np.float32)
+    x = np.ones((5, 128), np.float32)          # 327,680 multiply-adds: above OPENBLAS_SERIAL, below 1M
+    monkey = blas._HELD[0]
+    try:
+        blas._HELD[0] = False
+        blas.set_num_threads(2)
+        assert gemm.mm_t(w, x.T, min_macs=1 << 20) is None
+        assert blas.held() and blas.get_num_threads() == 1
+    finally:
+        blas._HELD[0] = monkey
+        blas.set_num_threads(2)

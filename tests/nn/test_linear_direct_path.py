@@ -113,3 +113,39 @@ def test_modes_and_observers_still_see_the_ops():
         finally:
             _ops.set_dispatch_observer(None)
         assert "aten.addmm.default" in seen
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("shape,n", [((1, 16, 128), 384), ((1, 24, 128), 512), ((1, 32, 512), 128),
+                                     ((1, 48, 128), 512), ((40, 128), 384), ((1, 31, 128), 128)])
+def test_few_row_product_split_over_the_pool_keeps_the_bits(monkeypatch, bias, shape, n):
+    # with two threads the swapped product splits by blocks of rows of w from _SWAP_SPLIT_MACS (gemm.mm_t): the
+    # same bits as one thread and as the general path, torch's values
+    torch = pytest.importorskip("torch")
+    from ember.kernels.cpu.runtime import gemm
+    m = _lin(shape[-1], n, bias, ember.float32)
+    x = ember.from_numpy(RNG.standard_normal(shape).astype(np.float32))
+    old = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        with ember.no_grad():
+            one = F.linear(x, m.weight, m.bias).numpy()
+        ember.set_num_threads(2)
+        calls = []
+        real = gemm.mm_t
+        monkeypatch.setattr(gemm, "mm_t", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+        with ember.no_grad():
+            two = F.linear(x, m.weight, m.bias).numpy()
+            ref = _general(monkeypatch, x, m.weight, m.bias).numpy()
+    finally:
+        ember.set_num_threads(old)
+    rows = int(np.prod(shape[:-1]))
+    if gemm.available() and rows * n * shape[-1] >= L._SWAP_SPLIT_MACS:
+        assert calls and calls[0] is not None          # it did split
+    np.testing.assert_array_equal(two, one)
+    np.testing.assert_array_equal(two, ref)
+    tw = torch.tensor(m.weight.detach().numpy())
+    tb = torch.tensor(m.bias.detach().numpy()) if bias else None
+    want = torch.nn.functional.linear(torch.tensor(x.numpy()), tw, tb).numpy()
+    np.testing.assert_allclose(two, want, rtol=1e-5, atol=1e-5)

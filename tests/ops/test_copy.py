@@ -78,3 +78,28 @@ def test_reshape_of_a_permuted_tensor_is_a_fresh_copy_as_in_torch(dt):
             assert ember.equal(e, (ember.arange(8).reshape(2, 4) % 3).to(getattr(ember, dt)).t())
     with ember.inference_mode():
         assert ember.ones(2, 3).t().reshape(6).is_inference()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3), (1 << 16,)])
+@pytest.mark.parametrize("src,dst", [("float32", "float16"), ("float32", "float64"), ("float64", "bfloat16"),
+                                     ("int64", "float32"), ("float32", "int32"), ("bool", "float32")])
+def test_to_dtype_of_a_contiguous_tensor_matches_torch(shape, src, dst):
+    """`.to(dtype)` of a c-contiguous tensor (copy.py's _to_copy fast path): torch's values, dtype, shape and
+    contiguous strides, a fresh tensor; under inference_mode an inference tensor; with grad a ToCopyBackward0."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    a = np.asarray(rng.standard_normal(shape) * 100, dtype=np.float64)
+    want = torch.tensor(a).to(getattr(torch, src)).to(getattr(torch, dst))
+    x = ember.tensor(a).to(getattr(ember, src))
+    got = x.to(getattr(ember, dst))
+    assert str(got.dtype) == str(want.dtype).replace("torch", "ember") and got.shape == tuple(want.shape)
+    # (an empty tensor made from numpy data: torch's strides (0,), ember's (1,), as before this path)
+    assert (got.stride() == want.stride() or not got.numel()) and got.is_contiguous()
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+    assert got.data_ptr() != x.data_ptr() or got.numel() == 0
+    with ember.inference_mode():
+        assert x.to(getattr(ember, dst)).is_inference()
+    if src.startswith("float") and dst.startswith(("float", "bfloat")):
+        g = x.detach().requires_grad_().to(getattr(ember, dst))
+        assert g.grad_fn is not None and g.grad_fn.name() == "ToCopyBackward0"

@@ -78,3 +78,29 @@ def test_norm_mixed_dtype_rules_match_torch(xd, pd):
     ours, theirs = _norm_cases(ember, xd, pd), _norm_cases(torch, xd, pd)
     for name in ours:
         assert _outcome(ours[name]) == _outcome(theirs[name]), name
+
+
+def _norm_split_cases(lib, xd, wd, sd):
+    """Weights of one dtype, running stats (or the bias) of another: the first parameter decides whether the
+    call is mixed; when it is not, a parameter of another dtype fails the kernel's typed read."""
+    F = lib.nn.functional
+    X, W, S = lib.zeros(2, 3).to(getattr(lib, xd)), getattr(lib, wd), getattr(lib, sd)
+    return {
+        "batch_norm": lambda: F.batch_norm(X, lib.zeros(3, dtype=S), lib.ones(3, dtype=S), lib.ones(3, dtype=W),
+                                           lib.zeros(3, dtype=W), training=True),
+        "batch_norm eval": lambda: F.batch_norm(X, lib.zeros(3, dtype=S), lib.ones(3, dtype=S),
+                                                lib.ones(3, dtype=W), lib.zeros(3, dtype=W)),
+        "layer_norm bias": lambda: F.layer_norm(X, (3,), lib.ones(3, dtype=W), lib.zeros(3, dtype=S)),
+        "group_norm bias": lambda: F.group_norm(X.view(2, 3, 1), 1, lib.ones(3, dtype=W), lib.zeros(3, dtype=S)),
+    }
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("xd", DTS)
+@pytest.mark.parametrize("wd", DTS)
+@pytest.mark.parametrize("sd", ["float32", "float64", "bfloat16"])
+def test_norm_params_of_two_dtypes_match_torch(xd, wd, sd):
+    torch = pytest.importorskip("torch")
+    ours, theirs = _norm_split_cases(ember, xd, wd, sd), _norm_split_cases(torch, xd, wd, sd)
+    for name in ours:
+        assert _outcome(ours[name]) == _outcome(theirs[name]), name

@@ -241,3 +241,79 @@ def test_cells_at_a_few_rows_match_torch(cls, chunks):
                    + [p.grad.numpy() for p in cell.parameters()])
     for e, t in zip(*res):
         np.testing.assert_allclose(e, t, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n,i,h", [(8, 51, 51), (8, 1, 51), (1, 3, 5), (50, 7, 9), (3, 64, 200)])
+@pytest.mark.parametrize("batch_first,strided", [(False, False), (True, False), (False, True)])
+def test_one_step_layer_matches_general_path_bitwise(mode, dtype, n, i, h, batch_first, strided):
+    """A one-step layer with biases (an LSTMCell / GRUCell call) runs as two products and one C call
+    (rnn_layer._one_step): every result (output, hy, cy, workspace) has the general path's bits, sizes and
+    strides, also for a strided input column and strided hidden states."""
+    rl = importlib.import_module("ember.kernels.cpu.rnn_layer")
+    rng = np.random.default_rng(n * 100 + i + h)
+    g = 4 if mode == 2 else 3
+
+    def t(*s):
+        return ember.tensor(rng.standard_normal(s).astype(dtype))
+    x = t(n, 1, i) if batch_first else t(1, n, i)
+    if strided:
+        x = t(1, n, 3 * i)[:, :, ::3]
+    hx, cx = (t(n, 2 * h)[:, ::2], t(h, n).t()) if strided else (t(n, h), t(n, h))
+    args = (x, t(g * h, i), t(g * h, h), t(g * h), t(g * h), hx, cx, False, [], mode, h, 1, True, False, batch_first,
+            True)
+    fast = rl.mkldnn_rnn_layer(*args)
+    if ember.kernels.cpu.runtime.clib.enabled():
+        assert rl._one_step(x, *args[1:7], mode, h, batch_first) is not None
+    general = rl._one_step
+    rl._one_step = lambda *a: None
+    try:
+        slow = rl.mkldnn_rnn_layer(*args)
+    finally:
+        rl._one_step = general
+    for a, b in zip(fast, slow):
+        assert a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("mode", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n,i,h", [(8, 51, 51), (8, 1, 51), (1, 3, 5), (50, 7, 9)])
+@pytest.mark.parametrize("batch_first,strided,grads", [(False, False, "hc"), (True, False, "ohc"),
+                                                         (False, True, "oh"), (False, False, "c")])
+def test_one_step_layer_backward_matches_general_path_bitwise(mode, dtype, n, i, h, batch_first, strided, grads):
+    """The backward of a one-step layer (rnn_layer._one_step_backward) gives the general path's bits, sizes and
+    strides for every grad, with any of the output / hy / cy grads missing and strided inputs."""
+    if mode == 3 and grads == "c":
+        grads = "o"
+    rl = importlib.import_module("ember.kernels.cpu.rnn_layer")
+    rng = np.random.default_rng(n * 100 + i + h + len(grads))
+    g = 4 if mode == 2 else 3
+
+    def t(*s):
+        return ember.tensor(rng.standard_normal(s).astype(dtype))
+    x = t(n, 1, i) if batch_first else t(1, n, i)
+    if strided:
+        x = t(1, n, 3 * i)[:, :, ::3]
+    hx, cx = (t(n, 2 * h)[:, ::2], t(h, n).t()) if strided else (t(n, h), t(n, h))
+    w = (t(g * h, i), t(g * h, h), t(g * h), t(g * h))
+    out, hy, cy, ws = rl.mkldnn_rnn_layer(x, *w, hx, cx, False, [], mode, h, 1, True, False, batch_first, True)
+    go = t(*out.shape) if "o" in grads else None
+    if go is not None and strided:
+        go = t(*reversed(out.shape)).permute(2, 1, 0)
+    ghy = t(n, h) if "h" in grads else None
+    gcy = t(n, h) if "c" in grads else None
+    args = (x, *w, hx, cx, out, hy, cy, go, ghy, gcy, False, mode, h, 1, True, True, False, [], batch_first, ws)
+    fast = rl.mkldnn_rnn_layer_backward(*args)
+    if ember.kernels.cpu.runtime.clib.enabled():
+        assert rl._one_step_backward(x, w[0], w[1], hx, cx, go, ghy, gcy, mode, h, batch_first, ws) is not None
+    general = rl._one_step_backward
+    rl._one_step_backward = lambda *a: None
+    try:
+        slow = rl.mkldnn_rnn_layer_backward(*args)
+    finally:
+        rl._one_step_backward = general
+    for a, b in zip(fast, slow):
+        assert a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -164,3 +164,88 @@ def test_inplace_view_forward_ad_matches_torch():
             out += [fw.unpack_dual(z).tangent.numpy().tolist(), fw.unpack_dual(b).tangent.numpy().tolist()]
         got.append(np.round(np.array(out[0] + out[1][0] + out[2] + out[3][0]), 6).tolist())
     assert got[0] == got[1]
+
+
+RESHAPES = [
+    # (input maker, target shape): a split piece (viewable, not contiguous), a transposed pair of dims merged or not,
+    # a sliced column, contiguous ones with -1 and lists, an expanded (stride 0) dim, size-1 dims
+    (lambda x: x.split(4, dim=2)[0], (6, 4)),
+    (lambda x: x.split(4, dim=2)[1], [2, 12]),
+    (lambda x: x.split(4, dim=2)[0], (-1, 2)),
+    (lambda x: x.transpose(0, 1), (6, 8)),
+    (lambda x: x.transpose(1, 2), (2, 24)),
+    (lambda x: x[:, :, 2], (6,)),
+    (lambda x: x[:, 1:, ::2], (2, 8)),
+    (lambda x: x, (4, -1)),
+    (lambda x: x, [48]),
+    (lambda x: x[:1].expand(3, 3, 8), (9, 8)),
+    (lambda x: x[:, :1], (2, 8)),
+    (lambda x: x.unsqueeze(1)[:, :, :, :4], (2, 1, 12)),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("case", range(len(RESHAPES)))
+def test_reshape_of_strided_inputs_matches_torch(case, grad):
+    """reshape's cpu fast path (decompositions/view.py: view, _reshape_alias by numpy's view, or a copy) against
+    torch: sizes, strides, storage offset, view/base relation, shared version counter, grad_fn, values, grads."""
+    make, shape = RESHAPES[case]
+    got = []
+    for L in (torch, ember):
+        x = L.tensor(np.arange(48.0).reshape(2, 3, 8), requires_grad=grad)
+        src = make(x * 1 if grad else x)
+        r = src.reshape(shape)
+        rec = [tuple(r.shape), r.stride(), r.storage_offset(), r._is_view(), r._base is (src if src._base is None else src._base),
+               type(r.grad_fn).__name__, r.detach().numpy().tolist()]
+        if r._is_view() and not grad:           # (with grad an in-place write would fail the backward)
+            v = r._version
+            with L.no_grad():
+                src.mul_(1)
+            rec.append(r._version - v)
+        if grad:
+            (r * L.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+            rec.append(x.grad.numpy().tolist())
+        got.append(rec)
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+def test_reshape_under_no_grad_of_a_tensor_needing_grad_matches_torch():
+    got = []
+    for L in (torch, ember):
+        x = L.tensor(np.arange(48.0).reshape(2, 3, 8), requires_grad=True)
+        with L.no_grad():
+            rs = [x.reshape(6, 8), x.split(4, dim=2)[0].reshape(6, 4), x.transpose(0, 1).reshape(6, 8)]
+        got.append([(r.requires_grad, r.grad_fn is None, r._is_view(), r.stride()) for r in rs])
+    assert got[0] == got[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("call", ["x.view(2, -2)", "x.reshape(2, -2, 3)", "x.view(-3)", "x.reshape([-1, -3])",
+                                  "x.t().reshape(-1, -2)", "x.reshape(-1, -1)", "x.reshape(5, -1)"])
+def test_reshape_and_view_bad_sizes_raise_torchs_message(call):
+    msgs = []
+    for L in (torch, ember):
+        x = L.zeros(4, 6)
+        with pytest.raises(RuntimeError) as info:
+            eval(call, {"x": x})
+        msgs.append(str(info.value).split("\n")[0])
+    assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape,size", [((1,), (-5,)), ((1, 2), (-3, 2)), ((2, 1), (2, -7)), ((3, 1), (2, -1, -1)),
+                                        ((3, 1), (-1, 3, 1)), ((3, 1), (2, 2)), ((1,), (0,)), ((3, 1), (0, 3, 4))])
+def test_expand_sizes_match_torch(shape, size):
+    """expand's cpu fast path (new leading dims, size-1 dims broadcast) and its errors against torch: a negative
+    size other than -1 on a size-1 dim is torch's numel overflow error (ember raised numpy's ValueError)."""
+    got = []
+    for L in (torch, ember):
+        x = L.zeros(shape)
+        try:
+            r = x.expand(*size)
+            got.append((tuple(r.shape), r.stride(), r._base is x))
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]

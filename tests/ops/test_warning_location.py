@@ -1,6 +1,10 @@
 """Warnings torch raises from C++ (TORCH_WARN: out= resizes, deprecations, var's degrees of freedom) are
 attributed to the Python line that called the op; ember's (kernels/common.warn_user) are too, whatever the
 depth of ember's dispatcher and kernels between that line and the warning."""
+import json
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -32,11 +36,23 @@ def _where(lib, f):
     return [(x.category.__name__, x.filename) for x in w]
 
 
+def _torch_where_fresh(name):
+    """torch's warnings for CASES[name] in a new interpreter: cholesky and friends are TORCH_WARN_ONCE, so an
+    earlier test of this process that called them leaves nothing to record here."""
+    code = ("import json, sys, torch; sys.path.insert(0, {d!r}); import test_warning_location as m; "
+            "print(json.dumps(m._where(torch, m.CASES[{n!r}])))").format(d=os.path.dirname(__file__), n=name)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return [tuple(x) for x in json.loads(r.stdout.strip().splitlines()[-1])]
+
+
 @pytest.mark.parity
 @pytest.mark.parametrize("name", CASES)
 def test_cpp_warnings_point_at_the_callers_line(name):
     torch = pytest.importorskip("torch")
     got, want = _where(ember, CASES[name]), _where(torch, CASES[name])
+    if not want:
+        want = _torch_where_fresh(name)
     assert want and all(fn == __file__ for _, fn in want)      # the lambda's line in this file
     assert got == want
 

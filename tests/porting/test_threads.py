@@ -41,3 +41,16 @@ def test_interop_threads_are_recorded():
     assert ember.get_num_interop_threads() == 1
     with pytest.raises(RuntimeError):
         ember.set_num_interop_threads(0)
+
+
+def test_default_thread_count_is_counted_once(monkeypatch):
+    """Without set_num_threads the pool's size is one thread per core, at most 8, counted once: os.cpu_count()
+    reads /sys on every call (~20 us), and every split-capable gemm asks get_num_threads() twice."""
+    import os
+    calls = []
+    real = os.cpu_count
+    monkeypatch.setattr(os, "cpu_count", lambda: calls.append(1) or real())
+    monkeypatch.setattr(pool, "_NUM_THREADS", [None])
+    monkeypatch.setattr(pool, "_DEFAULT_THREADS", [])
+    assert [pool.get_num_threads() for _ in range(5)] == [max(1, min(real() or 1, 8))] * 5
+    assert len(calls) == 1

@@ -423,6 +423,10 @@ def emit_node(w, e, cls):
     r0 = e.fn.func.returns[0] if e.fn.func.returns else None
     if r0 is not None and isinstance(r0.type, ListType) and r0.annotation is not None:
         w.w("    _multi_view = True")
+    if len(e.fn.func.returns) > 1 and not _reads_grads(e):
+        # the formulas read `grad` (grads[0]) alone: the engine makes no zeros for the other outputs' missing
+        # grads (layer_norm's mean and rstd, max.dim's indices): torch passes them undefined
+        w.w("    _grads_read = 1")
     w.w("")
     w.w("    def apply(_n, grads):")
     w.w("        grad = grads[0]")
@@ -739,10 +743,12 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
             w.w(f"    _n.n_{a.name} = len({a.name})")
             edges.append(f"*[_edge(_t) for _t in {a.name}]")
         else:
-            # a non-leaf, non-view input's edge is (grad_fn, output_nr): inline; anything else via gradient_edge
-            # a leaf input needing grad goes in as itself: its AccumulateGrad edge is made when the edge is first
-            # read (graph.leaf_edges; the engine's first pass, next_functions), not at every forward op
-            edge = (f"(_gedge({a.name}) if {a.name}._base is not None else (_f, {a.name}._output_nr) "
+            # a non-leaf, non-view input's entry (graph.py: the grad_fn alone for output 0, no tuple; else
+            # (grad_fn, output_nr)): inline; a view's via gradient_entry; a leaf input needing grad goes in as
+            # itself: its AccumulateGrad is made when the edge is first read (graph.leaf_edges; the engine's first
+            # pass, next_functions), not at every forward op
+            edge = (f"(_gedge({a.name}) if {a.name}._base is not None else "
+                    f"(_f if (_o := {a.name}._output_nr) == 0 else (_f, _o)) "
                     f"if (_f := {a.name}.grad_fn) is not None else {a.name})")
             edges.append(edge if view_op else f"({edge} if {rg_of[a.name]} else None)")
     if view_op:
@@ -751,7 +757,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
         w.w("    if self._base is not None:")
         w.w("        _n.next_edges = (_gedge(self), )")
         w.w("    elif (_f := self.grad_fn) is not None:")
-        w.w("        _n.next_edges = ((_f, self._output_nr), )")
+        w.w("        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )")
         w.w("    elif _ANOMALY[0]:")
         w.w("        _n.next_edges = (_leaf_edge(self), )")
         w.w("    else:")
@@ -981,7 +987,7 @@ PRELUDE = [
     "from ember._generated.functions import *",
     "from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module",
     "from ember._generated.linalg_functions import *",
-    "from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge",
+    "from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge",
     "from ember.autograd._saved import SavedVariable as _SV",
     "from ember.autograd.graph import _clone_detached as _clone",
     "from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,",

@@ -8,7 +8,7 @@ from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl as Ten
 from .._core.device import CPU as _CPU, META as _META
 from .forward_ad import _FW, fw_has, fw_unsupported
 from ._views import rebase_view
-from .graph import PLAIN_CPU, Node, _clone_detached, cpu_meta, gradient_edge
+from .graph import PLAIN_CPU, Node, _clone_detached, cpu_meta, gradient_entry
 
 BELOW_AUTOGRAD = (1 << int(DispatchKey.Autograd)) - 1
 BELOW_AUTOGRAD_OR_PYTHON = BELOW_AUTOGRAD | PYTHON_BIT   # what below_ks keeps
@@ -43,8 +43,9 @@ def rg(t):
 
 
 def edge(t):
+    """t's `next_edges` entry (graph.gradient_entry), None for what needs no grad."""
     if isinstance(t, Tensor) and t._requires_grad:
-        return gradient_edge(t)
+        return gradient_entry(t)
     return None
 
 

@@ -13,7 +13,7 @@ elements), so grads are moved with index / index_put (both differentiable: creat
 """
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._ops import ops
-from .graph import Node, _idx_tensor, _set_view_fn, gradient_edge, view_positions
+from .graph import Node, _idx_tensor, _set_view_fn, gradient_entry, view_positions
 from .._core.strides import same_shape
 
 
@@ -55,7 +55,7 @@ def rebase_view(view, fn):
     base = view._base
     pos = view_positions(view, base)
     cs = CopySlices(base, pos, fn)
-    cs.next_edges = (gradient_edge(base),) + tuple(fn.next_edges[1:])
+    cs.next_edges = (gradient_entry(base),) + tuple(fn.next_edges[1:])
     fn.next_edges = (_SELF,) + tuple(fn.next_edges[1:])
     base.grad_fn = cs
     base._output_nr = 0

@@ -66,7 +66,7 @@ def _validate_outputs(fn, edges, grads):
             continue
         if g.__class__ is not Tensor and not isinstance(g, Tensor):
             raise TypeError(f"function {fn.name()} returned a gradient of type {type(g).__name__} at index {i}")
-        shape, dtype, _ = e[0].input_meta[e[1]]
+        shape, dtype, _ = e[0].input_meta[e[1]] if e.__class__ is tuple else e.input_meta[0]
         if same_shape(g._size, shape) and g.dtype is dtype:
             continue
         if not same_shape(g._size, shape):
@@ -158,11 +158,15 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
         node = stack.pop()
         for e in node.next_edges:
             if e is not None:
+                # an entry is (fn, input_nr), a node standing for (node, 0), or a leaf recorded as itself, whose
+                # AccumulateGrad graph.leaf_edges makes now and puts in its place (see graph.py: entries)
                 if e.__class__ is tuple:
                     m = e[0]
-                else:       # a leaf recorded as itself: the node's edges made now (graph.leaf_edges)
+                elif isinstance(e, Tensor):
                     _leaf_edges(node)
                     m = e._grad_acc_ref()      # the AccumulateGrad the node holds from now on
+                else:
+                    m = e
                 if m in deps:
                     deps[m] += 1
                 else:
@@ -235,9 +239,13 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                 # a released node runs again as in torch: only unpacking a freed saved tensor raises
                 # (SavedVariable.unpack), so a node that saved nothing (y = x + 1) can be reused
                 if n_none and fn._materialize:
+                    # zeros for the missing grads the node's formulas read: the first `_grads_read` (generated
+                    # nodes whose formulas read only `grad`, e.g. layer_norm's: its mean/rstd outputs' grads are
+                    # left None, as torch leaves them undefined), or all of them
                     meta = fn.input_meta
-                    for j, g in enumerate(buf):
-                        if g is None and j < len(meta) and meta[j] is not None:
+                    n = fn._grads_read
+                    for j in range(len(meta) if n is None or n > len(meta) else n):
+                        if buf[j] is None and meta[j] is not None:
                             buf[j] = _zeros(meta[j])
                     cplx = _has_complex(buf)
                 if cplx and fn._complex is not None:
@@ -255,7 +263,7 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
                         for e, g in zip(edges, outs):
                             j += 1
                             if e is not None and g is not None:
-                                m = e[0].input_meta[e[1]]
+                                m = e[0].input_meta[e[1]] if e.__class__ is tuple else e.input_meta[0]
                                 s = g._size
                                 ms = m[0]
                                 if g.dtype is not m[1] or g.__class__ not in _TENSOR_TYPES:
@@ -293,7 +301,11 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
             for e, g in zip(edges, outs):
                 if e is None:
                     continue
-                nxt, nr = e
+                if e.__class__ is tuple:
+                    nxt, nr = e
+                else:
+                    nxt = e
+                    nr = 0
                 if needed is not None and not needed.get(nxt, False) and nxt not in captures:
                     continue
                 b = buffers.get(nxt)
@@ -332,7 +344,7 @@ def _compute_needed(order, targets, accumulate_grad):
     themselves execute only when accumulating into a leaf (AccumulateGrad)."""
     needed = {}
     # order is DFS pre-order from roots; iterate until fixpoint in reverse topological-ish order
-    children = {n: [e[0] for e in n.next_edges if e is not None] for n in order}
+    children = {n: [e[0] if e.__class__ is tuple else e for e in n.next_edges if e is not None] for n in order}
     topo = _topo(order, children)
     for n in reversed(topo):
         v = any(needed.get(c, False) or c in targets for c in children[n])

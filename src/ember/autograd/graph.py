@@ -1,8 +1,15 @@
 """Nodes of the autograd graph (torch/csrc/autograd/function.h + torch/autograd/graph.py).
 
 A Node is the backward of one forward op. `next_edges[i]` is where the gradient for the op's i-th
-differentiable input goes: `(node, input_nr)` or None. `input_meta[j]` is (shape, dtype) of the
-op's j-th output, used to validate and materialize incoming gradients.
+differentiable input goes, torch's Edge: an entry is `(node, input_nr)`, a Node alone standing for
+`(node, 0)`, a leaf tensor standing for `(its AccumulateGrad, 0)` until the edge is first read (leaf_edges),
+or None. `edge_pairs(node)` gives them as torch's pairs. `input_meta[j]` is (shape, dtype) of the op's
+j-th output, used to validate and materialize incoming gradients.
+
+Why entries and not pairs: a recorded forward keeps every node's edges alive until backward, and an
+`(fn, nr)` tuple holds a node, so each is an object the cyclic GC tracks and walks; almost every edge
+goes to output 0 of its producer. The crf benchmark's forward kept ~925 edge tuples of ~2,800 tracked
+objects alive (next to ~700 nodes); with entries it keeps ~15.
 
 Also here: AccumulateGrad and accumulate_grad (torch/csrc/autograd/functions/accumulate_grad.h), and
 gradient_edge, which regenerates the history of a view whose base was written in place (torch's
@@ -102,6 +109,7 @@ class Node:
     _complex = None        # generated nodes: "conj" (engine conjugates complex grads around apply) or "raise"
     _is_accumulate = False
     _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
+    _grads_read = None     # ... only the first n of them (generated nodes whose formulas read `grad` alone: 1)
 
     # per-node state, None until first set on the instance (class defaults keep Node creation cheap)
     next_edges = ()
@@ -125,7 +133,7 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in leaf_edges(self))
+        return tuple(e if e is not None else (None, 0) for e in edge_pairs(self))
 
     @property
     def metadata(self):
@@ -197,8 +205,18 @@ class AccumulateGrad(Node):
         if _ANOMALY[0] and _anomaly._state.enabled:
             _anomaly.record(self)
 
+    def name(self):
+        return "torch::autograd::AccumulateGrad"     # the C++ class, as torch's name() (type name: AccumulateGrad)
+
     def apply(self, grads):
-        accumulate_grad(self.variable, grads[0])
+        # torch's AccumulateGrad::apply: a variable that has since taken a history (an in-place op recorded on it
+        # after it stopped requiring grad) is an error, one that no longer requires grad gets nothing. Checked here,
+        # when the gradient arrives, as torch does: the edge itself may be made only then (graph.leaf_edges)
+        var = self.variable
+        if var.grad_fn is not None:
+            raise RuntimeError("leaf variable has been moved into the graph interior")
+        if var._requires_grad:
+            accumulate_grad(var, grads[0])
         return ()
 
 
@@ -254,38 +272,46 @@ def grad_accumulator(t):
 
 
 def leaf_edges(node):
-    """`node.next_edges` with every leaf entry made an edge, stored back on the node; what every reader of
-    next_edges other than a node's own apply goes through (the engine's first pass, next_functions, DDP).
+    """`node.next_edges` with every leaf entry replaced by the leaf's AccumulateGrad (an entry standing for
+    `(AccumulateGrad, 0)`), stored back on the node; what every reader of next_edges other than a node's own
+    apply goes through (the engine's first pass; edge_pairs for next_functions and DDP).
 
     A generated kernel records a leaf input that needs grad as the tensor itself in `next_edges` (where
     torch's codegen calls gradient_edge and so makes the leaf's AccumulateGrad, held by the node and weakly
-    by the leaf): the edge `(AccumulateGrad, 0)` is made here when the edge is first read. A forward whose
-    graph is never differentiated (inference with parameters needing grad, a loss only printed) makes none:
-    about 2.6k of the ~11k instructions of recording `a + b` with one leaf input, and two GC-tracked objects
-    and a weakref per leaf input per op fewer. The edge is the same object torch's would be while any node
-    holds the leaf's AccumulateGrad (grad_accumulator's weak cache). Differences, torch's edge made at the
-    forward op: its input metadata is the leaf's shape when the edge is first read (differs only if
-    `x.data = <other shape>` between forward and backward), and a tensor that stopped being a leaf between
-    forward and backward (requires_grad_(False), then an in-place op recording history) still gets its
-    gradient accumulated. In anomaly mode the kernels resolve at once (the AccumulateGrad's trace is the
-    forward's). An apply reads its own next_edges only for `is not None`, which a tensor entry answers."""
+    by the leaf): the AccumulateGrad is made here when the edge is first read. A forward whose graph is never
+    differentiated (inference with parameters needing grad, a loss only printed) makes none: about 2.6k of the
+    ~11k instructions of recording `a + b` with one leaf input, and a GC-tracked object and a weakref per leaf
+    input per op fewer. The edge is the same object torch's would be while any node holds the leaf's
+    AccumulateGrad (grad_accumulator's weak cache). One difference from torch's edge made at the forward op: its
+    input metadata is the leaf's shape when the edge is first read (differs only if `x.data = <other shape>`
+    between forward and backward). A tensor that stopped being a leaf between forward and backward is handled
+    as in torch by AccumulateGrad.apply, which checks the variable when the gradient arrives (no longer
+    requiring grad: nothing accumulated; a history now: torch's error). In anomaly mode the kernels resolve at
+    once (the AccumulateGrad's trace is the forward's). An apply reads its own next_edges only for
+    `is not None`, which every kind of entry answers."""
     edges = node.next_edges
     for e in edges:
-        if e is not None and e.__class__ is not tuple:
+        if e is not None and e.__class__ is not tuple and isinstance(e, Tensor):
             break
     else:
         return edges
     out = []
     for e in edges:
-        if e is not None and e.__class__ is not tuple:
+        if e is not None and e.__class__ is not tuple and isinstance(e, Tensor):
             ref = _getattr(e, "_grad_acc_ref", None)      # grad_accumulator(e), inlined
             acc = ref() if ref is not None else None
             if acc is None:
                 acc = _new_accumulator(e)
-            e = (acc, 0)
+            e = acc
         out.append(e)
     edges = node.next_edges = tuple(out)
     return edges
+
+
+def edge_pairs(node):
+    """node's edges as torch's `(node, input_nr)` pairs or None (next_functions, DDP's graph walk), leaf
+    entries resolved first (leaf_edges); the pairs of node entries are made here, not kept."""
+    return tuple(e if e is None or e.__class__ is tuple else (e, 0) for e in leaf_edges(node))
 
 
 def _new_accumulator(t):
@@ -325,10 +351,15 @@ def gradient_edge(t):
     return None
 
 
-def leaf_edge(t):
-    """gradient_edge's leaf half, for the generated kernels, which have read `_base` (None) and `grad_fn` (None)
-    already: each is a class attribute read through the instance on a leaf, CPython 3.11's slow generic lookup.
-    (A copy of that half rather than a call from gradient_edge: both reach _new_accumulator at one depth.)"""
+def gradient_entry(t):
+    """gradient_edge as a `next_edges` entry (see the module docstring): the node alone for its output 0 or a
+    leaf's AccumulateGrad, `(fn, output_nr)` otherwise, or None; no tuple for the common edge."""
+    if t._base is not None:
+        refresh_view(t)
+    fn = t.grad_fn
+    if fn is not None:
+        nr = t._output_nr
+        return fn if nr == 0 else (fn, nr)
     if t._requires_grad:
         ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
         acc = ref() if ref is not None else None
@@ -336,7 +367,22 @@ def leaf_edge(t):
             if t._no_grad_view is True:
                 return None             # a view made in no_grad mode: requires grad, accumulates none (torch)
             acc = _new_accumulator(t)
-        return (acc, 0)
+        return acc
+    return None
+
+
+def leaf_edge(t):
+    """gradient_entry's leaf half, for the generated kernels, which have read `_base` (None) and `grad_fn` (None)
+    already: each is a class attribute read through the instance on a leaf, CPython 3.11's slow generic lookup.
+    (A copy of that half rather than a call from gradient_entry: both reach _new_accumulator at one depth.)"""
+    if t._requires_grad:
+        ref = _getattr(t, "_grad_acc_ref", None)      # grad_accumulator(t), inlined
+        acc = ref() if ref is not None else None
+        if acc is None:
+            if t._no_grad_view is True:
+                return None             # a view made in no_grad mode: requires grad, accumulates none (torch)
+            acc = _new_accumulator(t)
+        return acc
     return None
 
 
@@ -389,7 +435,7 @@ def _set_view_fn(view, base, pos=None):
     if pos is None:
         pos = view_positions(view, base)
     node = AsStridedBackward0(base, pos)
-    node.next_edges = (gradient_edge(base),)
+    node.next_edges = (gradient_entry(base),)
     node.input_meta = [(view._size, view.dtype, view.device)]
     view.grad_fn = node
     view._output_nr = 0

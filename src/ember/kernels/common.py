@@ -8,7 +8,7 @@ import numpy as np
 
 from .._core import dtype as D
 from .._core.device import CPU, as_device
-from .._core.promotion import get_default_dtype
+from .._core.promotion import can_cast, get_default_dtype
 from .._core.storage import UntypedStorage
 from .._core.strides import contiguous_strides, storage_nbytes_needed
 from .._core.tensor_impl import TensorImpl as Tensor
@@ -122,7 +122,6 @@ def check_out(out, shape, dtype, name, rule=None, resize=None):
 
 def check_out_dtype(out, dtype):
     """TensorIterator's out= dtype rule: the result's dtype must be castable to `out`'s."""
-    from .._core.promotion import can_cast
     if not can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {_tname(dtype)} can't be cast to the desired output type {_tname(out.dtype)}")
 

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (logsumexp)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
     _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -191,7 +192,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     _n = _new(ScaledDotProductFlashAttentionForCpuBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else query) if _g0 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else key) if _g1 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g2 else None), )
+    _n.next_edges = (((_gedge(query) if query._base is not None else (_f if (_o := query._output_nr) == 0 else (_f, _o)) if (_f := query.grad_fn) is not None else query) if _g0 else None), ((_gedge(key) if key._base is not None else (_f if (_o := key._output_nr) == 0 else (_f, _o)) if (_f := key.grad_fn) is not None else key) if _g1 else None), ((_gedge(value) if value._base is not None else (_f if (_o := value._output_nr) == 0 else (_f, _o)) if (_f := value.grad_fn) is not None else value) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -404,7 +405,7 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     _n = _new(ScaledDotProductFlashAttentionForCpuBackwardBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(query) if query._base is not None else (_f, query._output_nr) if (_f := query.grad_fn) is not None else query) if _g1 else None), ((_gedge(key) if key._base is not None else (_f, key._output_nr) if (_f := key.grad_fn) is not None else key) if _g2 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g3 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f if (_o := grad_out._output_nr) == 0 else (_f, _o)) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(query) if query._base is not None else (_f if (_o := query._output_nr) == 0 else (_f, _o)) if (_f := query.grad_fn) is not None else query) if _g1 else None), ((_gedge(key) if key._base is not None else (_f if (_o := key._output_nr) == 0 else (_f, _o)) if (_f := key.grad_fn) is not None else key) if _g2 else None), ((_gedge(value) if value._base is not None else (_f if (_o := value._output_nr) == 0 else (_f, _o)) if (_f := value.grad_fn) is not None else value) if _g3 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (abs)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -91,7 +91,7 @@ def conj_physical(self):
         return _k(self)
     _n = _new(ConjPhysicalBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -162,7 +162,7 @@ def conj_physical_(self):
     _n = _new(ConjPhysicalBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -232,7 +232,7 @@ def _conj(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -320,7 +320,7 @@ def _neg_view(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -408,7 +408,7 @@ def view_as_real(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -496,7 +496,7 @@ def view_as_complex(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -596,7 +596,7 @@ def sgn(self):
         return _k(self)
     _n = _new(SgnBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -683,7 +683,7 @@ def sgn_(self):
     _n = _new(SgnBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -760,7 +760,7 @@ def angle(self):
         return _k(self)
     _n = _new(AngleBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -865,7 +865,7 @@ def complex(real, imag):
         return _k(real, imag)
     _n = _new(ComplexBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(real) if real._base is not None else (_f, real._output_nr) if (_f := real.grad_fn) is not None else real) if _g0 else None), ((_gedge(imag) if imag._base is not None else (_f, imag._output_nr) if (_f := imag.grad_fn) is not None else imag) if _g1 else None), )
+    _n.next_edges = (((_gedge(real) if real._base is not None else (_f if (_o := real._output_nr) == 0 else (_f, _o)) if (_f := real.grad_fn) is not None else real) if _g0 else None), ((_gedge(imag) if imag._base is not None else (_f if (_o := imag._output_nr) == 0 else (_f, _o)) if (_f := imag.grad_fn) is not None else imag) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -975,7 +975,7 @@ def polar(abs, angle):
         return _k(abs, angle)
     _n = _new(PolarBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(abs) if abs._base is not None else (_f, abs._output_nr) if (_f := abs.grad_fn) is not None else abs) if _g0 else None), ((_gedge(angle) if angle._base is not None else (_f, angle._output_nr) if (_f := angle.grad_fn) is not None else angle) if _g1 else None), )
+    _n.next_edges = (((_gedge(abs) if abs._base is not None else (_f if (_o := abs._output_nr) == 0 else (_f, _o)) if (_f := abs.grad_fn) is not None else abs) if _g0 else None), ((_gedge(angle) if angle._base is not None else (_f if (_o := angle._output_nr) == 0 else (_f, _o)) if (_f := angle.grad_fn) is not None else angle) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

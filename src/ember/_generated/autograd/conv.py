@@ -4,7 +4,7 @@ import builtins as _bi
 from ember._ops import ops as _ops_ns
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -126,7 +126,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return _OP_convolution.redispatch(_below_ks((input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     _n = _new(ConvolutionBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f if (_o := bias._output_nr) == 0 else (_f, _o)) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -232,7 +232,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
         return _OP_im2col.redispatch(_below_ks((self, kernel_size, dilation, padding, stride)), self, kernel_size, dilation, padding, stride)
     _n = _new(Im2ColBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -322,7 +322,7 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
         return _OP_col2im.redispatch(_below_ks((self, output_size, kernel_size, dilation, padding, stride)), self, output_size, kernel_size, dilation, padding, stride)
     _n = _new(Col2ImBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -466,7 +466,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     _n = _new(ConvolutionBackwardBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (zeros_like)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -91,7 +91,7 @@ def clone(self, *, memory_format=None):
         return _k(self, memory_format=memory_format)
     _n = _new(CloneBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -173,7 +173,7 @@ def lift_fresh_copy(self):
         return _k(self)
     _n = _new(LiftFreshCopyBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -256,7 +256,7 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
         return _k(self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
     _n = _new(ToCopyBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -359,7 +359,7 @@ def copy_(self, src, non_blocking=False):
     _n = _new(CopyBackwards)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (pdist)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -151,7 +151,7 @@ def _cdist_forward(x1, x2, p, compute_mode):
         return _k(x1, x2, p, compute_mode)
     _n = _new(CdistBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(x1) if x1._base is not None else (_f, x1._output_nr) if (_f := x1.grad_fn) is not None else x1) if _g0 else None), ((_gedge(x2) if x2._base is not None else (_f, x2._output_nr) if (_f := x2.grad_fn) is not None else x2) if _g1 else None), )
+    _n.next_edges = (((_gedge(x1) if x1._base is not None else (_f if (_o := x1._output_nr) == 0 else (_f, _o)) if (_f := x1.grad_fn) is not None else x1) if _g0 else None), ((_gedge(x2) if x2._base is not None else (_f if (_o := x2._output_nr) == 0 else (_f, _o)) if (_f := x2.grad_fn) is not None else x2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -324,7 +324,7 @@ def dist(self, other, p=2):
         return _k(self, other, p)
     _n = _new(DistBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f if (_o := other._output_nr) == 0 else (_f, _o)) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -467,7 +467,7 @@ def _pdist_forward(self, p=2.0):
         return _k(self, p)
     _n = _new(PdistBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -605,7 +605,7 @@ def _pdist_backward(grad, self, p, pdist):
         return _k(grad, self, p, pdist)
     _n = _new(PdistBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad) if grad._base is not None else (_f, grad._output_nr) if (_f := grad.grad_fn) is not None else grad) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), ((_gedge(pdist) if pdist._base is not None else (_f, pdist._output_nr) if (_f := pdist.grad_fn) is not None else pdist) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad) if grad._base is not None else (_f if (_o := grad._output_nr) == 0 else (_f, _o)) if (_f := grad.grad_fn) is not None else grad) if _g0 else None), ((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g1 else None), ((_gedge(pdist) if pdist._base is not None else (_f if (_o := pdist._output_nr) == 0 else (_f, _o)) if (_f := pdist.grad_fn) is not None else pdist) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -4,7 +4,7 @@ import builtins as _bi
 from ember._ops import ops as _ops_ns
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 class NativeDropoutBackward0(_Node):
     _op_name = 'aten::native_dropout'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -115,7 +116,7 @@ def native_dropout(input, p, train):
     _n = _new(NativeDropoutBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -206,7 +207,7 @@ def native_dropout_backward(grad_output, mask, scale):
         return _k(grad_output, mask, scale)
     _n = _new(NativeDropoutBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

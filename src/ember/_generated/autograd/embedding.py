@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (mode)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -117,7 +117,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     _n = _new(EmbeddingBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g0 else None), )
+    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -161,6 +161,7 @@ _self_embedding = embedding   # the kernel, for its forward-AD re-entry (an argu
 class EmbeddingBagBackward0(_Node):
     _op_name = 'aten::_embedding_bag'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -304,7 +305,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     _n = _new(EmbeddingBagBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g0 else None), ((_gedge(per_sample_weights) if per_sample_weights._base is not None else (_f, per_sample_weights._output_nr) if (_f := per_sample_weights.grad_fn) is not None else per_sample_weights) if _g1 else None), )
+    _n.next_edges = (((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g0 else None), ((_gedge(per_sample_weights) if per_sample_weights._base is not None else (_f if (_o := per_sample_weights._output_nr) == 0 else (_f, _o)) if (_f := per_sample_weights.grad_fn) is not None else per_sample_weights) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -422,7 +423,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     _n = _new(EmbeddingDenseBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -510,7 +511,7 @@ def embedding_renorm_(self, indices, max_norm, norm_type):
     _n = _new(EmbeddingRenormBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (cat, index, where, zeros_like)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -83,7 +83,7 @@ def index_Tensor(self, indices):
         return _OP_index_Tensor.redispatch(_below_ks((self, indices)), self, indices)
     _n = _new(IndexBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -184,7 +184,7 @@ def index_put(self, indices, values, accumulate=False):
         return _OP_index_put.redispatch(_below_ks((self, indices, values, accumulate)), self, indices, values, accumulate)
     _n = _new(IndexPutBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else values) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(values) if values._base is not None else (_f if (_o := values._output_nr) == 0 else (_f, _o)) if (_f := values.grad_fn) is not None else values) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -248,7 +248,7 @@ def index_put_(self, indices, values, accumulate=False):
     _n = _new(IndexPutBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(values) if values._base is not None else (_f, values._output_nr) if (_f := values.grad_fn) is not None else values) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(values) if values._base is not None else (_f if (_o := values._output_nr) == 0 else (_f, _o)) if (_f := values.grad_fn) is not None else values) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -361,7 +361,7 @@ def index_fill_int_Tensor(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f if (_o := value._output_nr) == 0 else (_f, _o)) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -443,7 +443,7 @@ def index_fill__int_Tensor(self, dim, index, value):
     _n = _new(IndexFillBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f if (_o := value._output_nr) == 0 else (_f, _o)) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -579,7 +579,7 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
         return _k(self, dim, index, src, reduce, include_self=include_self)
     _n = _new(ScatterReduceBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -694,7 +694,7 @@ def scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
     _n = _new(ScatterReduceBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -843,7 +843,7 @@ def index_reduce(self, dim, index, source, reduce, *, include_self=True):
         return _k(self, dim, index, source, reduce, include_self=include_self)
     _n = _new(IndexReduceBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -958,7 +958,7 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     _n = _new(IndexReduceBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1068,7 +1068,7 @@ def gather(self, dim, index, *, sparse_grad=False):
         return _k(self, dim, index, sparse_grad=sparse_grad)
     _n = _new(GatherBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1197,7 +1197,7 @@ def scatter_src(self, dim, index, src):
         return _k(self, dim, index, src)
     _n = _new(ScatterBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1279,7 +1279,7 @@ def scatter__src(self, dim, index, src):
     _n = _new(ScatterBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1376,7 +1376,7 @@ def scatter_value(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(ScatterBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1455,7 +1455,7 @@ def scatter__value(self, dim, index, value):
     _n = _new(ScatterBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1561,7 +1561,7 @@ def scatter_add(self, dim, index, src):
         return _k(self, dim, index, src)
     _n = _new(ScatterAddBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1643,7 +1643,7 @@ def scatter_add_(self, dim, index, src):
     _n = _new(ScatterAddBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1749,7 +1749,7 @@ def index_select(self, dim, index):
         return _k(self, dim, index)
     _n = _new(IndexSelectBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1892,7 +1892,7 @@ def index_add(self, dim, index, source, *, alpha=1):
         return _k(self, dim, index, source, alpha=alpha)
     _n = _new(IndexAddBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1984,7 +1984,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     _n = _new(IndexAddBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2111,7 +2111,7 @@ def index_copy(self, dim, index, source):
         return _k(self, dim, index, source)
     _n = _new(IndexCopyBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2199,7 +2199,7 @@ def index_copy_(self, dim, index, source):
     _n = _new(IndexCopyBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2302,7 +2302,7 @@ def index_fill_int_Scalar(self, dim, index, value):
         return _k(self, dim, index, value)
     _n = _new(IndexFillBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2381,7 +2381,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     _n = _new(IndexFillBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2477,7 +2477,7 @@ def masked_fill_Scalar(self, mask, value):
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2554,7 +2554,7 @@ def masked_fill__Scalar(self, mask, value):
     _n = _new(MaskedFillBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2662,7 +2662,7 @@ def masked_fill_Tensor(self, mask, value):
         return _k(self, mask, value)
     _n = _new(MaskedFillBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f if (_o := value._output_nr) == 0 else (_f, _o)) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2742,7 +2742,7 @@ def masked_fill__Tensor(self, mask, value):
     _n = _new(MaskedFillBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f, value._output_nr) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(value) if value._base is not None else (_f if (_o := value._output_nr) == 0 else (_f, _o)) if (_f := value.grad_fn) is not None else value) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2845,7 +2845,7 @@ def masked_select(self, mask):
         return _k(self, mask)
     _n = _new(MaskedSelectBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2983,7 +2983,7 @@ def masked_scatter(self, mask, source):
         return _k(self, mask, source)
     _n = _new(MaskedScatterBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3067,7 +3067,7 @@ def masked_scatter_(self, mask, source):
     _n = _new(MaskedScatterBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3165,7 +3165,7 @@ def take(self, index):
         return _k(self, index)
     _n = _new(TakeBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3301,7 +3301,7 @@ def put(self, index, source, accumulate=False):
         return _k(self, index, source, accumulate)
     _n = _new(PutBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3387,7 +3387,7 @@ def put_(self, index, source, accumulate=False):
     _n = _new(PutBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f, source._output_nr) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(source) if source._base is not None else (_f if (_o := source._output_nr) == 0 else (_f, _o)) if (_f := source.grad_fn) is not None else source) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

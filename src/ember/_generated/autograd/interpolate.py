@@ -4,7 +4,7 @@ import builtins as _bi
 from ember._ops import ops as _ops_ns
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -84,7 +84,7 @@ def _upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, sca
         return _OP__upsample_bilinear2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBilinear2DAaBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -168,7 +168,7 @@ def _upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scal
         return _OP__upsample_bicubic2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBicubic2DAaBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -252,7 +252,7 @@ def _upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scal
         return _OP__upsample_lanczos2d_aa.redispatch(_below_ks((self, output_size, align_corners, scales_h, scales_w)), self, output_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleLanczos2DAaBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -335,7 +335,7 @@ def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align
         return _OP__upsample_bilinear2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBilinear2DAaBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -416,7 +416,7 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
         return _OP__upsample_bicubic2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleBicubic2DAaBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -497,7 +497,7 @@ def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_
         return _OP__upsample_lanczos2d_aa_backward.redispatch(_below_ks((grad_output, output_size, input_size, align_corners, scales_h, scales_w)), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
     _n = _new(UpsampleLanczos2DAaBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -592,7 +592,7 @@ def upsample_nearest1d_vec(input, output_size, scale_factors):
         return _OP_upsample_nearest1d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = _new(UpsampleNearest1DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -689,7 +689,7 @@ def upsample_nearest2d_vec(input, output_size, scale_factors):
         return _OP_upsample_nearest2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = _new(UpsampleNearest2DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -786,7 +786,7 @@ def _upsample_nearest_exact2d_vec(input, output_size, scale_factors):
         return _OP__upsample_nearest_exact2d_vec.redispatch(_below_ks((input, output_size, scale_factors)), input, output_size, scale_factors)
     _n = _new(UpsampleNearestExact2DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -884,7 +884,7 @@ def upsample_linear1d_vec(input, output_size, align_corners, scale_factors):
         return _OP_upsample_linear1d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = _new(UpsampleLinear1DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -984,7 +984,7 @@ def upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors):
         return _OP_upsample_bilinear2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = _new(UpsampleBilinear2DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1084,7 +1084,7 @@ def upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors):
         return _OP_upsample_bicubic2d_vec.redispatch(_below_ks((input, output_size, align_corners, scale_factors)), input, output_size, align_corners, scale_factors)
     _n = _new(UpsampleBicubic2DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1225,7 +1225,7 @@ def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners
         return _k(input, grid, interpolation_mode, padding_mode, align_corners)
     _n = _new(GridSampler2DBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(grid) if grid._base is not None else (_f, grid._output_nr) if (_f := grid.grad_fn) is not None else grid) if _g1 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(grid) if grid._base is not None else (_f if (_o := grid._output_nr) == 0 else (_f, _o)) if (_f := grid.grad_fn) is not None else grid) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1328,7 +1328,7 @@ def pixel_shuffle(self, upscale_factor):
         return _k(self, upscale_factor)
     _n = _new(PixelShuffleBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1415,7 +1415,7 @@ def pixel_unshuffle(self, downscale_factor):
         return _k(self, downscale_factor)
     _n = _new(PixelUnshuffleBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (cat, eye, mode, transpose, zeros_like)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -133,7 +133,7 @@ def mm(self, mat2):
         return _k(self, mat2)
     _n = _new(MmBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else mat2) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f if (_o := mat2._output_nr) == 0 else (_f, _o)) if (_f := mat2.grad_fn) is not None else mat2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -264,7 +264,7 @@ def bmm(self, mat2):
         return _k(self, mat2)
     _n = _new(BmmBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else mat2) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat2) if mat2._base is not None else (_f if (_o := mat2._output_nr) == 0 else (_f, _o)) if (_f := mat2.grad_fn) is not None else mat2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -387,7 +387,7 @@ def mv(self, vec):
         return _k(self, vec)
     _n = _new(MvBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else vec) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec) if vec._base is not None else (_f if (_o := vec._output_nr) == 0 else (_f, _o)) if (_f := vec.grad_fn) is not None else vec) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -510,7 +510,7 @@ def dot(self, tensor):
         return _k(self, tensor)
     _n = _new(DotBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(tensor) if tensor._base is not None else (_f, tensor._output_nr) if (_f := tensor.grad_fn) is not None else tensor) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(tensor) if tensor._base is not None else (_f if (_o := tensor._output_nr) == 0 else (_f, _o)) if (_f := tensor.grad_fn) is not None else tensor) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -653,7 +653,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _k(self, mat1, mat2, beta=beta, alpha=alpha)
     _n = _new(AddmmBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat1) if mat1._base is not None else (_f, mat1._output_nr) if (_f := mat1.grad_fn) is not None else mat1) if _g1 else None), ((_gedge(mat2) if mat2._base is not None else (_f, mat2._output_nr) if (_f := mat2.grad_fn) is not None else mat2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat1) if mat1._base is not None else (_f if (_o := mat1._output_nr) == 0 else (_f, _o)) if (_f := mat1.grad_fn) is not None else mat1) if _g1 else None), ((_gedge(mat2) if mat2._base is not None else (_f if (_o := mat2._output_nr) == 0 else (_f, _o)) if (_f := mat2.grad_fn) is not None else mat2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -817,7 +817,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(BaddbmmBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f if (_o := batch1._output_nr) == 0 else (_f, _o)) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f if (_o := batch2._output_nr) == 0 else (_f, _o)) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -913,7 +913,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     _n = _new(BaddbmmBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f if (_o := batch1._output_nr) == 0 else (_f, _o)) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f if (_o := batch2._output_nr) == 0 else (_f, _o)) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1060,7 +1060,7 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _k(self, batch1, batch2, beta=beta, alpha=alpha)
     _n = _new(AddbmmBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f if (_o := batch1._output_nr) == 0 else (_f, _o)) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f if (_o := batch2._output_nr) == 0 else (_f, _o)) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1160,7 +1160,7 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     _n = _new(AddbmmBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f, batch1._output_nr) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f, batch2._output_nr) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(batch1) if batch1._base is not None else (_f if (_o := batch1._output_nr) == 0 else (_f, _o)) if (_f := batch1.grad_fn) is not None else batch1) if _g1 else None), ((_gedge(batch2) if batch2._base is not None else (_f if (_o := batch2._output_nr) == 0 else (_f, _o)) if (_f := batch2.grad_fn) is not None else batch2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1303,7 +1303,7 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         return _k(self, mat, vec, beta=beta, alpha=alpha)
     _n = _new(AddmvBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else mat) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else vec) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f if (_o := mat._output_nr) == 0 else (_f, _o)) if (_f := mat.grad_fn) is not None else mat) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f if (_o := vec._output_nr) == 0 else (_f, _o)) if (_f := vec.grad_fn) is not None else vec) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1399,7 +1399,7 @@ def addmv_(self, mat, vec, *, beta=1, alpha=1):
     _n = _new(AddmvBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f, mat._output_nr) if (_f := mat.grad_fn) is not None else mat) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f, vec._output_nr) if (_f := vec.grad_fn) is not None else vec) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(mat) if mat._base is not None else (_f if (_o := mat._output_nr) == 0 else (_f, _o)) if (_f := mat.grad_fn) is not None else mat) if _g1 else None), ((_gedge(vec) if vec._base is not None else (_f if (_o := vec._output_nr) == 0 else (_f, _o)) if (_f := vec.grad_fn) is not None else vec) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1538,7 +1538,7 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
         return _k(self, vec1, vec2, beta=beta, alpha=alpha)
     _n = _new(AddrBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else vec1) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else vec2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f if (_o := vec1._output_nr) == 0 else (_f, _o)) if (_f := vec1.grad_fn) is not None else vec1) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f if (_o := vec2._output_nr) == 0 else (_f, _o)) if (_f := vec2.grad_fn) is not None else vec2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1634,7 +1634,7 @@ def addr_(self, vec1, vec2, *, beta=1, alpha=1):
     _n = _new(AddrBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f, vec1._output_nr) if (_f := vec1.grad_fn) is not None else vec1) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f, vec2._output_nr) if (_f := vec2.grad_fn) is not None else vec2) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(vec1) if vec1._base is not None else (_f if (_o := vec1._output_nr) == 0 else (_f, _o)) if (_f := vec1.grad_fn) is not None else vec1) if _g1 else None), ((_gedge(vec2) if vec2._base is not None else (_f if (_o := vec2._output_nr) == 0 else (_f, _o)) if (_f := vec2.grad_fn) is not None else vec2) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1727,7 +1727,7 @@ def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         return _OP_linalg_vector_norm.redispatch(_below_ks((self, ord, dim, keepdim, dtype)), self, ord, dim, keepdim, dtype=dtype)
     _n = _new(LinalgVectorNormBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1790,6 +1790,7 @@ _self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD
 class LinalgInvExBackward0(_Node):
     _op_name = 'aten::linalg_inv_ex'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1862,7 +1863,7 @@ def linalg_inv_ex(A, *, check_errors=False):
     _n = _new(LinalgInvExBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1930,7 +1931,7 @@ def linalg_slogdet(A):
     _n = _new(LinalgSlogdetBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1951,6 +1952,7 @@ _self_linalg_slogdet = linalg_slogdet   # the kernel, for its forward-AD re-entr
 class LinalgSolveExBackward0(_Node):
     _op_name = 'aten::linalg_solve_ex'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2057,7 +2059,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     _n = _new(LinalgSolveExBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), ((_gedge(B) if B._base is not None else (_f if (_o := B._output_nr) == 0 else (_f, _o)) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2086,6 +2088,7 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2159,7 +2162,7 @@ def linalg_cholesky_ex(self, *, upper=False, check_errors=False):
     _n = _new(LinalgCholeskyExBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2276,7 +2279,7 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
         return _k(self, B, upper=upper, left=left, unitriangular=unitriangular)
     _n = _new(LinalgSolveTriangularBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(B) if B._base is not None else (_f if (_o := B._output_nr) == 0 else (_f, _o)) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2407,7 +2410,7 @@ def cholesky(self, upper=False):
         return _k(self, upper)
     _n = _new(CholeskyBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2556,7 +2559,7 @@ def cholesky_solve(self, input2, upper=False):
         return _k(self, input2, upper)
     _n = _new(CholeskySolveBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else input2) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f if (_o := input2._output_nr) == 0 else (_f, _o)) if (_f := input2.grad_fn) is not None else input2) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2702,7 +2705,7 @@ def linalg_qr(A, mode='reduced'):
     _n = _new(LinalgQrBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2823,7 +2826,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
     _n = _new(LinalgSvdBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2912,7 +2915,7 @@ def linalg_eig(self):
     _n = _new(LinalgEigBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3027,7 +3030,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True):
     _n = _new(LinalgEighBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3127,7 +3130,7 @@ def linalg_lstsq(self, b, rcond=None, *, driver=None):
     _n = _new(LinalgLstsqBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(b) if b._base is not None else (_f, b._output_nr) if (_f := b.grad_fn) is not None else b) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(b) if b._base is not None else (_f if (_o := b._output_nr) == 0 else (_f, _o)) if (_f := b.grad_fn) is not None else b) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3236,7 +3239,7 @@ def linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = _new(LinalgPinvBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3370,7 +3373,7 @@ def linalg_pinv_atol_rtol_tensor(self, *, atol=None, rtol=None, hermitian=False)
         return _k(self, atol=atol, rtol=rtol, hermitian=hermitian)
     _n = _new(LinalgPinvBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3510,7 +3513,7 @@ def vdot(self, other):
         return _k(self, other)
     _n = _new(VdotBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f if (_o := other._output_nr) == 0 else (_f, _o)) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3613,7 +3616,7 @@ def trace(self):
         return _k(self)
     _n = _new(TraceBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3741,7 +3744,7 @@ def linalg_cross(self, other, *, dim=-1):
         return _k(self, other, dim=dim)
     _n = _new(LinalgCrossBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f, other._output_nr) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(other) if other._base is not None else (_f if (_o := other._output_nr) == 0 else (_f, _o)) if (_f := other.grad_fn) is not None else other) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3864,7 +3867,7 @@ def linalg_det(A):
         return _k(A)
     _n = _new(LinalgDetBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3985,7 +3988,7 @@ def linalg_matrix_exp(self):
         return _k(self)
     _n = _new(LinalgMatrixExpBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -4097,7 +4100,7 @@ def cholesky_inverse(self, upper=False):
         return _k(self, upper)
     _n = _new(CholeskyInverseBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -4243,7 +4246,7 @@ def linalg_householder_product(input, tau):
         return _k(input, tau)
     _n = _new(LinalgHouseholderProductBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(tau) if tau._base is not None else (_f, tau._output_nr) if (_f := tau.grad_fn) is not None else tau) if _g1 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(tau) if tau._base is not None else (_f if (_o := tau._output_nr) == 0 else (_f, _o)) if (_f := tau.grad_fn) is not None else tau) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -4397,7 +4400,7 @@ def ormqr(self, input2, input3, left=True, transpose=False):
         return _k(self, input2, input3, left, transpose)
     _n = _new(OrmqrBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f, input2._output_nr) if (_f := input2.grad_fn) is not None else input2) if _g1 else None), ((_gedge(input3) if input3._base is not None else (_f, input3._output_nr) if (_f := input3.grad_fn) is not None else input3) if _g2 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(input2) if input2._base is not None else (_f if (_o := input2._output_nr) == 0 else (_f, _o)) if (_f := input2.grad_fn) is not None else input2) if _g1 else None), ((_gedge(input3) if input3._base is not None else (_f if (_o := input3._output_nr) == 0 else (_f, _o)) if (_f := input3.grad_fn) is not None else input3) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -4542,7 +4545,7 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         return _OP__trilinear.redispatch(_below_ks((i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
     _n = _new(TrilinearBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(i1) if i1._base is not None else (_f, i1._output_nr) if (_f := i1.grad_fn) is not None else i1) if _g0 else None), ((_gedge(i2) if i2._base is not None else (_f, i2._output_nr) if (_f := i2.grad_fn) is not None else i2) if _g1 else None), ((_gedge(i3) if i3._base is not None else (_f, i3._output_nr) if (_f := i3.grad_fn) is not None else i3) if _g2 else None), )
+    _n.next_edges = (((_gedge(i1) if i1._base is not None else (_f if (_o := i1._output_nr) == 0 else (_f, _o)) if (_f := i1.grad_fn) is not None else i1) if _g0 else None), ((_gedge(i2) if i2._base is not None else (_f if (_o := i2._output_nr) == 0 else (_f, _o)) if (_f := i2.grad_fn) is not None else i2) if _g1 else None), ((_gedge(i3) if i3._base is not None else (_f if (_o := i3._output_nr) == 0 else (_f, _o)) if (_f := i3.grad_fn) is not None else i3) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (adjoint)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 class LinalgLuFactorExBackward0(_Node):
     _op_name = 'aten::linalg_lu_factor_ex'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -125,7 +126,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     _n = _new(LinalgLuFactorExBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -240,7 +241,7 @@ def linalg_lu(A, *, pivot=True):
     _n = _new(LinalgLuBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(A) if A._base is not None else (_f, A._output_nr) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
+    _n.next_edges = (((_gedge(A) if A._base is not None else (_f if (_o := A._output_nr) == 0 else (_f, _o)) if (_f := A.grad_fn) is not None else A) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -338,7 +339,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     _n = _new(LuUnpackBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(LU_data) if LU_data._base is not None else (_f, LU_data._output_nr) if (_f := LU_data.grad_fn) is not None else LU_data) if _g0 else None), )
+    _n.next_edges = (((_gedge(LU_data) if LU_data._base is not None else (_f if (_o := LU_data._output_nr) == 0 else (_f, _o)) if (_f := LU_data.grad_fn) is not None else LU_data) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -469,7 +470,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return _k(LU, pivots, B, left=left, adjoint=adjoint)
     _n = _new(LinalgLuSolveBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(LU) if LU._base is not None else (_f, LU._output_nr) if (_f := LU.grad_fn) is not None else LU) if _g0 else None), ((_gedge(B) if B._base is not None else (_f, B._output_nr) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
+    _n.next_edges = (((_gedge(LU) if LU._base is not None else (_f if (_o := LU._output_nr) == 0 else (_f, _o)) if (_f := LU.grad_fn) is not None else LU) if _g0 else None), ((_gedge(B) if B._base is not None else (_f if (_o := B._output_nr) == 0 else (_f, _o)) if (_f := B.grad_fn) is not None else B) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -540,6 +541,7 @@ _self_linalg_lu_solve = linalg_lu_solve   # the kernel, for its forward-AD re-en
 class GeqrfBackward0(_Node):
     _op_name = 'aten::geqrf'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -605,7 +607,7 @@ def geqrf(self):
     _n = _new(GeqrfBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

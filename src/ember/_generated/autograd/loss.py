@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (zeros_like)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -50,6 +50,7 @@ _aten = _ops_ns.aten
 class NllLossBackward0(_Node):
     _op_name = 'aten::nll_loss_forward'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -160,7 +161,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _n = _new(NllLossBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -198,6 +199,7 @@ _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-
 class NllLoss2DBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -308,7 +310,7 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _n = _new(NllLoss2DBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -442,7 +444,7 @@ def mse_loss(self, target, reduction=0):
         return _k(self, target, reduction)
     _n = _new(MseLossBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -588,7 +590,7 @@ def smooth_l1_loss(self, target, reduction=0, beta=1.0):
         return _k(self, target, reduction, beta)
     _n = _new(SmoothL1LossBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -736,7 +738,7 @@ def huber_loss(self, target, reduction=0, delta=1.0):
         return _k(self, target, reduction, delta)
     _n = _new(HuberLossBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -873,7 +875,7 @@ def soft_margin_loss(self, target, reduction=0):
         return _k(self, target, reduction)
     _n = _new(SoftMarginLossBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1030,7 +1032,7 @@ def binary_cross_entropy(self, target, weight=None, reduction=0):
         return _k(self, target, weight, reduction)
     _n = _new(BinaryCrossEntropyBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1208,7 +1210,7 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
         return _k(self, target, weight, pos_weight, reduction)
     _n = _new(BinaryCrossEntropyWithLogitsBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1266,6 +1268,7 @@ _self_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits   # th
 class CtcLossBackward0(_Node):
     _op_name = 'aten::_ctc_loss'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1328,7 +1331,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
     _n = _new(CtcLossBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else log_probs) if _g0 else None), )
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f if (_o := log_probs._output_nr) == 0 else (_f, _o)) if (_f := log_probs.grad_fn) is not None else log_probs) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1365,6 +1368,7 @@ _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argu
 class CtcLossBackward1(_Node):
     _op_name = 'aten::_ctc_loss.Tensor'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1466,7 +1470,7 @@ def _ctc_loss_Tensor(log_probs, targets, input_lengths, target_lengths, blank=0,
     _n = _new(CtcLossBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f, log_probs._output_nr) if (_f := log_probs.grad_fn) is not None else log_probs) if _g0 else None), )
+    _n.next_edges = (((_gedge(log_probs) if log_probs._base is not None else (_f if (_o := log_probs._output_nr) == 0 else (_f, _o)) if (_f := log_probs.grad_fn) is not None else log_probs) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1618,7 +1622,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1779,7 +1783,7 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
         return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
     _n = _new(NllLoss2DBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1953,7 +1957,7 @@ def mse_loss_backward(grad_output, self, target, reduction):
         return _k(grad_output, self, target, reduction)
     _n = _new(MseLossBackwardBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g1 else None), ((_gedge(target) if target._base is not None else (_f, target._output_nr) if (_f := target.grad_fn) is not None else target) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g1 else None), ((_gedge(target) if target._base is not None else (_f if (_o := target._output_nr) == 0 else (_f, _o)) if (_f := target.grad_fn) is not None else target) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2103,7 +2107,7 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=0):
         return _k(self, target, p, margin, weight, reduction)
     _n = _new(MultiMarginLossBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2159,6 +2163,7 @@ _self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD r
 class MultilabelMarginLossBackward0(_Node):
     _op_name = 'aten::multilabel_margin_loss_forward'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2254,7 +2259,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     _n = _new(MultilabelMarginLossBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

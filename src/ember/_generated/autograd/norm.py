@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (mean)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 class NativeLayerNormBackward0(_Node):
     _op_name = 'aten::native_layer_norm'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -153,7 +154,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     _n = _new(NativeLayerNormBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f if (_o := bias._output_nr) == 0 else (_f, _o)) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -190,6 +191,7 @@ _self_native_layer_norm = native_layer_norm   # the kernel, for its forward-AD r
 class NativeBatchNormBackward0(_Node):
     _op_name = 'aten::native_batch_norm'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -341,7 +343,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     _n = _new(NativeBatchNormBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f if (_o := bias._output_nr) == 0 else (_f, _o)) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -386,6 +388,7 @@ _self_native_batch_norm = native_batch_norm   # the kernel, for its forward-AD r
 class NativeGroupNormBackward0(_Node):
     _op_name = 'aten::native_group_norm'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -521,7 +524,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     _n = _new(NativeGroupNormBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f, bias._output_nr) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g1 else None), ((_gedge(bias) if bias._base is not None else (_f if (_o := bias._output_nr) == 0 else (_f, _o)) if (_f := bias.grad_fn) is not None else bias) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -666,7 +669,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     _n = _new(NativeLayerNormBackwardBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f if (_o := grad_out._output_nr) == 0 else (_f, _o)) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -856,7 +859,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     _n = _new(NativeBatchNormBackwardBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f if (_o := grad_out._output_nr) == 0 else (_f, _o)) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1048,7 +1051,7 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     _n = _new(NativeGroupNormBackwardBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f, grad_out._output_nr) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f, weight._output_nr) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
+    _n.next_edges = (((_gedge(grad_out) if grad_out._base is not None else (_f if (_o := grad_out._output_nr) == 0 else (_f, _o)) if (_f := grad_out.grad_fn) is not None else grad_out) if _g0 else None), ((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g1 else None), ((_gedge(weight) if weight._base is not None else (_f if (_o := weight._output_nr) == 0 else (_f, _o)) if (_f := weight.grad_fn) is not None else weight) if _g2 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1093,6 +1096,7 @@ _self_native_group_norm_backward = native_group_norm_backward   # the kernel, fo
 class WeightNormInterfaceBackward0(_Node):
     _op_name = 'aten::_weight_norm_interface'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1199,7 +1203,7 @@ def _weight_norm_interface(v, g, dim=0):
     _n = _new(WeightNormInterfaceBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(v) if v._base is not None else (_f, v._output_nr) if (_f := v.grad_fn) is not None else v) if _g0 else None), ((_gedge(g) if g._base is not None else (_f, g._output_nr) if (_f := g.grad_fn) is not None else g) if _g1 else None), )
+    _n.next_edges = (((_gedge(v) if v._base is not None else (_f if (_o := v._output_nr) == 0 else (_f, _o)) if (_f := v.grad_fn) is not None else v) if _g0 else None), ((_gedge(g) if g._base is not None else (_f if (_o := g._output_nr) == 0 else (_f, _o)) if (_f := g.grad_fn) is not None else g) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

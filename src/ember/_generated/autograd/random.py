@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (mean, median, std, zeros_like)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -141,7 +141,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _n = _new(NormalBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -202,7 +202,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **_kw):
     _n = _new(UniformBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -259,7 +259,7 @@ def random__to(self, to, *, generator=None):
     _n = _new(RandomBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -314,7 +314,7 @@ def random_(self, *, generator=None):
     _n = _new(RandomBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -371,7 +371,7 @@ def bernoulli__float(self, p=0.5, *, generator=None):
     _n = _new(BernoulliBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -443,7 +443,7 @@ def bernoulli(self, *, generator=None):
         return _k(self, generator=generator)
     _n = _new(BernoulliBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -534,7 +534,7 @@ def bernoulli_p(self, p, *, generator=None):
         return _k(self, p, generator=generator)
     _n = _new(BernoulliBackward2)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -612,7 +612,7 @@ def random__from(self, from_, to, *, generator=None, **_kw):
     _n = _new(RandomBackward2)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -695,7 +695,7 @@ def normal_Tensor_float(mean, std=1.0, *, generator=None):
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else mean) if _g0 else None), )
+    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f if (_o := mean._output_nr) == 0 else (_f, _o)) if (_f := mean.grad_fn) is not None else mean) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -788,7 +788,7 @@ def normal_float_Tensor(mean, std, *, generator=None):
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward2)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else std) if _g0 else None), )
+    _n.next_edges = (((_gedge(std) if std._base is not None else (_f if (_o := std._output_nr) == 0 else (_f, _o)) if (_f := std.grad_fn) is not None else std) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -894,7 +894,7 @@ def normal_Tensor_Tensor(mean, std, *, generator=None):
         return _k(mean, std, generator=generator)
     _n = _new(NormalBackward3)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f, mean._output_nr) if (_f := mean.grad_fn) is not None else mean) if _g0 else None), ((_gedge(std) if std._base is not None else (_f, std._output_nr) if (_f := std.grad_fn) is not None else std) if _g1 else None), )
+    _n.next_edges = (((_gedge(mean) if mean._base is not None else (_f if (_o := mean._output_nr) == 0 else (_f, _o)) if (_f := mean.grad_fn) is not None else mean) if _g0 else None), ((_gedge(std) if std._base is not None else (_f if (_o := std._output_nr) == 0 else (_f, _o)) if (_f := std.grad_fn) is not None else std) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -972,7 +972,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     _n = _new(ExponentialBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1029,7 +1029,7 @@ def geometric_(self, p, *, generator=None):
     _n = _new(GeometricBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1088,7 +1088,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     _n = _new(LogNormalBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1147,7 +1147,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     _n = _new(CauchyBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1219,7 +1219,7 @@ def poisson(self, generator=None):
         return _k(self, generator)
     _n = _new(PoissonBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1324,7 +1324,7 @@ def _standard_gamma(self, generator=None):
         return _k(self, generator)
     _n = _new(StandardGammaBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -4,7 +4,7 @@ import builtins as _bi
 from ember._ops import ops as _ops_ns
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -98,7 +98,7 @@ def sum(self, *, dtype=None):
         return _k(self, dtype=dtype)
     _n = _new(SumBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -175,7 +175,7 @@ def sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
         return _OP_sum_dim_IntList.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _n = _new(SumBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -266,7 +266,7 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
         return _OP_nansum.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _n = _new(NansumBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -365,7 +365,7 @@ def mean(self, *, dtype=None):
         return _k(self, dtype=dtype)
     _n = _new(MeanBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -444,7 +444,7 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
         return _OP_mean_dim.redispatch(_below_ks((self, dim, keepdim, dtype)), self, dim, keepdim, dtype=dtype)
     _n = _new(MeanBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -554,7 +554,7 @@ def prod(self, *, dtype=None):
         return _k(self, dtype=dtype)
     _n = _new(ProdBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -685,7 +685,7 @@ def prod_dim_int(self, dim, keepdim=False, *, dtype=None):
         return _k(self, dim, keepdim, dtype=dtype)
     _n = _new(ProdBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -803,7 +803,7 @@ def amax(self, dim=(), keepdim=False):
         return _OP_amax.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = _new(AmaxBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -919,7 +919,7 @@ def amin(self, dim=(), keepdim=False):
         return _OP_amin.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = _new(AminBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1065,7 +1065,7 @@ def aminmax(self, *, dim=None, keepdim=False):
     _n = _new(AminmaxBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1160,7 +1160,7 @@ def max(self):
         return _k(self)
     _n = _new(MaxBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1283,7 +1283,7 @@ def min(self):
         return _k(self)
     _n = _new(MinBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1338,6 +1338,7 @@ _self_min = min   # the kernel, for its forward-AD re-entry (an argument may sha
 class MaxBackward1(_Node):
     _op_name = 'aten::max.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1411,7 +1412,7 @@ def max_dim(self, dim, keepdim=False):
     _n = _new(MaxBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1433,6 +1434,7 @@ _self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument
 class MinBackward1(_Node):
     _op_name = 'aten::min.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -1506,7 +1508,7 @@ def min_dim(self, dim, keepdim=False):
     _n = _new(MinBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1635,7 +1637,7 @@ def var_correction(self, dim=None, *, correction=None, keepdim=False):
         return _OP_var_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _n = _new(VarBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1737,7 +1739,7 @@ def std_correction(self, dim=None, *, correction=None, keepdim=False):
         return _OP_std_correction.redispatch(_below_ks((self, dim, correction, keepdim)), self, dim, correction=correction, keepdim=keepdim)
     _n = _new(StdBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1836,7 +1838,7 @@ def var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _n = _new(VarMeanBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1908,7 +1910,7 @@ def std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
     _n = _new(StdMeanBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1993,7 +1995,7 @@ def logsumexp(self, dim, keepdim=False):
         return _OP_logsumexp.redispatch(_below_ks((self, dim, keepdim)), self, dim, keepdim)
     _n = _new(LogsumexpBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2123,7 +2125,7 @@ def norm_Scalar(self, p=2):
         return _k(self, p)
     _n = _new(NormBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2238,7 +2240,7 @@ def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
         return _OP_norm_ScalarOpt_dim.redispatch(_below_ks((self, p, dim, keepdim)), self, p, dim, keepdim)
     _n = _new(NormBackward1)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2359,7 +2361,7 @@ def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim, *, dtype):
         return _OP_norm_ScalarOpt_dim_dtype.redispatch(_below_ks((self, p, dim, keepdim, dtype)), self, p, dim, keepdim, dtype=dtype)
     _n = _new(NormBackward3)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2495,7 +2497,7 @@ def norm_ScalarOpt_dtype(self, p, *, dtype):
         return _k(self, p, dtype=dtype)
     _n = _new(NormBackward2)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2636,7 +2638,7 @@ def median(self):
         return _k(self)
     _n = _new(MedianBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2759,7 +2761,7 @@ def nanmedian(self):
         return _k(self)
     _n = _new(NanmedianBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2814,6 +2816,7 @@ _self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argu
 class MedianBackward1(_Node):
     _op_name = 'aten::median.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2887,7 +2890,7 @@ def median_dim(self, dim, keepdim=False):
     _n = _new(MedianBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2909,6 +2912,7 @@ _self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an ar
 class NanmedianBackward1(_Node):
     _op_name = 'aten::nanmedian.dim'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2982,7 +2986,7 @@ def nanmedian_dim(self, dim, keepdim=False):
     _n = _new(NanmedianBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3004,6 +3008,7 @@ _self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry 
 class ModeBackward0(_Node):
     _op_name = 'aten::mode'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3077,7 +3082,7 @@ def mode(self, dim=-1, keepdim=False):
     _n = _new(ModeBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3188,7 +3193,7 @@ def renorm(self, p, dim, maxnorm):
         return _k(self, p, dim, maxnorm)
     _n = _new(RenormBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -3270,7 +3275,7 @@ def renorm_(self, p, dim, maxnorm):
     _n = _new(RenormBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

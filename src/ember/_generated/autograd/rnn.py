@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (mode)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -214,7 +214,7 @@ def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
     _n = _new(ThnnFusedLstmCellBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else input_gates) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else hidden_gates) if _g1 else None), ((_gedge(cx) if cx._base is not None else (_f, cx._output_nr) if (_f := cx.grad_fn) is not None else cx) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else input_bias) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else hidden_bias) if _g4 else None), )
+    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f if (_o := input_gates._output_nr) == 0 else (_f, _o)) if (_f := input_gates.grad_fn) is not None else input_gates) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f if (_o := hidden_gates._output_nr) == 0 else (_f, _o)) if (_f := hidden_gates.grad_fn) is not None else hidden_gates) if _g1 else None), ((_gedge(cx) if cx._base is not None else (_f if (_o := cx._output_nr) == 0 else (_f, _o)) if (_f := cx.grad_fn) is not None else cx) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f if (_o := input_bias._output_nr) == 0 else (_f, _o)) if (_f := input_bias.grad_fn) is not None else input_bias) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f if (_o := hidden_bias._output_nr) == 0 else (_f, _o)) if (_f := hidden_bias.grad_fn) is not None else hidden_bias) if _g4 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -265,6 +265,7 @@ _self__thnn_fused_lstm_cell = _thnn_fused_lstm_cell   # the kernel, for its forw
 class ThnnFusedGruCellBackward0(_Node):
     _op_name = 'aten::_thnn_fused_gru_cell'
     _complex = 'conj'
+    _grads_read = 1
 
     def apply(_n, grads):
         grad = grads[0]
@@ -425,7 +426,7 @@ def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
     _n = _new(ThnnFusedGruCellBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f, input_gates._output_nr) if (_f := input_gates.grad_fn) is not None else input_gates) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f, hidden_gates._output_nr) if (_f := hidden_gates.grad_fn) is not None else hidden_gates) if _g1 else None), ((_gedge(hx) if hx._base is not None else (_f, hx._output_nr) if (_f := hx.grad_fn) is not None else hx) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f, input_bias._output_nr) if (_f := input_bias.grad_fn) is not None else input_bias) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f, hidden_bias._output_nr) if (_f := hidden_bias.grad_fn) is not None else hidden_bias) if _g4 else None), )
+    _n.next_edges = (((_gedge(input_gates) if input_gates._base is not None else (_f if (_o := input_gates._output_nr) == 0 else (_f, _o)) if (_f := input_gates.grad_fn) is not None else input_gates) if _g0 else None), ((_gedge(hidden_gates) if hidden_gates._base is not None else (_f if (_o := hidden_gates._output_nr) == 0 else (_f, _o)) if (_f := hidden_gates.grad_fn) is not None else hidden_gates) if _g1 else None), ((_gedge(hx) if hx._base is not None else (_f if (_o := hx._output_nr) == 0 else (_f, _o)) if (_f := hx.grad_fn) is not None else hx) if _g2 else None), ((_gedge(input_bias) if input_bias._base is not None else (_f if (_o := input_bias._output_nr) == 0 else (_f, _o)) if (_f := input_bias.grad_fn) is not None else input_bias) if _g3 else None), ((_gedge(hidden_bias) if hidden_bias._base is not None else (_f if (_o := hidden_bias._output_nr) == 0 else (_f, _o)) if (_f := hidden_bias.grad_fn) is not None else hidden_bias) if _g4 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -671,7 +672,7 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     _n = _new(MkldnnRnnLayerBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(input) if input._base is not None else (_f, input._output_nr) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight0) if weight0._base is not None else (_f, weight0._output_nr) if (_f := weight0.grad_fn) is not None else weight0) if _g1 else None), ((_gedge(weight1) if weight1._base is not None else (_f, weight1._output_nr) if (_f := weight1.grad_fn) is not None else weight1) if _g2 else None), ((_gedge(weight2) if weight2._base is not None else (_f, weight2._output_nr) if (_f := weight2.grad_fn) is not None else weight2) if _g3 else None), ((_gedge(weight3) if weight3._base is not None else (_f, weight3._output_nr) if (_f := weight3.grad_fn) is not None else weight3) if _g4 else None), ((_gedge(hx_) if hx_._base is not None else (_f, hx_._output_nr) if (_f := hx_.grad_fn) is not None else hx_) if _g5 else None), ((_gedge(cx_) if cx_._base is not None else (_f, cx_._output_nr) if (_f := cx_.grad_fn) is not None else cx_) if _g6 else None), )
+    _n.next_edges = (((_gedge(input) if input._base is not None else (_f if (_o := input._output_nr) == 0 else (_f, _o)) if (_f := input.grad_fn) is not None else input) if _g0 else None), ((_gedge(weight0) if weight0._base is not None else (_f if (_o := weight0._output_nr) == 0 else (_f, _o)) if (_f := weight0.grad_fn) is not None else weight0) if _g1 else None), ((_gedge(weight1) if weight1._base is not None else (_f if (_o := weight1._output_nr) == 0 else (_f, _o)) if (_f := weight1.grad_fn) is not None else weight1) if _g2 else None), ((_gedge(weight2) if weight2._base is not None else (_f if (_o := weight2._output_nr) == 0 else (_f, _o)) if (_f := weight2.grad_fn) is not None else weight2) if _g3 else None), ((_gedge(weight3) if weight3._base is not None else (_f if (_o := weight3._output_nr) == 0 else (_f, _o)) if (_f := weight3.grad_fn) is not None else weight3) if _g4 else None), ((_gedge(hx_) if hx_._base is not None else (_f if (_o := hx_._output_nr) == 0 else (_f, _o)) if (_f := hx_.grad_fn) is not None else hx_) if _g5 else None), ((_gedge(cx_) if cx_._base is not None else (_f if (_o := cx_._output_nr) == 0 else (_f, _o)) if (_f := cx_.grad_fn) is not None else cx_) if _g6 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

@@ -4,7 +4,7 @@ import builtins as _bi
 from ember._ops import ops as _ops_ns
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -112,7 +112,7 @@ def _softmax(self, dim, half_to_float):
         return _k(self, dim, half_to_float)
     _n = _new(SoftmaxBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -234,7 +234,7 @@ def _log_softmax(self, dim, half_to_float):
         return _k(self, dim, half_to_float)
     _n = _new(LogSoftmaxBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -380,7 +380,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         return _k(grad_output, output, dim, input_dtype)
     _n = _new(SoftmaxBackwardDataBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else output) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(output) if output._base is not None else (_f if (_o := output._output_nr) == 0 else (_f, _o)) if (_f := output.grad_fn) is not None else output) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -519,7 +519,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
         return _k(grad_output, output, dim, input_dtype)
     _n = _new(LogSoftmaxBackwardDataBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f, grad_output._output_nr) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(output) if output._base is not None else (_f, output._output_nr) if (_f := output.grad_fn) is not None else output) if _g1 else None), )
+    _n.next_edges = (((_gedge(grad_output) if grad_output._base is not None else (_f if (_o := grad_output._output_nr) == 0 else (_f, _o)) if (_f := grad_output.grad_fn) is not None else grad_output) if _g0 else None), ((_gedge(output) if output._base is not None else (_f if (_o := output._output_nr) == 0 else (_f, _o)) if (_f := output.grad_fn) is not None else output) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

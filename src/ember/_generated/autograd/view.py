@@ -5,7 +5,7 @@ from ember._ops import ops as _ops_ns
 from ember._generated.functions import (arange, cat, index, stack, zeros_like)
 from ember._generated.nn_functions import *   # formulas call at:: ops whatever their python_module
 from ember._generated.linalg_functions import *
-from ember.autograd.graph import Node as _Node, gradient_edge as _gedge, leaf_edge as _leaf_edge
+from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
 from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
@@ -105,7 +105,7 @@ def alias(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -198,7 +198,7 @@ def view(self, size):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -292,7 +292,7 @@ def expand(self, size, *, implicit=False):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -387,7 +387,7 @@ def transpose_int(self, dim0, dim1):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -482,7 +482,7 @@ def permute(self, dims):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -571,7 +571,7 @@ def t(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -662,7 +662,7 @@ def unsqueeze(self, dim):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -752,7 +752,7 @@ def squeeze(self):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -844,7 +844,7 @@ def squeeze_dim(self, dim):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -938,7 +938,7 @@ def squeeze_dims(self, dim):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -1028,7 +1028,7 @@ def squeeze_(self):
     _n = _new(SqueezeBackward3)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1103,7 +1103,7 @@ def squeeze__dim(self, dim):
     _n = _new(SqueezeBackward4)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1163,7 +1163,7 @@ def squeeze__dims(self, dim):
     _n = _new(SqueezeBackward5)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1238,7 +1238,7 @@ def unsqueeze_(self, dim):
     _n = _new(UnsqueezeBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1316,7 +1316,7 @@ def transpose_(self, dim0, dim1):
     _n = _new(TransposeBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1390,7 +1390,7 @@ def t_(self):
     _n = _new(TBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1474,7 +1474,7 @@ def select_int(self, dim, index):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -1578,7 +1578,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -1681,7 +1681,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -1789,7 +1789,7 @@ def as_strided(self, size, stride, storage_offset=None):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -1861,7 +1861,7 @@ def as_strided_(self, size, stride, storage_offset=None):
     _n = _new(AsStridedBackward1)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -1945,7 +1945,7 @@ def unbind_int(self, dim=0):
     _n = _new(UnbindBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2021,7 +2021,7 @@ def split_Tensor(self, split_size, dim=0):
     _n = _new(SplitBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2080,7 +2080,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     _n = _new(SplitWithSizesBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2135,7 +2135,7 @@ def _unsafe_view(self, size):
         return _OP__unsafe_view.redispatch(_below_ks((self, size)), self, size)
     _n = _new(UnsafeViewBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2234,7 +2234,7 @@ def _reshape_alias(self, size, stride):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -2350,7 +2350,7 @@ def unfold(self, dimension, size, step):
     if self._base is not None:
         _n.next_edges = (_gedge(self), )
     elif (_f := self.grad_fn) is not None:
-        _n.next_edges = ((_f, self._output_nr), )
+        _n.next_edges = (_f if (_o := self._output_nr) == 0 else (_f, _o), )
     elif _ANOMALY[0]:
         _n.next_edges = (_leaf_edge(self), )
     else:
@@ -2476,7 +2476,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         return _k(self, src, dim, start, end, step)
     _n = _new(SliceScatterBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2597,7 +2597,7 @@ def select_scatter(self, src, dim, index):
         return _k(self, src, dim, index)
     _n = _new(SelectScatterBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2718,7 +2718,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         return _k(self, src, offset, dim1, dim2)
     _n = _new(DiagonalScatterBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)
@@ -2818,7 +2818,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
         return _OP_as_strided_scatter.redispatch(_below_ks((self, src, size, stride, storage_offset)), self, src, size, stride, storage_offset)
     _n = _new(AsStridedScatterBackward0)
     _n._sequence_nr = _next_seq()
-    _n.next_edges = (((_gedge(self) if self._base is not None else (_f, self._output_nr) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f, src._output_nr) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
+    _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), ((_gedge(src) if src._base is not None else (_f if (_o := src._output_nr) == 0 else (_f, _o)) if (_f := src.grad_fn) is not None else src) if _g1 else None), )
     if _ANOMALY[0]:
         _record_anomaly(_n)
         _leaf_edges(_n)

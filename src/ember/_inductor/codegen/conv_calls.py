@@ -9,10 +9,11 @@ ResNet's downsampling, many channels); `conv_plan` decides, `ConvPlan.c` writes 
   then `dconv_fwd` runs over the images, split over `config.threads()` threads as eager splits them over its pool;
 - convolution_backward, grad_input: a forward convolution of the output gradient padded by dilation*(K-1) - pad
   with the kernel flipped and its channel axes swapped (eager's conv_direct.input_grad);
-- convolution_backward, grad_weight: `dconv_wgrad` into one zeroed block per thread, summed in order and cropped
-  (eager's conv_direct.weight_grad). dconv declines an input holding inf or NaN (its thrown-away grid positions
-  would leak them into other taps); the entry then computes that gradient with a plain loop over the real
-  positions, which forms the same products as eager's im2col fallback.
+- convolution_backward, grad_weight: `dconv_wgrad` (or the channel-vector `dconv_wgradc`, by eager's
+  conv_direct.wgrad_plan) into one zeroed block per chunk of conv_direct.wgrad_grain images, summed in order and
+  cropped (eager's conv_direct.weight_grad). The grid kernel declines an input holding inf or NaN (its
+  thrown-away grid positions would leak them into other taps); the entry then computes that gradient with a
+  plain loop over the real positions, which forms the same products as eager's im2col fallback.
 An operand that is not contiguous (the 0-stride expanded gradient of `conv(x).sum()`, a strided view) is first
 copied into contiguous scratch memory, as eager's np.ascontiguousarray copies it. The results are eager's bit for
 bit (the same C and gemms, the same split of the images). A bias gradient requested from convolution_backward
@@ -82,13 +83,17 @@ class _Fwd:
 class _WGrad:
     """One dconv_wgrad run: gw (groups*m, cg, *K) of x (n, c, *S) and the output gradient go (n, groups*m, *O)."""
 
-    def __init__(self, x, go, gw, n, c, groups, m, kern, in_sp, out, pd, dl):
+    def __init__(self, x, go, gw, n, c, groups, m, kern, in_sp, out, pd, dl, dtype):
         from ember.kernels.cpu import conv_direct
         from ember.kernels.cpu.conv_im2col import geometry
         self.x, self.go, self.gw = x, go, gw
         self.n, self.c, self.groups, self.m = n, c, groups, m
         self.k = c // groups * math.prod(kern)
-        self.mpad, self.kpad = -(-m // 3) * 3, -(-self.k // 3) * 3     # multiples of dconv.c's WM, WK
+        padded = tuple(in_sp[i] + 2 * pd[i] for i in range(len(kern)))
+        # eager's plan (conv_direct.wgrad_plan, wgrad_grain): the kernel (grid, or channel-vector `chan`), its
+        # padded sizes, and the images per partial sum
+        self.chan, self.mpad, self.kpad = conv_direct.wgrad_plan(m, self.k, padded, out, dtype)
+        self.grain = conv_direct.wgrad_grain(n)
         self.geo = [int(v) for v in geometry(in_sp, kern, out, (1,) * len(kern), pd, dl)]
         self.xs, self.gs = c * math.prod(in_sp), groups * m * math.prod(out)
         self.work = n * math.prod(out) * m * groups * self.k
@@ -216,13 +221,16 @@ def _fwd_c(run, fn, t, sfx, addr, threads):
 
 
 def _wgrad_c(run, fn, t, sfx, addr, threads):
-    parts = _parts(run, threads)
+    parts = -(-run.n // run.grain)            # eager's chunks of wgrad_grain images, one partial sum each
+    workers = min(threads, parts) if threads > 1 and run.work >= run.min_work else 1
     block = run.groups * run.mpad * run.kpad
+    kern = "wgradc" if run.chan else "wgrad"
     task = (f"static void {fn}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
             f"    for (int64_t j = lo; j < hi; j++) {{\n"
-            f"        const int64_t i0 = {run.n} * j / {parts}, i1 = {run.n} * (j + 1) / {parts};\n"
+            f"        const int64_t i0 = {run.grain} * j, i1 = i0 + {run.grain} < {run.n} ? i0 + {run.grain} : "
+            f"{run.n};\n"
             f"        if (i1 <= i0) continue;\n"
-            f"        const int rc = ember_dconv_wgrad_{sfx}((const {t}*)p[0] + i0 * {run.xs}, (const {t}*)p[1] + "
+            f"        const int rc = ember_dconv_{kern}_{sfx}((const {t}*)p[0] + i0 * {run.xs}, (const {t}*)p[1] + "
             f"i0 * {run.gs}, ({t}*)p[2] + j * {block}, (const int64_t*)p[3], {run.c}, {run.groups}, {run.m}, "
             f"{run.mpad}, {run.kpad}, i1 - i0);\n"
             f"        if (rc < 0) ember_index_error = 3;\n"
@@ -230,7 +238,10 @@ def _wgrad_c(run, fn, t, sfx, addr, threads):
     g, m, k, mpad, kpad = run.groups, run.m, run.k, run.mpad, run.kpad
     gw = addr[run.gw]
     total = g * m * k
-    lines = [f"        /* {run.gw}: dconv_wgrad of {run.n} images, {parts} part(s) */",
+    # entry (g, j, kk) of part q: the grid kernel's (groups, mpad, kpad) block, the channel-vector one's
+    # (groups, kpad, mpad)
+    at = f"(g * {kpad} + kk) * {mpad} + j" if run.chan else f"(g * {mpad} + j) * {kpad} + kk"
+    lines = [f"        /* {run.gw}: dconv_{kern} of {run.n} images, {parts} part(s) */",
              f"        static const int64_t geo[18] = {_geo(run)};",
              f"        {t}* parts = ({t}*)calloc({parts * block}, sizeof({t}));",
              f"        {t}* gw = {gw};",
@@ -238,15 +249,15 @@ def _wgrad_c(run, fn, t, sfx, addr, threads):
              "        if (!parts || !gw) ember_index_error = 3;",
              "        else {",
              f"            void* cp[5] = {{(void*){addr[run.x]}, (void*){addr[run.go]}, parts, (void*)geo, &declined}};",
-             (f"            ember_parallel({fn}_task, cp, {parts}, {parts});" if parts > 1 else
-              f"            {fn}_task(cp, 0, 1);"),
+             (f"            ember_parallel({fn}_task, cp, {parts}, {workers});" if workers > 1 else
+              f"            {fn}_task(cp, 0, {parts});"),
              "            if (!declined) {",
              f"                for (int64_t g = 0; g < {g}; g++)",
              f"                    for (int64_t j = 0; j < {m}; j++)",
              f"                        for (int64_t kk = 0; kk < {k}; kk++) {{",
-             f"                            {t} s = parts[(g * {mpad} + j) * {kpad} + kk];",
+             f"                            {t} s = parts[{at}];",
              *([f"                            for (int64_t q = 1; q < {parts}; q++) "
-                f"s += parts[q * {block} + (g * {mpad} + j) * {kpad} + kk];"] if parts > 1 else []),
+                f"s += parts[q * {block} + {at}];"] if parts > 1 else []),
              f"                            gw[(g * {m} + j) * {k} + kk] = s;",
              "                        }",
              "            } else {",
@@ -403,7 +414,7 @@ def conv_plan(buf, multi_outputs=(), threads=None):
             runs.append(gemm_run("gi", w="w", go="go", gi="gi"))
     if mask[1]:
         if wgrad_direct:
-            runs.append(_WGrad("x", "go", "gw", n, c, groups, og, kern, in_sp, out, pd, dl))
+            runs.append(_WGrad("x", "go", "gw", n, c, groups, og, kern, in_sp, out, pd, dl, np.dtype(dtype._np)))
         else:
             runs.append(gemm_run("gw", x="x", go="go", gw="gw"))
     if any(r is None for r in runs):
@@ -420,7 +431,7 @@ def preamble():
              "#include <stdlib.h>"]
     names = []
     for sfx, t in (("f32", "float"), ("f64", "double")):
-        for kind, s in (("fwd", sig), ("wgrad", wsig)):
+        for kind, s in (("fwd", sig), ("wgrad", wsig), ("wgradc", wsig)):
             decl = s.format(t=t).replace("(*)", f"(*ember_dconv_{kind}_{sfx})", 1)
             lines.append(f"static {decl};")
             names.append(f"ember_dconv_{kind}_{sfx}")
@@ -429,7 +440,8 @@ def preamble():
     return "\n".join(lines) + "\n" + conv_gemm_calls.preamble()
 
 
-_BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_fwd_f64", "dconv_wgrad_f64")
+_BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_wgradc_f32", "dconv_fwd_f64", "dconv_wgrad_f64",
+               "dconv_wgradc_f64")
 
 
 def bind(lib):
@@ -439,7 +451,7 @@ def bind(lib):
     if dconv is None:
         raise RuntimeError("ember._inductor: the generated C calls ember's direct convolution (dconv.c), "
                            "which is not available in this process")
-    addrs = (ctypes.c_void_p * 4)(*(ctypes.cast(getattr(dconv, nm), ctypes.c_void_p).value for nm in _BIND_NAMES))
+    addrs = (ctypes.c_void_p * len(_BIND_NAMES))(*(ctypes.cast(getattr(dconv, nm), ctypes.c_void_p).value for nm in _BIND_NAMES))
     fn = lib["ember_set_dconv"]
     fn.argtypes = [ctypes.c_void_p]
     fn.restype = None

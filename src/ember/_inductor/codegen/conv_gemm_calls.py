@@ -11,8 +11,9 @@ images (eager's chunks), with the same calls eager makes:
 - grad_weight: per chunk, packed output gradient times the columns transposed, added into the weight gradient;
 - both (eager's conv_im2col.backward, taken when both are wanted and dconv does not take the weight gradient):
   one pass per chunk doing the two above with the columns built once.
-Eager shares the images out over its pool in `parts` ranges (conv_im2col.over_images) and sums per-part weight
-gradients; the entry runs the same ranges (over `config.threads()` threads, ember's thread count unless
+Eager shares the images out over its pool in `parts` ranges (conv_im2col.over_images; for a weight gradient the
+fixed ranges of conv_im2col.wgrad_bounds, shared out by over_ranges) and sums per-part weight gradients; the
+entry runs the same ranges (over `config.threads()` threads, ember's thread count unless
 cpp.threads says otherwise, with OpenBLAS held at one thread meanwhile as eager's single_blas holds it) and sums
 the parts in eager's order, so the values are eager's bit for bit with the same gemm calls. (OpenBLAS's count is
 process-wide: a BLAS call of another thread during those parts runs on one thread, as under eager's.) Where numpy's matmul takes gemv or a dot instead (a size-1 matrix side: one output channel per group,
@@ -41,8 +42,17 @@ class GemmConv:
         self.bsz = conv_im2col.chunk(n, self.o, groups * self.ck, itemsize)
         work = n * self.o * self.cout * self.ck * (2 if kind == "both" else 1)
         from ember.kernels.cpu.runtime import blas
-        parts = min(threads, n) if threads > 1 and work >= conv_im2col._MIN_WORK and blas.available() else 1
-        self.bounds = [n * i // parts for i in range(parts + 1)]
+        if kind in ("gw", "both"):       # eager's fixed ranges of partial sums (conv_im2col.wgrad_bounds)
+            self.bounds = conv_im2col.wgrad_bounds(n, self.bsz)
+            parts = len(self.bounds) - 1
+        else:
+            parts = min(threads, n)
+            self.bounds = [n * i // parts for i in range(parts + 1)]
+        # threads the ranges are shared over (eager's over_images / over_ranges)
+        self.workers = min(threads, parts) if threads > 1 and work >= conv_im2col._MIN_WORK and \
+            blas.available() else 1
+        if kind not in ("gw", "both") and self.workers == 1:
+            self.bounds = [0, n]
         self.names = names                                    # role -> operand name: x, w, b, y, go, gi, gw
 
 
@@ -152,13 +162,13 @@ def c(run, fn, t, sfx, addr):
         add(f"            memset({addr('gi')}, 0, {run.n * run.xs} * sizeof({t}));")
     ptrs = [f"(void*){addr(r)}" if r in nm else (r if r in own else "NULL") for r in _ROLES]
     add(f"            void* cp[9] = {{{', '.join(ptrs)}, (void*)geo}};")
-    if parts > 1:
+    if run.workers > 1:
         add("            const int nb = ember_blas_get_threads ? ember_blas_get_threads() : 1;")
         add("            if (nb != 1) ember_blas_set_threads(1);")
-        add(f"            ember_parallel({fn}_task, cp, {parts}, {parts});")
+        add(f"            ember_parallel({fn}_task, cp, {parts}, {run.workers});")
         add("            if (nb != 1) ember_blas_set_threads(nb);")
     else:
-        add(f"            {fn}_task(cp, 0, 1);")
+        add(f"            {fn}_task(cp, 0, {parts});")
     if k in ("gw", "both"):
         gw = addr("gw")
         add(f"            for (int64_t q = 0; q < {G * og * ck}; q++) {{")

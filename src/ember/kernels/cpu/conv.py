@@ -21,6 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..meta.conv import conv_spec
 from .runtime.arrays import acc, wrap
+from .runtime import flat
 from . import conv_im2col, conv_direct
 
 
@@ -209,5 +210,17 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
             conv_weight_grad(x, go, w.shape, st, pd, dl, groups)
         gw = wrap(gw, dt, fresh=True)
     if output_mask[2] and bias_sizes is not None:
-        gb = wrap(go.sum(axis=(0,) + tuple(range(2, go.ndim))), dt)
+        gb = wrap(_bias_grad(go), dt)
     return gi, gw, gb
+
+
+def _bias_grad(go):
+    """go (N, C, *O) summed over all but C. numpy's multi-axis sum adds each (image, channel) row pairwise and
+    the rows in image order; flat.sum_rows gives the same row sums (numpy's pairwise bits) in C, 2-3x faster
+    (LeNet's (64, 6, 28, 28): 55 -> 26 us, (64, 16, 10, 10): 37 -> 12 us, one thread)."""
+    n, c = go.shape[:2]
+    if go.ndim >= 3 and go.flags.c_contiguous and go.size and go.dtype in (np.float32, np.float64):
+        rows = flat.sum_rows(go.reshape(n, c, -1))
+        if rows is not None:
+            return rows.reshape(n, c).sum(0)
+    return go.sum(axis=(0,) + tuple(range(2, go.ndim)))

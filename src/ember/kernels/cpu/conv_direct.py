@@ -11,6 +11,14 @@ Tuning: each image is copied into a zero-padded buffer; on that buffer every ker
 run at a constant offset, so the convolution is a register-blocked loop with no column matrix and no
 BLAS. The input gradient is the same loop over the padded output gradient with the kernel flipped. The
 limits below (rows x taps of the implicit gemm) were measured with `benchmarks/conv_direct.py`.
+
+Two kernel forms, picked per call by how many multiply-adds each computes (both run at ~45 G/s float32 on
+one core of the EPYC, so that count is their time): the grid kernels (positions as vector lanes, computing the
+padded grid's Wp - OW thrown-away positions per row, or with short rows on a wide grid one block run from each
+row's start) and the channel-vector kernels (output channels as lanes, real positions only; LeNet's 16-channel
+second convolution: forward 450 -> 344 us, weight gradient 503 -> 358 us for a batch of 64). The forward and
+input gradient have the same bits in either form. Weight gradients are summed per fixed chunk of images
+(wgrad_grain) and the chunks in order, so their bits do not depend on the thread count.
 """
 import math
 
@@ -18,6 +26,8 @@ import numpy as np
 
 from .runtime.pool import run_parts
 from .runtime import clib, cparts
+
+_addr = clib.address          # a.ctypes.data without its ~1 us helper object
 from .conv_im2col import geometry, workers
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -84,28 +94,53 @@ def _check(rc):
     return rc
 
 
+def _run_fwdc(x, wm, b, geo, c, groups, m, y):
+    """y = the direct convolution of x (N, C, *S) by wm (G, M, K) with the channel-vector kernel, images in
+    chunks over the C pool; None when the C pool is unavailable."""
+    dt = x.dtype
+    part = cparts.entry("dconv", f"dconv_fwdc_part_{_SUFFIX[dt]}")
+    if not part:
+        return None
+    mpad = _cpad(m, dt)
+    wt = _weights_t(wm, mpad)
+    bias = None
+    if b is not None:
+        bias = np.zeros((groups, mpad), dt)
+        bias[:, :m] = b.reshape(groups, m)
+    n = x.shape[0]
+    t = cparts.threads_for(n * y[0].size * wt.shape[1], _MIN_WORK)
+    g = cparts.grain(n, t)
+    status = np.zeros(-(-n // g) if n else 1, np.int64)
+    d = np.array([_addr(x), _addr(y), _addr(wt), 0 if bias is None else _addr(bias),
+                  _addr(geo), c, groups, m, mpad, x.strides[0] // x.itemsize, y.strides[0] // y.itemsize, g,
+                  _addr(status)], np.int64)
+    cparts.run(part, n, t, g, _addr(d))
+    _check(int(status.min()) if n else 0)
+    return y
+
+
 def _run_fwd(x, wt, bias, geo, c, groups, m, mpad, mb, y):
     """y = the direct convolution of x (N, C, *S) by wt (G, K, mpad), over the thread pool."""
     f = _fn("dconv_fwd", x.dtype, "pppppllllll")
     if f is None:
         return None
     n = x.shape[0]
-    bp = 0 if bias is None else bias.ctypes.data
+    bp = 0 if bias is None else _addr(bias)
     xs, ys = x.strides[0], y.strides[0]
     part = cparts.entry("dconv", f"dconv_fwd_part_{_SUFFIX[x.dtype]}")
     if part:                    # images in chunks over the C pool (runtime/cparts.py)
         t = cparts.threads_for(n * y[0].size * wt.shape[1], _MIN_WORK)
         g = cparts.grain(n, t)
         status = np.zeros(-(-n // g) if n else 1, np.int64)
-        d = np.array([x.ctypes.data, y.ctypes.data, wt.ctypes.data, bp, geo.ctypes.data, c, groups, m, mpad, mb,
-                      xs // x.itemsize, ys // y.itemsize, g, status.ctypes.data], np.int64)
-        cparts.run(part, n, t, g, d.ctypes.data)
+        d = np.array([_addr(x), _addr(y), _addr(wt), bp, _addr(geo), c, groups, m, mpad, mb,
+                      xs // x.itemsize, ys // y.itemsize, g, _addr(status)], np.int64)
+        cparts.run(part, n, t, g, _addr(d))
         _check(int(status.min()) if n else 0)
         return y
 
     def run(lo, hi, _):
         if hi > lo:
-            _check(f(x.ctypes.data + lo * xs, y.ctypes.data + lo * ys, wt.ctypes.data, bp, geo.ctypes.data,
+            _check(f(_addr(x) + lo * xs, _addr(y) + lo * ys, _addr(wt), bp, _addr(geo),
                      c, groups, m, mpad, hi - lo, mb))
     _split(run, n, n * y[0].size * wt.shape[1])
     return y
@@ -116,6 +151,39 @@ def _block(m):
     runs 4 rows x 3 vectors or 6 rows x 2 vectors of positions)."""
     p4, p6 = -(-m // 4) * 4, -(-m // 6) * 6
     return (6, p6) if p6 <= p4 else (4, p4)
+
+
+_NP, _NT = 6, 6             # dconv.c's channel-vector blocks: positions (forward) and taps (weight gradient)
+CHANNEL_VECTORS = None      # None: each call picks the kernel that multiplies less; True/False force (tests)
+
+
+def _cpad(m, dtype):
+    """Output channels rounded up to dconv.c's channel-vector block (two 32-byte vectors)."""
+    v = 64 // np.dtype(dtype).itemsize
+    return -(-m // v) * v
+
+
+def _chan_wins(m, grid_rows, grid_len, o, dtype):
+    """Whether the channel-vector kernel (dconvc, real positions only) multiplies less than the grid kernel:
+    grid rows x grid length against channels rounded to two vectors x positions rounded to the block. It is
+    the larger saving that decides: both kernels run at the same multiply-adds per second (one core of
+    the EPYC, float32: ~45 G/s), so the ratio of the two products is the ratio of their times."""
+    if CHANNEL_VECTORS is not None:
+        return CHANNEL_VECTORS
+    return _cpad(m, dtype) * (-(-o // _NP) * _NP) < grid_rows * grid_len
+
+
+def _grid_len(padded, out, block_vectors, dtype):
+    """How many grid positions dconv.c computes for padded input sizes and output sizes in blocks of
+    `block_vectors` 32-byte vectors of positions (the forward's 3 or 2, the weight gradient's 1): the whole
+    grid rounded up to blocks, or for the forward, blocks from each output row's start when that is fewer
+    (dconv_fwd's row mode)."""
+    grid, _ = _grid(padded, out)
+    pb = block_vectors * (32 // np.dtype(dtype).itemsize)
+    whole = -(-grid // pb) * pb
+    if block_vectors == 1:
+        return whole
+    return min(whole, math.prod(out[:-1]) * -(-out[-1] // pb) * pb)
 
 
 def _weights_t(wm, mpad):
@@ -135,15 +203,22 @@ def forward(x, w, b, pd, dl, groups):
     cout, kern = w.shape[0], tuple(w.shape[2:])
     m = cout // groups
     mb, mpad = _block(m)
-    wt = _weights_t(np.ascontiguousarray(w).reshape(groups, m, -1), mpad)
+    wm = np.ascontiguousarray(w).reshape(groups, m, -1)
+    padded = tuple(x.shape[2 + i] + 2 * pd[i] for i in range(len(kern)))
+    out = tuple(padded[i] - dl[i] * (kern[i] - 1) for i in range(len(kern)))
+    y = np.empty((n, cout) + out, dt)
+    geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
+    x = np.ascontiguousarray(x)
+    if _chan_wins(m, mpad, _grid_len(padded, out, 2 if mb == 6 else 3, dt), math.prod(out), dt):
+        r = _run_fwdc(x, wm, b, geo, c, groups, m, y)
+        if r is not None:
+            return r
+    wt = _weights_t(wm, mpad)
     bias = None
     if b is not None:
         bias = np.zeros((groups, mpad), dt)
         bias[:, :m] = b.reshape(groups, m)
-    out = tuple(x.shape[2 + i] + 2 * pd[i] - dl[i] * (kern[i] - 1) for i in range(len(kern)))
-    y = np.empty((n, cout) + out, dt)
-    geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
-    return _run_fwd(np.ascontiguousarray(x), wt, bias, geo, c, groups, m, mpad, mb, y)
+    return _run_fwd(x, wt, bias, geo, c, groups, m, mpad, mb, y)
 
 
 def input_grad(go, w, in_spatial, pd, dl, groups):
@@ -159,50 +234,84 @@ def input_grad(go, w, in_spatial, pd, dl, groups):
     flip = (slice(None),) * 3 + (slice(None, None, -1),) * d
     wf = np.ascontiguousarray(w).reshape((groups, og, cg) + kern).swapaxes(1, 2)[flip]   # G, Cg, Og, *K
     mb, mpad = _block(cg)
-    wt = _weights_t(np.ascontiguousarray(wf).reshape(groups, cg, -1), mpad)
+    wm = np.ascontiguousarray(wf).reshape(groups, cg, -1)
     gi = np.empty((n, groups * cg) + tuple(in_spatial), go.dtype)
     geo = geometry(go.shape[2:], kern, tuple(in_spatial), (1,) * d, pd2, dl)
-    return _run_fwd(np.ascontiguousarray(go), wt, None, geo, cout, groups, cg, mpad, mb, gi)
+    go = np.ascontiguousarray(go)
+    padded = tuple(go.shape[2 + i] + 2 * pd2[i] for i in range(d))
+    if _chan_wins(cg, mpad, _grid_len(padded, in_spatial, 2 if mb == 6 else 3, go.dtype), math.prod(in_spatial),
+                  go.dtype):
+        r = _run_fwdc(go, wm, None, geo, cout, groups, cg, gi)
+        if r is not None:
+            return r
+    return _run_fwd(go, _weights_t(wm, mpad), None, geo, cout, groups, cg, mpad, mb, gi)
+
+
+WGRAD_CHUNKS = 8            # partial sums of the weight gradient: fixed by the batch, never by the thread count
+
+
+def wgrad_grain(n):
+    """Images per partial sum of a weight gradient: the batch in WGRAD_CHUNKS chunks (fewer for small
+    batches), whatever the thread count, so the bits of the sum (chunks added in order) do not depend on
+    how many threads ran them; 8 chunks give the pool's threads about 4 each at 2 threads."""
+    return max(1, -(-n // WGRAD_CHUNKS))
+
+
+def wgrad_plan(m, k, padded, out, dtype):
+    """(channel-vector kernel?, mpad, kpad) of a weight gradient with m output channels per group and k taps
+    (input channels per group x kernel size), padded input sizes and output sizes: the kernel that multiplies
+    less (grid rows x taps x grid length against channels x taps x output positions, each rounded to its
+    kernel's blocks, as _chan_wins does for the forward) and its padded sizes (the grid kernel's multiples of
+    dconv.c's WM, WK; the channel-vector kernel's two vectors of channels and NT taps). The compiled
+    convolutions (_inductor/codegen/conv_calls.py) follow the same plan."""
+    mpad, kpad = -(-m // 3) * 3, -(-k // 3) * 3
+    cpad, ckpad = _cpad(m, dtype), -(-k // _NT) * _NT
+    chan = cpad * ckpad * math.prod(out) < mpad * kpad * _grid_len(padded, out, 1, dtype) \
+        if CHANNEL_VECTORS is None else CHANNEL_VECTORS
+    return (True, cpad, ckpad) if chan else (False, mpad, kpad)
 
 
 def weight_grad(x, go, wshape, pd, dl, groups):
-    """dL/dW (Cout, Cg, *K) of a stride-1 convolution of x giving grad_output go; or None."""
+    """dL/dW (Cout, Cg, *K) of a stride-1 convolution of x giving grad_output go; or None.
+
+    The batch is cut into wgrad_grain(n) chunks, one partial sum each (any thread may run a chunk), added
+    in chunk order: the result has the same bits at every thread count. wgrad_plan picks the kernel."""
     dt = x.dtype
-    f = _fn("dconv_wgrad", dt, "ppppllllll")
-    if f is None or go.dtype != dt:
+    if dt not in _SUFFIX or go.dtype != dt:
         return None
     n, c = x.shape[:2]
     kern, out = tuple(wshape[2:]), tuple(go.shape[2:])
-    m, k = wshape[0] // groups, int(np.prod(wshape[1:]))
-    mpad, kpad = -(-m // 3) * 3, -(-k // 3) * 3       # multiples of dconv.c's WM, WK
+    m, k = wshape[0] // groups, math.prod(wshape[1:])
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, (1,) * len(kern), pd, dl)
-    xs, gs = x.strides[0], go.strides[0]
-    part = cparts.entry("dconv", f"dconv_wgrad_part_{_SUFFIX[dt]}")
-    if part:                    # images in chunks over the C pool, one partial sum per chunk added in order
-        t = cparts.threads_for(n * int(np.prod(out)) * m * groups * k, _MIN_WORK)
-        g = cparts.grain(n, t)
-        chunks = -(-n // g) if n else 1
-        parts = np.zeros((chunks, groups, mpad, kpad), dt)
-        status = np.zeros(chunks, np.int64)
-        d = np.array([x.ctypes.data, go.ctypes.data, parts.ctypes.data, geo.ctypes.data, c, groups, m, mpad, kpad,
-                      xs // x.itemsize, gs // go.itemsize, groups * mpad * kpad, g, status.ctypes.data], np.int64)
-        cparts.run(part, n, t, g, d.ctypes.data)
-        if (status != 0).any():
-            if (status < 0).any():
-                _check(-1)
+    padded = tuple(x.shape[2 + i] + 2 * pd[i] for i in range(len(kern)))
+    o = math.prod(out)
+    chan, mpad, kpad = wgrad_plan(m, k, padded, out, dt)
+    name, shape = ("dconv_wgradc", (groups, kpad, mpad)) if chan else ("dconv_wgrad", (groups, mpad, kpad))
+    g = wgrad_grain(n)
+    chunks = -(-n // g) if n else 1
+    parts = np.zeros((chunks,) + shape, dt)
+    status = np.zeros(chunks, np.int64)
+    xs, gs = x.strides[0] // x.itemsize, go.strides[0] // go.itemsize
+    part = cparts.entry("dconv", f"{name}_part_{_SUFFIX[dt]}")
+    if part:                    # chunks over the C pool
+        t = cparts.threads_for(n * o * m * groups * k, _MIN_WORK)
+        d = np.array([_addr(x), _addr(go), _addr(parts), _addr(geo), c, groups, m, mpad, kpad,
+                      xs, gs, parts[0].size, g, _addr(status)], np.int64)
+        cparts.run(part, n, t, g, _addr(d))
+    else:                       # no C pool: the same chunks in order on this thread
+        f = _fn(name, dt, "ppppllllll")
+        if f is None:
             return None
-        gw = parts[0] if chunks == 1 else parts.sum(0)
-        return np.ascontiguousarray(gw[:, :m, :k]).reshape(wshape)
-    parts = np.zeros((min(workers(), max(n, 1)), groups, mpad, kpad), dt)
-    declined = []
-
-    def run(lo, hi, j):
-        if hi > lo and _check(f(x.ctypes.data + lo * xs, go.ctypes.data + lo * gs, parts[j].ctypes.data,
-                                geo.ctypes.data, c, groups, m, mpad, kpad, hi - lo)):
-            declined.append(j)
-    used = _split(run, n, n * int(np.prod(out)) * m * groups * k)
-    if declined:
-        return None
-    gw = parts[0] if used == 1 else parts[:used].sum(0)
-    return np.ascontiguousarray(gw[:, :m, :k]).reshape(wshape)
+        for j in range(chunks):
+            lo, hi = j * g, min(n, (j + 1) * g)
+            if hi > lo:
+                status[j] = f(_addr(x) + lo * x.strides[0], _addr(go) + lo * go.strides[0],
+                              _addr(parts[j]), _addr(geo), c, groups, m, mpad, kpad, hi - lo)
+    if (status != 0).any():
+        if (status < 0).any():
+            _check(-1)
+        return None             # the grid kernel declined (non-finite input): the im2col path takes it
+    gw = parts[0] if chunks == 1 else parts.sum(0)
+    gw = gw[:, :k, :m].transpose(0, 2, 1) if chan else gw[:, :m, :k]
+    return np.ascontiguousarray(gw).reshape(wshape)

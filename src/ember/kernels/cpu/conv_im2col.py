@@ -12,12 +12,15 @@ chunk of images on each pool thread). While the images are on the pool, `runtime
 OpenBLAS at one thread (nested BLAS threads were 2-10x slower). OpenBLAS's thread count is
 process-wide, so a matmul in another Python thread during a conv also runs on one thread.
 """
+import math
 import threading
 
 import numpy as np
 
 from .runtime.pool import _pool, run_parts
 from .runtime import blas, clib
+
+_addr = clib.address          # a.ctypes.data without its ~1 us helper object
 from .runtime import gemm as _gemm
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
@@ -61,6 +64,40 @@ def workers():
     return _pool()._max_workers
 
 
+WGRAD_PARTS = 8             # at most this many partial sums of a weight gradient, fixed by the batch
+
+
+def wgrad_bounds(n, bsz):
+    """Image bounds of a weight gradient's partial sums: min(WGRAD_PARTS, chunks of bsz images) equal ranges,
+    fixed by the batch and the chunk size, never by the thread count, so the bits of the sum (each range's
+    chunks added in order, then the ranges in order) are the same at every thread count. A batch that fits
+    one chunk is one range: its gemm is then split over the C pool instead (_mm), with numpy's bits."""
+    parts = max(1, min(WGRAD_PARTS, -(-n // bsz)))
+    return [n * i // parts for i in range(parts + 1)]
+
+
+def over_ranges(fn, bounds, work):
+    """fn(lo, hi, j) for each range j of `bounds`, the ranges shared out in contiguous groups over the pool's
+    threads (each group's ranges in order on one thread, BLAS held at one thread) when the work is big enough,
+    else in order on this thread (its gemms may use the C pool, as over_images' inline case)."""
+    parts = len(bounds) - 1
+    k = min(workers(), parts) if work >= _MIN_WORK and blas.available() else 1
+    if k <= 1:
+        _INLINE.on = True
+        try:
+            for j in range(parts):
+                fn(bounds[j], bounds[j + 1], j)
+        finally:
+            _INLINE.on = False
+        return
+
+    def group(i):
+        for j in range(parts * i // k, parts * (i + 1) // k):
+            fn(bounds[j], bounds[j + 1], j)
+    with blas.single_blas():
+        run_parts(group, k)
+
+
 def _ok(*arrays):
     dt = arrays[0].dtype
     return dt in _SUFFIX and all(a is None or a.dtype == dt for a in arrays)
@@ -83,7 +120,7 @@ def _packed(pack, go, s, m, groups, og, o):
     if m == 1:
         return go[s].reshape(groups, og, o)
     p = np.empty((groups, og, m * o), go.dtype)
-    pack(go.ctypes.data + s * go.strides[0], p.ctypes.data, groups * og, m, o)
+    pack(_addr(go) + s * go.strides[0], _addr(p), groups * og, m, o)
     return p
 
 
@@ -117,11 +154,11 @@ def forward(x, w, b, st, pd, dl, groups, out):
         return None
     n, c = x.shape[:2]
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
-    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    og, ck, o = cout // groups, w[0].size, math.prod(out)
     x = np.ascontiguousarray(x)
     wm = np.ascontiguousarray(w).reshape(groups, og, ck)
     bb = None if b is None else np.ascontiguousarray(b)
-    bp = None if bb is None else bb.ctypes.data
+    bp = None if bb is None else _addr(bb)
     y = np.empty((n, cout) + tuple(out), x.dtype)
     yv = y.reshape(n, groups, og, o)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
@@ -133,12 +170,12 @@ def forward(x, w, b, st, pd, dl, groups, out):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            im(_addr(x) + s * xs, _addr(cols), _addr(geo), c, m)
             if m == 1 and bb is None:
                 _mm(wm, cols, out=yv[s])
             else:
                 res = _mm(wm, cols)
-                unpack(res.ctypes.data, y.ctypes.data + s * ys, bp, cout, m, o)
+                unpack(_addr(res), _addr(y) + s * ys, bp, cout, m, o)
     over_images(run, n, n * o * cout * ck)
     return y
 
@@ -153,30 +190,31 @@ def input_grad(go, w, in_spatial, st, pd, dl, groups, b=None):
         return None
     n, cout, out = go.shape[0], go.shape[1], tuple(go.shape[2:])
     kern, isz = tuple(w.shape[2:]), go.itemsize
-    og, ck, o, c = cout // groups, w[0].size, int(np.prod(out)), groups * w.shape[1]
+    og, ck, o, c = cout // groups, w[0].size, math.prod(out), groups * w.shape[1]
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     go = np.ascontiguousarray(go)
     bb = None if b is None else np.ascontiguousarray(b)
     gi = np.zeros((n, c) + tuple(in_spatial), go.dtype)
     geo = geometry(in_spatial, kern, out, st, pd, dl)
-    gs, isp = gi.strides[0], int(np.prod(in_spatial))
+    gs, isp = gi.strides[0], math.prod(in_spatial)
     bsz = chunk(n, o, groups * ck, isz)
 
     def run(lo, hi, _):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             gcols = np.ascontiguousarray(_mm(wt, _packed(pack, go, s, m, groups, og, o)))   # G, Cg*K, m*O
-            c2i(gcols.ctypes.data, gi.ctypes.data + s * gs, geo.ctypes.data, c, m)
+            c2i(_addr(gcols), _addr(gi) + s * gs, _addr(geo), c, m)
             if bb is not None:
                 for i in range(s, s + m):
-                    addb(gi.ctypes.data + i * gs, bb.ctypes.data, c, isp)
+                    addb(_addr(gi) + i * gs, _addr(bb), c, isp)
     over_images(run, n, n * o * cout * ck)
     return gi
 
 
 def weight_grad(x, go, wshape, st, pd, dl, groups):
     """dL/dW of a forward convolution of x giving grad_output go: the sum over image chunks of
-    go (G, Og, m*O) @ cols^T (G, m*O, Cg*K), already the (Cout, Cg, *K) layout; or None."""
+    go (G, Og, m*O) @ cols^T (G, m*O, Cg*K), already the (Cout, Cg, *K) layout, in wgrad_bounds' ranges
+    (bits independent of the thread count); or None."""
     if not _ok(x, go):
         return None
     im, pack = _fn("im2col_batch", x.dtype, "pppll"), _fn("pack", x.dtype, "ppl" + "ll")
@@ -184,13 +222,14 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = wshape[0], tuple(wshape[2:]), x.itemsize
-    og, ck, o = cout // groups, int(np.prod(wshape[1:])), int(np.prod(out))
+    og, ck, o = cout // groups, math.prod(wshape[1:]), math.prod(out)
     x = np.ascontiguousarray(x)
     go = np.ascontiguousarray(go)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x.strides[0]
-    parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
     bsz = chunk(n, o, groups * ck, isz)
+    bounds = wgrad_bounds(n, bsz)
+    parts = np.zeros((len(bounds) - 1, groups, og, ck), x.dtype)
 
     def run(lo, hi, j):
         buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
@@ -198,11 +237,11 @@ def weight_grad(x, go, wshape, st, pd, dl, groups):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            im(_addr(x) + s * xs, _addr(cols), _addr(geo), c, m)
             _mm(_packed(pack, go, s, m, groups, og, o), cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
-    k = over_images(run, n, n * o * cout * ck)
-    gw = parts[0] if k == 1 else parts[:k].sum(0)
+    over_ranges(run, bounds, n * o * cout * ck)
+    gw = parts[0] if len(parts) == 1 else parts.sum(0)
     return gw.reshape(wshape)
 
 
@@ -218,14 +257,15 @@ def backward(x, go, w, st, pd, dl, groups):
         return None
     n, c, out = x.shape[0], x.shape[1], tuple(go.shape[2:])
     cout, kern, isz = w.shape[0], tuple(w.shape[2:]), x.itemsize
-    og, ck, o = cout // groups, w[0].size, int(np.prod(out))
+    og, ck, o = cout // groups, w[0].size, math.prod(out)
     x, go = np.ascontiguousarray(x), np.ascontiguousarray(go)
     wt = np.ascontiguousarray(np.ascontiguousarray(w).reshape(groups, og, ck).transpose(0, 2, 1))
     gi = np.zeros(x.shape, x.dtype)
     geo = geometry(x.shape[2:], kern, out, st, pd, dl)
     xs = x.strides[0]
-    parts = np.zeros((min(workers(), max(n, 1)), groups, og, ck), x.dtype)
     bsz = chunk(n, o, groups * ck, isz)
+    bounds = wgrad_bounds(n, bsz)
+    parts = np.zeros((len(bounds) - 1, groups, og, ck), x.dtype)
 
     def run(lo, hi, j):
         buf = np.empty(groups * ck * min(bsz, hi - lo) * o, x.dtype)
@@ -233,12 +273,12 @@ def backward(x, go, w, st, pd, dl, groups):
         for s in range(lo, hi, bsz):
             m = min(bsz, hi - s)
             cols = buf[:groups * ck * m * o].reshape(groups, ck, m * o)
-            im(x.ctypes.data + s * xs, cols.ctypes.data, geo.ctypes.data, c, m)
+            im(_addr(x) + s * xs, _addr(cols), _addr(geo), c, m)
             g = _packed(pack, go, s, m, groups, og, o)
             _mm(g, cols.transpose(0, 2, 1), out=tmp)
             parts[j] += tmp
             _mm(wt, g, out=cols)                                   # the columns' buffer is free again
-            c2i(cols.ctypes.data, gi.ctypes.data + s * xs, geo.ctypes.data, c, m)
-    k = over_images(run, n, 2 * n * o * cout * ck)
-    gw = parts[0] if k == 1 else parts[:k].sum(0)
+            c2i(_addr(cols), _addr(gi) + s * xs, _addr(geo), c, m)
+    over_ranges(run, bounds, 2 * n * o * cout * ck)
+    gw = parts[0] if len(parts) == 1 else parts.sum(0)
     return gi, gw.reshape(w.shape)

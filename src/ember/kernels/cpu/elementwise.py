@@ -13,7 +13,7 @@ from .elementwise_bf16 import VECTORISED_UNARY as _BF16_VECTORISED, binary_nans 
     pow_nans as _bf16_pow_nans, unary_nans as _bf16_unary_nans
 from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
-from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule
+from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule, where_spec
 
 
 # integer dtypes: (lowest, 2**bits) for wrapping a Python int operand as torch's scalar conversion does
@@ -216,6 +216,21 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
         return self
 
     def out_variant(self, other, out):
+        # big same-dtype same-shape float32/64 operands (a tensor, or a Python number) into an out= of that
+        # dtype and shape: binary_spec, check_out and _operand below would find nothing to promote, cast,
+        # broadcast or resize, so straight to the C kernel (their checks cost ~4 us, 5% of a 1M add)
+        if c_name is not None and not fast_bool and self.__class__ in _TENSOR_TYPES and out.__class__ in _TENSOR_TYPES:
+            a, t = self._np, out._np
+            if (a is not None and t is not None and out.dtype is self.dtype and a.size >= _C_MIN
+                    and a.dtype in _FLAT and out._size == self._size):
+                oc = other.__class__
+                if oc in _TENSOR_TYPES:
+                    b = other._np
+                    if (b is not None and other.dtype is self.dtype and other._size == self._size
+                            and _c_binary(c_name, c_s, c_r, a, b, t, False)):
+                        return out
+                elif (oc is float or oc is int) and _c_binary(c_name, c_s, c_r, a, other, t, False):
+                    return out
         self, other = as_py_number(self), as_py_number(other)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_out(out, shape, rdt, name)
@@ -856,7 +871,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
         return out
 
     def inplace(self):
-        check_unary_inplace(self, kind, name)
+        if kind != ARITH:       # an ARITH op's result has self's dtype and shape: nothing for the check to refuse
+            check_unary_inplace(self, kind, name)
         a = self._np
         if (c_name is not None and a.size >= c_min and a.flags.c_contiguous and (c_min < _C_MIN or _splits())
                 and flat.run(c_name, [a, a])):
@@ -1067,7 +1083,6 @@ _WHERE_UINT8 = []
 
 
 def where(condition, self, other):
-    from ..meta.elementwise_common import where_spec
     if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{_tname(condition.dtype)}")    # c10's names: Long, Float, Byte...

@@ -1,5 +1,6 @@
 """cpu pooling: every window of the padded input as one strided view, reduced with one numpy call
 (max/argmax or sum). Adaptive pools gather fixed-length (masked) windows with index arrays."""
+import math
 import itertools
 
 import numpy as np
@@ -170,7 +171,7 @@ def max_unpool2d(self, indices, output_size):
 
 def _scatter_planes(values, flat_idx, plane_size, shape):
     """Sum values into per-plane flat positions (duplicates accumulate): one np.bincount."""
-    planes = int(np.prod(values.shape[:-2])) if values.ndim > 2 else 1
+    planes = math.prod(values.shape[:-2]) if values.ndim > 2 else 1
     v = values.reshape(planes, -1)
     idx = flat_idx.reshape(planes, -1) + (np.arange(planes) * plane_size)[:, None]
     out = np.bincount(idx.reshape(-1), weights=v.reshape(-1).astype(np.float64), minlength=planes * plane_size)
@@ -183,7 +184,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     their own indices, accumulate)."""
     h, w = self._size[-2:]
     go = acc(grad_output)
-    planes = int(np.prod(self._size[:-2]))
+    planes = math.prod(self._size[:-2])
     if planes * h * w == 0 or go.size == 0:                   # nothing to scatter (empty input or output)
         return wrap(np.zeros(self._size, go.dtype), self.dtype, fresh=True)
     gi = pool_planes.max_pool_backward(go, indices._np, self._size)

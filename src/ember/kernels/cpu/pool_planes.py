@@ -1,10 +1,13 @@
 """The C path of the cpu 1-d/2-d max and average pools (csrc/pool.c): one pass over each plane,
 planes shared out over ember's thread pool. Every function returns None when C is unavailable or
 the dtype is not float32/float64 (the caller then takes the numpy path of pool.py)."""
+import math
 import numpy as np
 
 from .runtime.pool import split_run
 from .runtime import clib, cparts
+
+_addr = clib.address          # a.ctypes.data without its ~1 us helper object
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 # The max pool's loops are bound by memory: on this 2-core machine a layer of a small CNN (~10^5
@@ -31,7 +34,7 @@ def geometry(sp, k, s, p, dl, o):
 
 
 def _planes(shape, d):
-    return int(np.prod(shape[:-d])) if len(shape) > d else 1
+    return math.prod(shape[:-d]) if len(shape) > d else 1
 
 
 def max_pool(x, d, k, s, p, dl, o):
@@ -40,7 +43,7 @@ def max_pool(x, d, k, s, p, dl, o):
     if f is None or d not in (1, 2):
         return None
     x = np.ascontiguousarray(x)
-    n, sp, osz = _planes(x.shape, d), x.shape[-d:], int(np.prod(o))
+    n, sp, osz = _planes(x.shape, d), x.shape[-d:], math.prod(o)
     y = np.empty(x.shape[:-d] + tuple(o), x.dtype)
     idx = np.empty(y.shape, np.int64)
     geo = geometry(sp, k, s, p, dl, o)
@@ -48,12 +51,12 @@ def max_pool(x, d, k, s, p, dl, o):
     part = cparts.entry("pool", f"max_pool2d_part_{_SUFFIX[x.dtype]}")
     if part and n and osz:
         t = cparts.threads_for(x.size, _C_SPLIT)
-        cparts.run(part, n, t, cparts.grain(n, t), x.ctypes.data, y.ctypes.data, idx.ctypes.data, geo.ctypes.data)
+        cparts.run(part, n, t, cparts.grain(n, t), _addr(x), _addr(y), _addr(idx), _addr(geo))
         return y, idx
 
     def run(xc, yc, ic):
         if len(xc):
-            f(xc.ctypes.data, yc.ctypes.data, ic.ctypes.data, geo.ctypes.data, len(xc))
+            f(_addr(xc), _addr(yc), _addr(ic), _addr(geo), len(xc))
     if n and osz:
         split_run(run, [x.reshape(n, -1), y.reshape(n, osz), idx.reshape(n, osz)], 0, min_elems=_MAX_SPLIT)
     return y, idx
@@ -77,15 +80,15 @@ def max_pool_backward(go, indices, in_shape):
     if part:
         t = cparts.threads_for(n * hw, _C_SPLIT)
         g = cparts.grain(n, t)
-        status = np.empty(-(-n // g), np.int64)
-        d = np.array([o, hw, g, status.ctypes.data], np.int64)
-        cparts.run(part, n, t, g, go.ctypes.data, idx.ctypes.data, gi.ctypes.data, d.ctypes.data)
+        status = np.full(-(-n // g), -1, np.int64)       # run inline as one range, only status[0] is written
+        d = np.array([o, hw, g, _addr(status)], np.int64)
+        cparts.run(part, n, t, g, _addr(go), _addr(idx), _addr(gi), _addr(d))
         return None if (status >= 0).any() else gi.reshape(in_shape)
     bad = []
 
     def run(gc, ic, oc):
         if len(gc):
-            r = f(gc.ctypes.data, ic.ctypes.data, oc.ctypes.data, len(gc), o, hw)
+            r = f(_addr(gc), _addr(ic), _addr(oc), len(gc), o, hw)
             if r >= 0:
                 bad.append(r)
     split_run(run, [go.reshape(n, o), idx.reshape(n, o), gi], 0, min_elems=_MAX_SPLIT // 4)
@@ -98,14 +101,14 @@ def avg_pool(x, k, s, p, o, include_pad, divisor_override):
     if f is None:
         return None
     x = np.ascontiguousarray(x)
-    n, osz = _planes(x.shape, 2), int(np.prod(o))
+    n, osz = _planes(x.shape, 2), math.prod(o)
     y = np.empty(x.shape[:-2] + tuple(o), x.dtype)
     geo = geometry(x.shape[-2:], k, s, p, (1, 1), o)
     ov = int(divisor_override or 0)
 
     def run(xc, yc):
         if len(xc):
-            f(xc.ctypes.data, yc.ctypes.data, geo.ctypes.data, len(xc), int(include_pad), ov)
+            f(_addr(xc), _addr(yc), _addr(geo), len(xc), int(include_pad), ov)
     if n and osz:
         split_run(run, [x.reshape(n, -1), y.reshape(n, osz)], 0, min_elems=1 << 16)
     return y
@@ -126,6 +129,6 @@ def avg_pool_backward(go, in_shape, k, s, p, include_pad, divisor_override):
 
     def run(gc, ic):
         if len(gc):
-            f(gc.ctypes.data, ic.ctypes.data, geo.ctypes.data, len(gc), int(include_pad), ov)
+            f(_addr(gc), _addr(ic), _addr(geo), len(gc), int(include_pad), ov)
     split_run(run, [go.reshape(n, -1), gi], 0, min_elems=1 << 16)
     return gi.reshape(in_shape)

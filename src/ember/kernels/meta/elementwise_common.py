@@ -2,7 +2,7 @@
 (the memory order of the first full-size dense input, else contiguous; TensorIterator's rule, simplified).
 The cpu kernels call these same functions to allocate their outputs."""
 from ..._core import dtype as D
-from ..._core.promotion import binary_result_type, result_type, get_default_dtype
+from ..._core.promotion import binary_result_type, can_cast, result_type, get_default_dtype
 from ..._core.device import META
 from ..._core.strides import contiguous_strides, iterator_strides, same_shape
 from ..._core.tensor_impl import TensorImpl as Tensor
@@ -147,7 +147,6 @@ def meta_unary(kind, name):
 
 
 def check_inplace(self, shape, rdt, name):
-    from ..._core.promotion import can_cast
     if tuple(shape) != tuple(self._size):
         raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast shape {list(shape)}")
     if not can_cast(rdt, self.dtype):

@@ -1,23 +1,23 @@
 """Meta functions for native_layer_norm, native_batch_norm, native_group_norm: torch's shape
 checks and the shapes of the saved statistics (mean/rstd)."""
 from ..._core import dtype as D
-from ..common import alloc, size_str
+from ..common import _tname, alloc, size_str
 from .softmax import _like
 
 
 def check_mixed_dtype(input, *params):
-    """ATen's mixed-dtype check of the cpu norm kernels (native/mixed_data_type.h): parameters of another dtype
-    than the input are only float32 ones with a float16/bfloat16 input ("mixed dtype (CPU): expect parameter
-    to have scalar type of Float" for other parameters, "all inputs must share same datatype." for another
-    input: a float64 input with float32 weights). Whether they are mixed is decided by the first parameter
-    given; when it has the input's dtype, a later one of another dtype fails as the kernel reads it
-    ("expected scalar type Double but found Float")."""
+    """ATen's mixed-dtype rule of the cpu norm kernels (native/mixed_data_type.h). The first given parameter
+    decides: of the input's dtype, every other parameter must be too (the kernel's typed read: "expected scalar
+    type Double but found Float"); of another dtype, the call is mixed, allowed only with float32 parameters
+    ("mixed dtype (CPU): expect parameter to have scalar type of Float") and a float16/bfloat16 input ("all
+    inputs must share same datatype.": a float64 input with float32 weights)."""
     dt = input.dtype
     ps = [p for p in params if p is not None]
-    if not ps or ps[0].dtype is dt:     # not mixed (its first parameter decides): the kernel reads each as dt
+    if not ps:
+        return
+    if ps[0].dtype is dt:
         for p in ps:
             if p.dtype is not dt:
-                from ..common import _tname
                 raise RuntimeError(f"expected scalar type {_tname(dt)} but found {_tname(p.dtype)}")
         return
     if any(p.dtype is not D.float32 for p in ps):

@@ -35,6 +35,13 @@ _mm_cache = ember.ops.aten.mm.default._dispatch_cache
 # here against the general addmm path.
 _SWAP_MAX_ROWS = 48
 _SWAP_MIN_WORK = 150_000
+# From here (multiply-adds, with 2+ threads) the swapped product splits over the pool, by blocks of rows of w
+# (runtime/gemm.py's mm_t: OpenBLAS's regular kernels in every block, so the bits stay the single call's; its
+# transpose and bias written by each block's thread). Us per call at 2 threads, min of 1,500 alternated calls,
+# load ~9 (numpy swap / split): x (16, 128) by w (384, 128) 23.9 / 25.1, (24, 128) 37.7 / 30.9, (48, 128) 62.4 /
+# 47.4, by w (512, 128) 81.7 / 58.2; (48, 512) by w (128, 512) 79.9 / 56.1, (32, 512) 55.6 / 41.8; (32, 128) by
+# w (128, 128) 16.7 / 21.1 (524k multiply-adds: the hand-off costs more than half the product saves).
+_SWAP_SPLIT_MACS = 1 << 20
 _SERIAL = _gemm.OPENBLAS_SERIAL
 
 
@@ -71,16 +78,22 @@ def _direct(input, weight, bias):
     lead = x.shape[:-1]
     x2 = x.reshape(-1, k) if x.ndim > 2 else x
     m, n = x2.shape[0], w.shape[0]
-    r = _gemm.mm(x2, w.T, b) if m * k * n > _SERIAL else None    # split over the pool
-    if r is None and 2 <= m <= _SWAP_MAX_ROWS and m * n * k > _SWAP_MIN_WORK and x.dtype is _F32 and w.flags.c_contiguous:
+    swap = 2 <= m <= _SWAP_MAX_ROWS and m * n * k > _SWAP_MIN_WORK and x.dtype is _F32 and w.flags.c_contiguous
+    r = _gemm.mm(x2, w.T, b) if m * k * n > _SERIAL and not swap else None    # split over the pool
+    if swap:
         # (w @ x^T)^T: the same products summed in the same order (bit for bit x @ w^T, tests), on a path of
-        # OpenBLAS's that is up to 3x faster at these shapes; the transpose is undone while adding the bias
-        p = w.dot(x2.T).T
-        r = np.empty((m, n), x.dtype)
-        if bias is not None:
-            np.add(p, b, out=r)
-        else:
-            np.copyto(r, p)
+        # OpenBLAS's that is up to 3x faster at these shapes; the transpose is undone while adding the bias.
+        # With 2+ threads, from _SWAP_SPLIT_MACS, in blocks over the pool (before: from gemm.SPLIT_MACS x @ w^T
+        # split into its slow NT column blocks, slower than the swapped product on one thread: 2 threads, min us,
+        # load ~3, x (1, 48, 128) by w (512, 128) 102.7 against 86.9 on one thread).
+        r = _gemm.mm_t(w, x2.T, b, min_macs=_SWAP_SPLIT_MACS)
+        if r is None:
+            p = w.dot(x2.T).T
+            r = np.empty((m, n), x.dtype)
+            if bias is not None:
+                np.add(p, b, out=r)
+            else:
+                np.copyto(r, p)
     elif r is None:
         r = np.matmul(x2, w.T)
         if bias is not None:

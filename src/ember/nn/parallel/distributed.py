@@ -14,7 +14,7 @@ import contextlib
 
 import numpy as np
 
-from ...autograd.graph import leaf_edges as _leaf_edges
+from ...autograd.graph import edge_pairs as _edge_pairs
 from ..modules import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -235,7 +235,7 @@ def _reachable_params(out):
         seen.add(id(n))
         if getattr(n, "_is_accumulate", False):
             found.add(id(n.variable))
-        for e in _leaf_edges(n):       # (a leaf input's edge is made when first read)
+        for e in _edge_pairs(n):       # (a leaf input's edge is made when first read)
             if e is not None:
                 stack.append(e[0])
     return found

@@ -80,7 +80,8 @@ static void pad_##SFX(const T *x, T *xp, const geo_t *q, int64_t c) {           
                        x + i * q->S + (d * q->H + h) * q->W, sizeof(T) * q->W);                  \
 }                                                                                                \
                                                                                                  \
-/* y (mpad, lpad) = bias + wt^T (mpad, K) @ taps of xp, MB output channels at a time */          \
+/* y (mpad, ld) = bias + wt^T (mpad, K) @ taps of xp at the nblk blocks of positions from start[], MB output \
+   channels at a time */                                                                                   \
 DCONV_BLOCK(T, V, SFX, 4, 3)                                                                     \
 DCONV_BLOCK(T, V, SFX, 6, 2)                                                                     \
                                                                                                  \
@@ -90,26 +91,35 @@ int dconv_fwd_##SFX(const T *x, T *y, const T *wt, const T *bias, const int64_t 
     geo_read(g, &q);                                                                             \
     const int64_t cg = c / groups, k = cg * q.KD * q.KH * q.KW, o = q.OD * q.OH * q.OW;          \
     const int64_t pb = (mb == 6 ? 2 : 3) * VL_##SFX;           /* positions per block */          \
-    const int64_t lpad = (q.L + pb - 1) / pb * pb;                                               \
+    const int64_t lpad = (q.L + pb - 1) / pb * pb, rowb = (q.OW + pb - 1) / pb;                   \
+    /* row mode: blocks start at each output row (rowb per row), when that computes fewer positions  \
+       than the whole grid (short rows on a wide grid: a 14-wide row of an 18-wide grid, 16 positions \
+       instead of 18); a block's results are the grid kernel's, only fewer blocks are computed */   \
+    const int rows = q.OD * q.OH * rowb * pb < lpad;                                             \
+    const int64_t nblk = rows ? q.OD * q.OH * rowb : lpad / pb, ld = lpad + pb;                  \
     T *xp = calloc((size_t)(c * q.Sp + pb), sizeof(T));                                          \
-    T *yb = malloc(sizeof(T) * (size_t)(mpad * lpad));                                           \
-    int64_t *off = malloc(sizeof(int64_t) * (size_t)k);                                          \
-    if (!xp || !yb || !off) { free(xp); free(yb); free(off); return -1; }                        \
+    T *yb = malloc(sizeof(T) * (size_t)(mpad * ld));                                             \
+    int64_t *off = malloc(sizeof(int64_t) * (size_t)k), *start = malloc(sizeof(int64_t) * (size_t)nblk); \
+    if (!xp || !yb || !off || !start) { free(xp); free(yb); free(off); free(start); return -1; } \
     taps(&q, cg, off, k);                                                                        \
+    for (int64_t b = 0, d = 0; d < (rows ? q.OD : 1); d++)                                       \
+        for (int64_t h = 0; h < (rows ? q.OH : 1); h++)                                          \
+            for (int64_t e = 0; e < (rows ? rowb : nblk); e++)                                   \
+                start[b++] = rows ? (d * q.Hp + h) * q.Wp + e * pb : e * pb;                     \
     for (int64_t i = 0; i < n; i++) {                                                            \
         pad_##SFX(x + i * c * q.S, xp, &q, c);                                                   \
         for (int64_t gi = 0; gi < groups; gi++) {                                                \
             const T *w = wt + gi * k * mpad, *b = bias ? bias + gi * mpad : NULL;                \
-            if (mb == 6) dconv_block6_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, lpad, yb);  \
-            else dconv_block4_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, lpad, yb);         \
+            if (mb == 6) dconv_block6_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, start, nblk, ld, yb); \
+            else dconv_block4_##SFX(xp + gi * cg * q.Sp, w, b, off, k, mpad, start, nblk, ld, yb); \
             T *dst = y + (i * groups + gi) * m * o;                                              \
             for (int64_t j = 0; j < m; j++)                                                      \
                 for (int64_t d = 0; d < q.OD; d++)                                               \
                     for (int64_t h = 0; h < q.OH; h++, dst += q.OW)                              \
-                        memcpy(dst, yb + j * lpad + (d * q.Hp + h) * q.Wp, sizeof(T) * q.OW);    \
+                        memcpy(dst, yb + j * ld + (d * q.Hp + h) * q.Wp, sizeof(T) * q.OW);      \
         }                                                                                        \
     }                                                                                            \
-    free(xp); free(yb); free(off);                                                               \
+    free(xp); free(yb); free(off); free(start);                                                  \
     return 0;                                                                                    \
 }                                                                                                \
                                                                                                  \
@@ -159,9 +169,11 @@ int dconv_wgrad_##SFX(const T *x, const T *go, T *gw, const int64_t *g, int64_t 
 
 #define DCONV_BLOCK(T, V, SFX, MB, NV)                                                           \
 static void dconv_block##MB##_##SFX(const T *xp, const T *wt, const T *bias, const int64_t *off, \
-                                     int64_t k, int64_t mpad, int64_t lpad, T *y) {              \
+                                     int64_t k, int64_t mpad, const int64_t *start, int64_t nblk, \
+                                     int64_t ld, T *y) {                                         \
     enum { VL = sizeof(V) / sizeof(T) };                                                         \
-    for (int64_t p = 0; p < lpad; p += NV * VL) {                                                \
+    for (int64_t bi = 0; bi < nblk; bi++) {                                                      \
+        const int64_t p = start[bi];                                                             \
         const T *xq = xp + p;                                                                    \
         for (int64_t m0 = 0; m0 < mpad; m0 += MB) {                                              \
             V a[MB][NV];                                                                         \
@@ -180,7 +192,7 @@ static void dconv_block##MB##_##SFX(const T *xp, const T *wt, const T *bias, con
                     for (int v = 0; v < NV; v++) a[r][v] += w[r] * u[v];                         \
             }                                                                                    \
             for (int r = 0; r < MB; r++)                                                         \
-                for (int v = 0; v < NV; v++) STOREU(V, y + (m0 + r) * lpad + p + v * VL, a[r][v]); \
+                for (int v = 0; v < NV; v++) STOREU(V, y + (m0 + r) * ld + p + v * VL, a[r][v]); \
         }                                                                                        \
     }                                                                                            \
 }
@@ -225,13 +237,147 @@ WGRAD_BLOCK(double, vf64, f64)
 DCONV(float, vf32, f32)
 DCONV(double, vf64, f64)
 
+/* Channel-vector form (the "c" kernels): the output channels are the vector lanes and only the real
+   output positions are computed, so none of the grid's thrown-away positions (Wp - OW per row) is paid
+   for. It wins when the grid wastes more than the channel padding does: conv_direct.py compares
+   mpad_grid x lpad with mpadc x O (LeNet's second convolution, 16 channels of 10x10 outputs on a 14-wide
+   grid: 144 grid positions per 100 outputs; here 16 channels are two whole vectors).
+
+   Forward: yb (O, mpadc) = bias + taps of xp @ wt (K, mpadc), NP positions x two vectors of channels in
+   registers, each position a broadcast scalar from its own place in xp (pos[p] + off[t]). Every output
+   is bias + w[0] x[0] + w[1] x[1] + ... as one fma chain in tap order, as in the grid kernel: the bits
+   are the grid kernel's. The block's positions are output positions p0..p0+NP-1 (the list is padded by
+   repeating the last real position; their results are dropped). Weight gradient: gw (K, mpadc) +=
+   sum over real positions p of x[pos[p] + off[t]] * g[p, :] with g the output gradient transposed to
+   (O, mpadc), NT taps x two vectors of channels in registers, one fma chain per image over its
+   positions (then added to gw): only real positions multiply, so an inf or NaN input reaches only the
+   taps that see it (the grid kernel's declining rule is not needed). */
+enum { NP = 6, NT = 6 };
+#define DCONVC(T, V, SFX)                                                                        \
+static void dconvc_block_##SFX(const T *xp, const T *wt, const T *bias, const int64_t *off, int64_t k, \
+                               int64_t mpad, const int64_t *pos, int64_t opad, T *yb) {          \
+    enum { VL = sizeof(V) / sizeof(T) };                                                         \
+    for (int64_t p0 = 0; p0 < opad; p0 += NP) {                                                  \
+        const T *xq[NP];                                                                         \
+        for (int j = 0; j < NP; j++) xq[j] = xp + pos[p0 + j];                                   \
+        for (int64_t m0 = 0; m0 < mpad; m0 += 2 * VL) {                                          \
+            V a[NP][2], b0 = {0}, b1 = {0};                                                      \
+            if (bias) { b0 = LOADU(V, bias + m0); b1 = LOADU(V, bias + m0 + VL); }                \
+            for (int j = 0; j < NP; j++) { a[j][0] = b0; a[j][1] = b1; }                         \
+            const T *w = wt + m0;                                                                \
+            for (int64_t t = 0; t < k; t++, w += mpad) {                                         \
+                const V w0 = LOADU(V, w), w1 = LOADU(V, w + VL);                                 \
+                const int64_t o = off[t];                                                        \
+                for (int j = 0; j < NP; j++) {                                                   \
+                    const T s = xq[j][o];                                                        \
+                    a[j][0] += s * w0;                                                           \
+                    a[j][1] += s * w1;                                                           \
+                }                                                                                \
+            }                                                                                    \
+            for (int j = 0; j < NP; j++) {                                                       \
+                STOREU(V, yb + (p0 + j) * mpad + m0, a[j][0]);                                   \
+                STOREU(V, yb + (p0 + j) * mpad + m0 + VL, a[j][1]);                              \
+            }                                                                                    \
+        }                                                                                        \
+    }                                                                                            \
+}                                                                                                \
+                                                                                                 \
+/* the grid offsets of the o real output positions, padded to opad by repeating the last */      \
+static void positions_##SFX(const geo_t *q, int64_t *pos, int64_t opad) {                        \
+    int64_t p = 0;                                                                               \
+    for (int64_t d = 0; d < q->OD; d++)                                                          \
+        for (int64_t h = 0; h < q->OH; h++)                                                      \
+            for (int64_t w = 0; w < q->OW; w++) pos[p++] = (d * q->Hp + h) * q->Wp + w;          \
+    for (; p < opad; p++) pos[p] = pos[p - 1];                                                   \
+}                                                                                                \
+                                                                                                 \
+/* y (n, groups*m, O) = the direct convolution of x (n, c, S); wt (groups, K, mpad), mpad a multiple \
+   of two vectors with zero columns past m; bias (groups, mpad) or NULL */                        \
+int dconv_fwdc_##SFX(const T *x, T *y, const T *wt, const T *bias, const int64_t *g, int64_t c,  \
+                     int64_t groups, int64_t m, int64_t mpad, int64_t n) {                       \
+    geo_t q;                                                                                     \
+    geo_read(g, &q);                                                                             \
+    const int64_t cg = c / groups, k = cg * q.KD * q.KH * q.KW, o = q.OD * q.OH * q.OW;          \
+    const int64_t opad = (o + NP - 1) / NP * NP;                                                 \
+    T *xp = calloc((size_t)(c * q.Sp), sizeof(T));                                               \
+    T *yb = malloc(sizeof(T) * (size_t)(opad * mpad));                                           \
+    int64_t *off = malloc(sizeof(int64_t) * (size_t)k), *pos = malloc(sizeof(int64_t) * (size_t)opad); \
+    if (!xp || !yb || !off || !pos) { free(xp); free(yb); free(off); free(pos); return -1; }     \
+    taps(&q, cg, off, k);                                                                        \
+    positions_##SFX(&q, pos, opad);                                                              \
+    for (int64_t i = 0; i < n; i++) {                                                            \
+        pad_##SFX(x + i * c * q.S, xp, &q, c);                                                   \
+        for (int64_t gi = 0; gi < groups; gi++) {                                                \
+            dconvc_block_##SFX(xp + gi * cg * q.Sp, wt + gi * k * mpad, bias ? bias + gi * mpad : NULL, \
+                               off, k, mpad, pos, opad, yb);                                     \
+            T *dst = y + (i * groups + gi) * m * o;                                              \
+            for (int64_t j = 0; j < m; j++)                                                      \
+                for (int64_t p = 0; p < o; p++) dst[j * o + p] = yb[p * mpad + j];               \
+        }                                                                                        \
+    }                                                                                            \
+    free(xp); free(yb); free(off); free(pos);                                                    \
+    return 0;                                                                                    \
+}                                                                                                \
+                                                                                                 \
+/* gw (groups, kpad, mpad) += the weight gradient of images x[0..n) with output gradient go (n,   \
+   groups*m, O); kpad a multiple of NT (taps past K read offset 0: garbage rows the caller drops) */ \
+int dconv_wgradc_##SFX(const T *x, const T *go, T *gw, const int64_t *g, int64_t c,              \
+                       int64_t groups, int64_t m, int64_t mpad, int64_t kpad, int64_t n) {       \
+    enum { VL = sizeof(V) / sizeof(T) };                                                         \
+    geo_t q;                                                                                     \
+    geo_read(g, &q);                                                                             \
+    const int64_t cg = c / groups, o = q.OD * q.OH * q.OW;                                       \
+    T *xp = calloc((size_t)(c * q.Sp), sizeof(T));                                               \
+    T *gt = calloc((size_t)(o * mpad), sizeof(T));                                               \
+    int64_t *off = malloc(sizeof(int64_t) * (size_t)kpad), *pos = malloc(sizeof(int64_t) * (size_t)o); \
+    if (!xp || !gt || !off || !pos) { free(xp); free(gt); free(off); free(pos); return -1; }     \
+    taps(&q, cg, off, kpad);                                                                     \
+    positions_##SFX(&q, pos, o);                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                            \
+        pad_##SFX(x + i * c * q.S, xp, &q, c);                                                   \
+        for (int64_t gi = 0; gi < groups; gi++) {                                                \
+            const T *src = go + (i * groups + gi) * m * o, *xg = xp + gi * cg * q.Sp;            \
+            for (int64_t j = 0; j < m; j++)                                                      \
+                for (int64_t p = 0; p < o; p++) gt[p * mpad + j] = src[j * o + p];               \
+            T *acc = gw + gi * kpad * mpad;                                                      \
+            for (int64_t t0 = 0; t0 < kpad; t0 += NT)                                            \
+                for (int64_t m0 = 0; m0 < mpad; m0 += 2 * VL) {                                  \
+                    V a[NT][2];                                                                  \
+                    for (int j = 0; j < NT; j++) a[j][0] = a[j][1] = (V){0};                     \
+                    const int64_t *ot = off + t0;                                                \
+                    for (int64_t p = 0; p < o; p++) {                                            \
+                        const V g0 = LOADU(V, gt + p * mpad + m0), g1 = LOADU(V, gt + p * mpad + m0 + VL); \
+                        const T *xq = xg + pos[p];                                               \
+                        for (int j = 0; j < NT; j++) {                                           \
+                            const T s = xq[ot[j]];                                               \
+                            a[j][0] += s * g0;                                                   \
+                            a[j][1] += s * g1;                                                   \
+                        }                                                                        \
+                    }                                                                            \
+                    for (int j = 0; j < NT; j++) {                                               \
+                        T *r = acc + (t0 + j) * mpad + m0;                                       \
+                        STOREU(V, r, LOADU(V, r) + a[j][0]);                                     \
+                        STOREU(V, r + VL, LOADU(V, r + VL) + a[j][1]);                           \
+                    }                                                                            \
+                }                                                                                \
+        }                                                                                        \
+    }                                                                                            \
+    free(xp); free(gt); free(off); free(pos);                                                    \
+    return 0;                                                                                    \
+}
+
+DCONVC(float, vf32, f32)
+DCONVC(double, vf64, f64)
+
 /* Entry points for csrc/parallel.c's pool (runtime/cparts.py; the counterpart of at::parallel_for over the
    batch): images [b, e) of one convolution, whose arguments come in the int64 descriptor d = p[0]. Chunks of
    `grain` images are claimed by whichever thread is free, so a worker whose core is busy never holds the caller
    up (the Python pool's static halves waited for it). A chunk's status (dconv_*'s return value) goes to
    status[b / grain]. fwd: d = {x, y, wt, bias, g, c, groups, m, mpad, mb, image stride of x, of y, grain,
    status}; wgrad: d = {x, go, parts, g, c, groups, m, mpad, kpad, image stride of x, of go, part size,
-   grain, status}, chunk b / grain summing into part b / grain (the caller adds the parts in order). */
+   grain, status}, chunk b / grain summing into part b / grain (the caller adds the parts in order).
+   fwdc: d = {x, y, wt, bias, g, c, groups, m, mpad, image stride of x, of y, grain, status}; wgradc: d = {x,
+   go, parts, g, c, groups, m, mpad, kpad, image stride of x, of go, part size, grain, status}. */
 #define DCONV_PARTS(T, SFX)                                                                      \
 void dconv_fwd_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {               \
     const int64_t *d = (const int64_t *)p[0];                                                    \
@@ -241,13 +387,33 @@ void dconv_fwd_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e)
                              (const int64_t *)(intptr_t)d[4], d[5], d[6], d[7], d[8], e - b, d[9]); \
     ((int64_t *)(intptr_t)d[13])[b / d[12]] = rc;                                                \
 }                                                                                                \
-void dconv_wgrad_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {             \
+void dconv_fwdc_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {              \
     const int64_t *d = (const int64_t *)p[0];                                                    \
     (void)s;                                                                                     \
-    int rc = dconv_wgrad_##SFX((const T *)(intptr_t)d[0] + b * d[9], (const T *)(intptr_t)d[1] + b * d[10], \
-                               (T *)(intptr_t)d[2] + (b / d[12]) * d[11], (const int64_t *)(intptr_t)d[3], \
-                               d[4], d[5], d[6], d[7], d[8], e - b);                             \
-    ((int64_t *)(intptr_t)d[13])[b / d[12]] = rc;                                                \
+    int rc = dconv_fwdc_##SFX((const T *)(intptr_t)d[0] + b * d[9], (T *)(intptr_t)d[1] + b * d[10], \
+                              (const T *)(intptr_t)d[2], (const T *)(intptr_t)d[3],              \
+                              (const int64_t *)(intptr_t)d[4], d[5], d[6], d[7], d[8], e - b);   \
+    ((int64_t *)(intptr_t)d[12])[b / d[11]] = rc;                                                \
+}                                                                                                \
+void dconv_wgradc_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {            \
+    const int64_t *d = (const int64_t *)p[0], grain = d[12];                                     \
+    (void)s;                                                                                     \
+    for (int64_t c = b; c < e; c += grain) {   /* whole chunks, also when run inline as one range */\
+        int rc = dconv_wgradc_##SFX((const T *)(intptr_t)d[0] + c * d[9], (const T *)(intptr_t)d[1] + c * d[10],\
+                    (T *)(intptr_t)d[2] + (c / grain) * d[11], (const int64_t *)(intptr_t)d[3],  \
+                    d[4], d[5], d[6], d[7], d[8], e - c < grain ? e - c : grain);                \
+        ((int64_t *)(intptr_t)d[13])[c / grain] = rc;                                            \
+    }                                                                                            \
+}                                                                                                \
+void dconv_wgrad_part_##SFX(void *const *p, const double *s, int64_t b, int64_t e) {             \
+    const int64_t *d = (const int64_t *)p[0], grain = d[12];                                     \
+    (void)s;                                                                                     \
+    for (int64_t c = b; c < e; c += grain) {   /* whole chunks, also when run inline as one range */\
+        int rc = dconv_wgrad_##SFX((const T *)(intptr_t)d[0] + c * d[9], (const T *)(intptr_t)d[1] + c * d[10],\
+                    (T *)(intptr_t)d[2] + (c / grain) * d[11], (const int64_t *)(intptr_t)d[3],  \
+                    d[4], d[5], d[6], d[7], d[8], e - c < grain ? e - c : grain);                \
+        ((int64_t *)(intptr_t)d[13])[c / grain] = rc;                                            \
+    }                                                                                            \
 }
 
 DCONV_PARTS(float, f32)

@@ -57,6 +57,9 @@ void NAME(const T *x, T *cols, const int64_t *g, int64_t C, int64_t ld) {       
                     if (SW == 1) {                                                               \
                         _Pragma("omp simd")                                                      \
                         for (int64_t ow = wlo; ow < whi; ow++) dst[ow] = xr[ow];                 \
+                    } else if (SW == 2) {          /* a constant stride gcc vectorises */        \
+                        _Pragma("omp simd")                                                      \
+                        for (int64_t ow = wlo; ow < whi; ow++) dst[ow] = xr[2 * ow];             \
                     } else {                                                                     \
                         for (int64_t ow = wlo; ow < whi; ow++) dst[ow] = xr[ow * SW];            \
                     }                                                                            \

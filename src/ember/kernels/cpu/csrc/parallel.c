@@ -16,7 +16,9 @@
      median of 40-50 steps): spin 0 / 20 / 50 / 200 / 1000 us of cpu: step 14.6 / 13.9 / 15.6 / 16.7 / 26.9
      wall, process cpu 6.4 / 6.5 / 6.6 / 7.3 / 9.6, and a worker joined 60 / 61 / 57 / 51 / 38% of the
      jobs (a spinning worker that was preempted joins less often than one woken from sleep). A spinning
-     worker also takes a core from OpenBLAS's threads in a matmul that follows;
+     worker also takes a core from OpenBLAS's threads in a matmul that follows. Since session 14 the spin
+     grows up to EP_SPIN_MAX_NS while jobs keep coming soon after the worker sleeps and no other thread
+     preempts it (an idle second core), and falls back to 50 us when one does (ep_spin_adapt);
    - on a loaded machine the scheduler put a woken worker on the caller's own core, where it preempted the
      caller (ep_on_callers_cpu): such a worker moves itself to another allowed cpu (ep_move_off), and where
      none is allowed the caller backs off from waking workers (ep_wake_policy). Same process, 100 calls,
@@ -42,7 +44,11 @@
 
 #define EP_MAX_WORKERS 63
 #define EP_CLOSED (1ull << 31)
-#define EP_SPIN_NS 50000           /* how long an idle worker spins before it sleeps: 50 us of wall time */
+#define EP_SPIN_NS 50000           /* how long an idle worker spins before it sleeps: 50 us of wall time, */
+#define EP_SPIN_MAX_NS 400000      /* ... up to 400 us while jobs come soon after it sleeps (ep_spin_adapt) */
+#define EP_PREEMPT_NS 20000        /* a gap this long between two clock reads of a spinning worker: it lost its cpu */
+#define EP_SOON_NS 2000000         /* a job this soon after the worker went to sleep: a longer spin would have met it */
+#define EP_IDLE_NS 20000000        /* asleep this long: the run of jobs has ended */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
 
 /* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
@@ -74,7 +80,9 @@ static struct {
     int64_t n, grain, nchunks;
     int nworkers;                  /* workers allowed to take part (nthreads - 1) */
     int nparts;                    /* nworkers + 1 */
-    _Atomic int64_t spin_ns;       /* the idle spin budget (ember_parallel_set_spin) */
+    _Atomic int64_t spin_ns;       /* the idle spin budget's floor (ember_parallel_set_spin) */
+    _Atomic int64_t spin_max_ns;   /* its ceiling (ember_parallel_set_spin_max) */
+    _Atomic int64_t spin_cur_ns;   /* the budget now, between the two (ep_spin_adapt) */
     /* counters for benchmarks (ember_parallel_stats): the caller's written under `busy`, the workers' atomic */
     int64_t st[EP_NSTATS];
     _Atomic int64_t st_woke, st_woke_late, st_same_cpu, st_moved;
@@ -83,6 +91,7 @@ static struct {
     int backoff, wake_skip;        /* the caller's wake-up back-off (ep_wake_policy), under `busy` */
     int64_t policy_ns;             /* when ep_wake_policy last ran */
 } P = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .spin_ns = EP_SPIN_NS,
+       .spin_max_ns = EP_SPIN_MAX_NS, .spin_cur_ns = EP_SPIN_NS,
        .caller_cpu = -1};
 
 static inline int ep_cpu(void) {
@@ -187,6 +196,35 @@ static int ep_join(uint32_t g, int index) {
     }
 }
 
+/* The idle spin budget adapts between the floor (spin_ns, 50 us) and the ceiling (spin_max_ns, 400 us), which is
+   about how long torch's OpenMP threads spin between parallel regions (libgomp's GOMP_SPINCOUNT):
+   - a worker that slept and got a job less than EP_SOON_NS later doubles the budget: ops that split come in runs
+     with some Python between them (batch-1 generation: a GPT block's three big Linears 30-150 us apart at
+     T >= 16; a train step: a gemm every 0.1-1 ms), and a woken worker reaches a job tens of microseconds late on
+     this VM, after the caller has done most of a 20-80 us product (benchmarks/train_step.py generate: a worker
+     joined 88 of 400 split products, asleep at 379 of them, with the 50 us spin);
+   - a worker that was preempted while spinning (EP_PREEMPT_NS between two clock reads ~2 us apart: another thread
+     wanted its cpu, the machine is loaded) goes back to the floor and sleeps: on a loaded machine a spinning
+     worker only takes cpu from the caller and everyone else (the MLP step at load 7.5: spin 200 us 16.7 ms
+     against 15.6 at 50 us, session 13);
+   - one that slept longer than EP_IDLE_NS halves it (the run of jobs ended).
+   On an idle second core (a quiet machine) the budget so grows within a few jobs and the worker meets every
+   split of a forward pass awake; under load it stays at the floor, as before. */
+static void ep_spin_adapt(int preempted, int64_t slept_ns) {
+    const int64_t lo = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
+    const int64_t hi = atomic_load_explicit(&P.spin_max_ns, memory_order_relaxed);
+    int64_t cur = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
+    if (preempted)
+        cur = lo;
+    else if (slept_ns >= 0 && slept_ns < EP_SOON_NS)
+        cur = 2 * cur;
+    else if (slept_ns > EP_IDLE_NS)
+        cur = cur / 2;
+    cur = cur > hi ? hi : cur;
+    cur = cur < lo ? lo : cur;
+    atomic_store_explicit(&P.spin_cur_ns, cur, memory_order_relaxed);
+}
+
 static void *ep_worker(void *arg) {
     const int index = (int)(intptr_t)arg;
     uint64_t seen = atomic_load(&P.gen);
@@ -197,17 +235,26 @@ static void *ep_worker(void *arg) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
         int slept = 0;
         if (g == seen) {
-            const int64_t t0 = ep_now_ns(), budget = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
-            int spins = 0;
+            const int64_t t0 = ep_now_ns(), budget = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
+            int64_t last = t0;
+            int spins = 0, preempted = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
                 if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
                     spins = 0;
-                    if (ep_now_ns() - t0 > budget || (ep_on_callers_cpu() && !ep_move_off()))
+                    const int64_t t = ep_now_ns();
+                    if (t - last > EP_PREEMPT_NS) {
+                        preempted = 1;
+                        break;
+                    }
+                    last = t;
+                    if (t - t0 > budget || (ep_on_callers_cpu() && !ep_move_off()))
                         break;
                 }
             }
             if (g == seen) {
+                ep_spin_adapt(preempted, -1);
+                const int64_t ts = ep_now_ns();
                 pthread_mutex_lock(&P.mu);
                 atomic_fetch_add(&P.sleeping, 1);
                 while ((g = atomic_load(&P.gen)) == seen)
@@ -215,6 +262,8 @@ static void *ep_worker(void *arg) {
                 atomic_fetch_sub(&P.sleeping, 1);
                 pthread_mutex_unlock(&P.mu);
                 slept = 1;
+                if (!preempted)
+                    ep_spin_adapt(0, ep_now_ns() - ts);
             }
         }
         seen = g;
@@ -395,7 +444,20 @@ void ember_parallel_stats(int64_t *out, int reset) {
 /* Sets how many ns (wall time) an idle worker spins before it sleeps (0: sleep at once); returns the previous
    budget. Benchmarks compare policies with it (benchmarks/elementwise_bandwidth.py --spin-us). */
 int64_t ember_parallel_set_spin(int64_t ns) {
-    return atomic_exchange(&P.spin_ns, ns < 0 ? 0 : ns);
+    ns = ns < 0 ? 0 : ns;
+    atomic_store(&P.spin_cur_ns, ns);
+    return atomic_exchange(&P.spin_ns, ns);
+}
+
+/* Sets the ceiling (ns of wall time) up to which the idle spin grows (ep_spin_adapt; at or below the floor set
+   by ember_parallel_set_spin: a fixed spin); returns the previous ceiling. */
+int64_t ember_parallel_set_spin_max(int64_t ns) {
+    return atomic_exchange(&P.spin_max_ns, ns < 0 ? 0 : ns);
+}
+
+/* The idle spin budget now, in ns (for tests and benchmarks). */
+int64_t ember_parallel_spin_now(void) {
+    return atomic_load(&P.spin_cur_ns);
 }
 
 /* Sets the wake-up back-off's cap in jobs (ep_wake_policy; 0: wake sleeping workers for every job, as before

@@ -52,10 +52,46 @@ static inline void krange(int64_t start, int64_t n, int64_t k, int64_t dil, int6
    go kernel offset by kernel offset over the whole run of outputs (a loop gcc vectorises), in the
    same offset order as the general rule, so ties and NaNs resolve the same way. */
 /* The 2x2 stride-2 pool without padding or dilation (LeNet's, VGG's): every window lies inside
-   the plane, so each output is four loads compared in the general rule's order. */
-#define MAX_FWD_2X2(T, NAME)                                                                     \
+   the plane, so each output is four loads compared in the general rule's order (a, b on the first
+   row, c, d on the second). Eight outputs at a time: two 16-element loads per row, split into even
+   (a, c) and odd (b, d) lanes by a shuffle, the comparisons as lane masks and the selects as bit
+   blends (GCC vector extensions; no branch on the data). The per-element loop this replaces
+   compiled to three data-dependent branches per output (random data: mispredicted about half the
+   time) or, vectorised by gcc, to a gather-like stride-2 loop that never left its short-row tail:
+   4-5 ns per output on the EPYC (CNN step: (64, 6, 28, 28) 340 us, (64, 16, 10, 10) 90-230 us), 0.4-0.6
+   ns now. A row's last OW % 8 outputs go through a local 16-element copy of their inputs. */
+#define MAX_FWD_2X2(T, MI, NAME)                                                                 \
+typedef T NAME##_v16 __attribute__((vector_size(16 * sizeof(T))));                              \
+typedef T NAME##_v8 __attribute__((vector_size(8 * sizeof(T))));                                \
+typedef MI NAME##_m8 __attribute__((vector_size(8 * sizeof(T))));                               \
+typedef int64_t NAME##_l8 __attribute__((vector_size(64)));                                     \
+/* outputs of eight windows whose first rows start at r0, r1 (16 inputs each); i0 the flat index  \
+   of r0[0], W the row length */                                                                 \
+static inline void NAME##_eight(const T *r0, const T *r1, int64_t i0, int64_t W, T *yr, int64_t *ir) { \
+    NAME##_v16 u0, u1;                                                                           \
+    __builtin_memcpy(&u0, r0, sizeof u0);                                                        \
+    __builtin_memcpy(&u1, r1, sizeof u1);                                                        \
+    NAME##_v8 a = __builtin_shufflevector(u0, u0, 0, 2, 4, 6, 8, 10, 12, 14);                    \
+    NAME##_v8 b = __builtin_shufflevector(u0, u0, 1, 3, 5, 7, 9, 11, 13, 15);                    \
+    NAME##_v8 c = __builtin_shufflevector(u1, u1, 0, 2, 4, 6, 8, 10, 12, 14);                    \
+    NAME##_v8 d = __builtin_shufflevector(u1, u1, 1, 3, 5, 7, 9, 11, 13, 15);                    \
+    NAME##_m8 m = (b > a) | (b != b);                                                            \
+    NAME##_v8 best = (NAME##_v8)(((NAME##_m8)b & m) | ((NAME##_m8)a & ~m));                      \
+    NAME##_m8 off = m & 1;                                                                       \
+    m = (c > best) | (c != c);                                                                   \
+    best = (NAME##_v8)(((NAME##_m8)c & m) | ((NAME##_m8)best & ~m));                             \
+    off = (m & (MI)W) | (off & ~m);                                                              \
+    m = (d > best) | (d != d);                                                                   \
+    best = (NAME##_v8)(((NAME##_m8)d & m) | ((NAME##_m8)best & ~m));                             \
+    off = (m & (MI)(W + 1)) | (off & ~m);                                                        \
+    NAME##_l8 ix = __builtin_convertvector(off, NAME##_l8) + i0 + (NAME##_l8){0, 2, 4, 6, 8, 10, 12, 14}; \
+    __builtin_memcpy(yr, &best, sizeof best);                                                    \
+    __builtin_memcpy(ir, &ix, sizeof ix);                                                        \
+}                                                                                                \
 static void NAME(const T *x, T *y, int64_t *idx, int64_t H, int64_t W, int64_t OH, int64_t OW,   \
                  int64_t planes) {                                                               \
+    const int64_t full = OW / 8 * 8, t = OW - full;                                              \
+    const T *xend = x + planes * H * W;                                                          \
     for (int64_t p = 0; p < planes; p++) {                                                       \
         const T *xp = x + p * H * W;                                                             \
         for (int64_t oh = 0; oh < OH; oh++) {                                                    \
@@ -63,19 +99,26 @@ static void NAME(const T *x, T *y, int64_t *idx, int64_t H, int64_t W, int64_t O
             const T *r0 = xp + base, *r1 = r0 + W;                                               \
             T *yr = y + (p * OH + oh) * OW;                                                      \
             int64_t *ir = idx + (p * OH + oh) * OW;                                              \
-            _Pragma("omp simd")                                                                  \
-            for (int64_t ow = 0; ow < OW; ow++) {                                                \
-                const T a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], d = r1[2 * ow + 1];  \
-                const int64_t i = base + 2 * ow;                                                 \
-                const int cb = (b > a) | (b != b);                                               \
-                T best = cb ? b : a;                                                             \
-                int64_t bi = cb ? i + 1 : i;                                                     \
-                const int cc = (c > best) | (c != c);                                            \
-                best = cc ? c : best;                                                            \
-                bi = cc ? i + W : bi;                                                            \
-                const int cd = (d > best) | (d != d);                                            \
-                yr[ow] = cd ? d : best;                                                          \
-                ir[ow] = cd ? i + W + 1 : bi;                                                    \
+            for (int64_t ow = 0; ow < full; ow += 8)                                             \
+                NAME##_eight(r0 + 2 * ow, r1 + 2 * ow, base + 2 * ow, W, yr + ow, ir + ow);      \
+            if (t && full) {              /* the row's last eight again, overlapping: same values */\
+                const int64_t o8 = OW - 8;                                                       \
+                NAME##_eight(r0 + 2 * o8, r1 + 2 * o8, base + 2 * o8, W, yr + o8, ir + o8);      \
+            } else if (t) {               /* a row shorter than eight: read past it while inside x */\
+                T s0[16], s1[16], ys[8];                                                         \
+                int64_t is[8];                                                                   \
+                const T *q0 = r0, *q1 = r1;                                                      \
+                if (r1 + 16 > xend) {                                                            \
+                    memset(s0, 0, sizeof s0);                                                    \
+                    memset(s1, 0, sizeof s1);                                                    \
+                    memcpy(s0, r0, sizeof(T) * 2 * t);                                           \
+                    memcpy(s1, r1, sizeof(T) * 2 * t);                                           \
+                    q0 = s0;                                                                     \
+                    q1 = s1;                                                                     \
+                }                                                                                \
+                NAME##_eight(q0, q1, base, W, ys, is);                                           \
+                memcpy(yr, ys, sizeof(T) * t);                                                   \
+                memcpy(ir, is, sizeof(int64_t) * t);                                             \
             }                                                                                    \
         }                                                                                        \
     }                                                                                            \
@@ -210,8 +253,8 @@ void NAME(const T *go, T *gi, const int64_t *g, int64_t planes, int include_pad,
     }                                                                                            \
 }
 
-MAX_FWD_2X2(float, max_pool2x2_f32)
-MAX_FWD_2X2(double, max_pool2x2_f64)
+MAX_FWD_2X2(float, int32_t, max_pool2x2_f32)
+MAX_FWD_2X2(double, int64_t, max_pool2x2_f64)
 MAX_FWD(float, max_pool2d_f32, max_pool2x2_f32)
 MAX_FWD(double, max_pool2d_f64, max_pool2x2_f64)
 MAX_BWD(float, max_pool2d_backward_f32)

@@ -14,10 +14,18 @@
    grad flowing in from the later step and gets go (the output's grad at this step, or NULL) added; the gates'
    grads go to d: (n, 4h) [i, f, g, o] for the LSTM, whose dc (n, h) is updated to the grad of c_prev; for the
    GRU (n, 4, h) [r, z, hidden n (dn * r), input n (dn)] and dh_direct = dh * z, the part of h_prev's grad that
-   does not go through the hidden gemm. */
+   does not go through the hidden gemm.
+   lstm_cell / gru_cell: a whole one-step layer (an LSTMCell / GRUCell call) in one call: gi and gh are the two
+   gemms' results read through (row, column) strides, so the swapped product (w @ x^T, a (gates, n) array) needs
+   no copy; the biases are added in the order the layer path adds them (((gi + b_ih) + b_hh) then + gh inside
+   the step for the LSTM; b_hh for r and z only, n's inside r * (.) for the GRU) and the step is the layer's
+   own function, so a cell's bits are a one-step layer's. hy gets a copy of h_out and (LSTM) cy one of c, the
+   layer op's separate outputs. */
 #pragma GCC optimize ("no-trapping-math")
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "vmath.h"
 
 #define RNN_STEPS(T, EXP, SFX)                                                                   \
@@ -101,7 +109,60 @@ void gru_back_step_##SFX(const T *z, const T *h_prev, const T *go, const T *dh, 
     }                                                                                            \
 }
 
+#define RNN_CELLS(T, SFX)                                                                        \
+/* dst (n, m) contiguous = src read through (row, column) strides; the swapped product's (m, n) layout \
+   (rs 1, cs n) in 8-row tiles so that both sides stream */                                      \
+static void transpose_##SFX(const T *src, int64_t rs, int64_t cs, T *dst, int64_t n, int64_t m) { \
+    if (cs == 1) {                                                                               \
+        for (int64_t r = 0; r < n; r++) memcpy(dst + r * m, src + r * rs, (size_t)m * sizeof(T)); \
+        return;                                                                                  \
+    }                                                                                            \
+    for (int64_t r0 = 0; r0 < n; r0 += 8) {                                                      \
+        int64_t r1 = r0 + 8 < n ? r0 + 8 : n;                                                    \
+        for (int64_t k = 0; k < m; k++)                                                          \
+            for (int64_t r = r0; r < r1; r++) dst[r * m + k] = src[r * rs + k * cs];             \
+    }                                                                                            \
+}                                                                                                \
+int lstm_cell_##SFX(const T *gi, int64_t gi_rs, int64_t gi_cs, const T *gh, int64_t gh_rs, int64_t gh_cs,   \
+                    const T *b_ih, const T *b_hh, const T *c_prev, int64_t cp_stride, T *z, T *h_out,     \
+                    T *hy, T *cy, int64_t n, int64_t h) {                                               \
+    T *ghc = (T *)malloc((size_t)(n * 4 * h) * sizeof(T));                                           \
+    if (!ghc) return -1;                                                                         \
+    for (int64_t r = 0; r < n; r++) {                                                            \
+        T *zr = z + r * 6 * h;                                                                   \
+        const T *ir = gi + r * gi_rs;                                                            \
+        if (gi_cs == 1) for (int64_t k = 0; k < 4 * h; k++) zr[k] = (ir[k] + b_ih[k]) + b_hh[k]; \
+        else for (int64_t k = 0; k < 4 * h; k++) zr[k] = (ir[k * gi_cs] + b_ih[k]) + b_hh[k];    \
+    }                                                                                            \
+    transpose_##SFX(gh, gh_rs, gh_cs, ghc, n, 4 * h);                                            \
+    lstm_step_##SFX(z, ghc, c_prev, cp_stride, h_out, n, h);                                     \
+    free(ghc);                                                                                   \
+    memcpy(hy, h_out, (size_t)(n * h) * sizeof(T));                                              \
+    for (int64_t r = 0; r < n; r++)                                                              \
+        memcpy(cy + r * h, z + r * 6 * h + 4 * h, (size_t)h * sizeof(T));                        \
+    return 0;                                                                                    \
+}                                                                                                \
+int gru_cell_##SFX(const T *gi, int64_t gi_rs, int64_t gi_cs, const T *gh, int64_t gh_rs, int64_t gh_cs,    \
+                   const T *b_ih, const T *b_hh, const T *h_prev, T *z, T *h_out, T *hy, int64_t n,       \
+                   int64_t h) {                                                                  \
+    T *gic = (T *)malloc((size_t)(n * 6 * h) * sizeof(T)), *ghc = gic + n * 3 * h;               \
+    if (!gic) return -1;                                                                         \
+    transpose_##SFX(gi, gi_rs, gi_cs, gic, n, 3 * h);                                            \
+    for (int64_t r = 0; r < n; r++) {                                                            \
+        T *ic = gic + r * 3 * h;                                                                 \
+        for (int64_t k = 0; k < 2 * h; k++) ic[k] = (ic[k] + b_ih[k]) + b_hh[k];                 \
+        for (int64_t k = 2 * h; k < 3 * h; k++) ic[k] = ic[k] + b_ih[k];                         \
+    }                                                                                            \
+    transpose_##SFX(gh, gh_rs, gh_cs, ghc, n, 3 * h);                                            \
+    gru_step_##SFX(gic, ghc, b_hh + 2 * h, h_prev, z, h_out, n, h);                              \
+    free(gic);                                                                                   \
+    memcpy(hy, h_out, (size_t)(n * h) * sizeof(T));                                              \
+    return 0;                                                                                    \
+}
+
 RNN_STEPS(float, vm_expf, f32)
 RNN_STEPS(double, vm_exp, f64)
 RNN_BACK_STEPS(float, f32)
 RNN_BACK_STEPS(double, f64)
+RNN_CELLS(float, f32)
+RNN_CELLS(double, f64)

@@ -5,7 +5,7 @@ contiguous range.
 `run(name, arrays, s0)` runs the kernel `<name>_<f32|f64>` of csrc/elementwise_flat.c over c-contiguous
 arrays of one size (inputs first, the output last; `s0` a Python-number operand) and returns False, having
 done nothing, when C is unavailable or the kernel does not exist for that dtype (the caller keeps its numpy
-path). csrc/parallel.c shares the elements out in chunks of at least GRAIN over up to get_num_threads()
+path). csrc/parallel.c shares the elements out in chunks (_grain) over up to get_num_threads()
 threads: C workers that spin briefly between jobs and need no GIL, with the caller claiming chunks too, so
 a split never waits for a worker whose core is busy elsewhere (see that file). Python's pool (pool.py)
 hands a part to a sleeping Python thread that must take the GIL first: on 2 loaded cores a 1M-element
@@ -20,13 +20,14 @@ and division cost more than numpy's polynomial pieces; torch's took 2700 here): 
 numpy's, and a result must not depend on the thread count.
 """
 import ctypes
+import os
 
 import numpy as np
 
 from . import clib
 from .pool import get_num_threads
 
-GRAIN = 32768           # elements: the smallest chunk a thread takes (torch's internal::GRAIN_SIZE)
+GRAIN = 32768           # elements: torch's internal::GRAIN_SIZE (it splits an op from here; chunks: _grain)
 MIN_ELEMS = 2 * GRAIN   # from here, with more than one thread, the arithmetic and comparison kernels run in C
 MIN_ELEMS_MATH = 4096   # exp / tanh / sigmoid / where / clamp run in C from here, on one thread too
 _ALIGN = 64             # chunk boundaries at multiples of 64 elements (whole cache lines and SIMD vectors)
@@ -68,9 +69,23 @@ def splits():
     return get_num_threads() > 1
 
 
+CHUNK_MIN = 8192        # elements: the smallest chunk of a split op (its first-level-cache share of work)
+_CHUNKS = 16            # chunks a thread (when they are at least CHUNK_MIN)
+
+
 def _grain(n, k):
-    """At least GRAIN elements a chunk, about 4 chunks a thread (a late thread finds work left), 64-aligned."""
-    g = max(GRAIN, n // (4 * k))
+    """The chunk size of a split over k threads: none up to GRAIN elements (torch's at::parallel_for runs
+    those on one thread), then about 16 chunks a thread, at least CHUNK_MIN elements, 64-aligned. Small
+    chunks let a thread that starts late, or loses its core for a while, leave the rest to the other (each
+    runs its own part first, then claims what is left of the other's: csrc/parallel.c).
+    Measured at 2 threads, load ~10, 1M float32, min / median us of 320 calls: in-place mul 4 chunks a
+    thread 77.8 / 95.8, 8: 51.5 / 94.7, 16: 51.4 / 64.1, 32: 51.4 / 54.7; add 73.4 / 173.6 (4) -> 74.2 /
+    84.3 (16); torch 47.8 / 16037 and 71.1 / 9724 in the same run (its OpenMP threads fought ember's)."""
+    if n <= GRAIN:
+        return n
+    g = n // (_CHUNKS * k)
+    if g < CHUNK_MIN:
+        g = CHUNK_MIN
     return (g + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
@@ -80,14 +95,75 @@ _address = clib.address
 def run(name, arrays, s0=0.0, s1=0.0, dtype=None):
     """Kernel `name` for `dtype` (default: the first array's) over c-contiguous same-size arrays (inputs,
     then the output; bool arrays are bytes). True when done, False (nothing written) when C is off or there
-    is no such kernel; the caller has checked layout, sizes and overlap."""
+    is no such kernel; the caller has checked layout, sizes and overlap. An op that moves STREAM_BYTES or
+    more into an output that is none of its inputs runs the kernel's streaming-store form
+    (`<name>_nt`, see csrc/elementwise_flat.c) when there is one: the same bits."""
     dt = arrays[0].dtype if dtype is None else dtype
     fn = _ADDR.get((name, dt))
     if fn is None:
         fn = kernel(name, dt)
     if not fn:
         return False
-    return run_address(fn, arrays, arrays[-1].size, s0, s1)
+    o = arrays[-1]
+    n = o.size
+    if n >= _STREAM_MIN[0] and sum(a.nbytes for a in arrays) >= stream_bytes():
+        for a in arrays[:-1]:
+            if a is o:              # in place: its lines are in cache already (the kernels allow an exact alias)
+                break
+        else:
+            fn = kernel(name + "_nt", dt) or fn
+    return run_address(fn, arrays, n, s0, s1)
+
+
+_STREAM = [None]        # STREAM_BYTES once read (stream_bytes())
+_STREAM_MIN = [0]       # elements: below this no op reaches STREAM_BYTES (a cheap first test; set with it)
+
+
+def _llc_bytes():
+    """The size of the last-level cache a core shares (sysfs: cpu0's highest-level unified cache), or None.
+    (getconf's LEVEL3_CACHE_SIZE reported 320 MB on the 32 MB L3 of the VM this was tuned on.)"""
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    best = None
+    try:
+        for d in os.listdir(base):
+            if not d.startswith("index"):
+                continue
+            with open(os.path.join(base, d, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(base, d, "type")) as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(os.path.join(base, d, "size")) as f:
+                txt = f.read().strip()
+            size = int(txt[:-1]) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[txt[-1]] if txt[-1] in "KMG" \
+                else int(txt)
+            if best is None or level > best[0]:
+                best = (level, size)
+    except (OSError, ValueError, KeyError):
+        return None
+    return best[1] if best else None
+
+
+def stream_bytes():
+    """STREAM_BYTES: from how many bytes moved (inputs read plus output written) a flat op stores its
+    output with non-temporal stores: 1.5 times the last-level cache (32 MB when unknown). Below it the
+    output is likely still in cache when the next op reads it; above, the op evicts its own data anyway,
+    and streaming skips the read-for-ownership of every output line. Measured at 2 threads on the 32 MB
+    L3 here (load 3-11, min us of 180 calls, plain -> streaming, torch): 4M float32 add (48 MB) 459 -> 328
+    (381), add out= 603 -> 426 (399), 8M add 1724 -> 1331, 8M x + 1 (64 MB) 1245 -> 853; but ops that move
+    exactly the cache's size ran slower streamed, a repeated op keeping its 32 MB in cache: 4M relu 263 ->
+    350 (223), 4M x + 1 231 -> 314 (198), and so did 2M (24 MB) ones: x + 1 102 -> 159 (95)."""
+    b = _STREAM[0]
+    if b is None:
+        b = set_stream_bytes((_llc_bytes() or 32 << 20) * 3 // 2)
+    return b
+
+
+def set_stream_bytes(nbytes):
+    """Sets STREAM_BYTES (tests run the streaming kernels on small arrays with it); returns it."""
+    _STREAM[0] = int(nbytes)
+    _STREAM_MIN[0] = max(1, _STREAM[0] // 32)     # bytes an element at most: 24 (a float64 binary op)
+    return _STREAM[0]
 
 
 def run_address(fn, arrays, n, s0=0.0, s1=0.0):
@@ -97,12 +173,16 @@ def run_address(fn, arrays, n, s0=0.0, s1=0.0):
         return False
     if n:
         k = get_num_threads()
-        p = [_address(a) for a in arrays] + [None] * (4 - len(arrays))
-        if len(arrays) == 2:        # unary / scalar kernels read p[0] and write p[2]
-            p = [p[0], None, p[1], None]
-        elif len(arrays) == 3:
-            p[3] = None
-        _LAST[0] = par(fn, p[0], p[1], p[2], p[3], s0, s1, n, _grain(n, k), k)
+        g = _grain(n, k) if k > 1 else n
+        na = len(arrays)
+        if na == 2:                 # unary / scalar kernels read p[0] and write p[2]
+            _LAST[0] = par(fn, _address(arrays[0]), None, _address(arrays[1]), None, s0, s1, n, g, k)
+        elif na == 3:
+            _LAST[0] = par(fn, _address(arrays[0]), _address(arrays[1]), _address(arrays[2]), None, s0, s1, n,
+                           g, k)
+        else:
+            p = [_address(a) for a in arrays] + [None] * (4 - na)
+            _LAST[0] = par(fn, p[0], p[1], p[2], p[3], s0, s1, n, g, k)
     return True
 
 
@@ -187,12 +267,31 @@ def pool_stats(reset=False):
 
 
 def set_spin_us(us):
-    """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps; returns the
-    previous setting, or None when C is off. Default 50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
+    """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps, at least (the
+    budget grows from there up to set_spin_max_us while jobs come soon after the worker sleeps and nothing
+    preempts it: csrc/parallel.c's ep_spin_adapt); returns the previous setting, or None when C is off. Default
+    50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
     if _parallel_for() is None:
         return None
     f = clib.kernel("parallel", "ember_parallel_set_spin", "l", "l")
     return f(int(us * 1000)) / 1000
+
+
+def set_spin_max_us(us):
+    """The most (us of wall time) an idle C pool worker's adaptive spin grows to (at or below set_spin_us's
+    floor: a fixed spin); returns the previous ceiling, or None when C is off. Default 400 (EP_SPIN_MAX_NS)."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_spin_max", "l", "l")
+    return f(int(us * 1000)) / 1000
+
+
+def spin_now_us():
+    """The idle spin budget the C pool's workers use now (us), or None when C is off."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_spin_now", "", "l")
+    return f() / 1000
 
 
 def set_wake_backoff(jobs):

@@ -24,7 +24,9 @@ measured in session 13: from 1M the single call takes OpenBLAS's regular kernels
 below SMALL_MNK and take the small-matrix kernels, whose sums differ (8 of 9 shapes tried); below 1M both take the
 small kernels, and row blocks matched for NN/TN but not NT (128x512x10, an MLP's last Linear), columns matched. The
 gain would be ~10 us per product (one thread: 128x512x10 in 19 us, 64x128x128 in 23 us, 128x128x96 in 33 us),
-less a hand-off of a few us: not taken.
+less a hand-off of a few us: not taken. Except NT products (a @ b^T) of more than SMALL_NT_MN results: OpenBLAS
+runs those in its regular kernels at any size (`_small`), so their blocks keep the bits from fewer multiply-adds;
+F.linear's few-row product splits from 1M (`mm_t`, min_macs; nn/functional/linear.py has the figures).
 
 Split overhead, one thread running every block in turn (CPU time, us, single call -> 2 / 4 blocks): 128x784x512
 NT 1139 -> 1166 / 1180 (columns), 128x512x512 NN 676 -> 693 / 707, 1024x128x384 NT 1003 -> 1017 / 1067 (rows),
@@ -64,6 +66,7 @@ SPLIT_MACS = 1 << 21        # multiply-adds from which a product is split over t
 BLOCK = {np.dtype(np.float32): (64, 64), np.dtype(np.float64): (24, 192)}     # (row, column) units of block edges
 OPENBLAS_SERIAL = 1 << 18   # m*n*k up to which OpenBLAS never starts its threads (65536 x GEMM_MULTITHREAD_THRESHOLD 4)
 SMALL_MNK = 1000000         # OpenBLAS's small-matrix kernels take m*n*k up to this (other sums): no block below it
+SMALL_NT_MN = 1200          # ... but a float32 NT product (a @ b^T) only up to this many results (_small)
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _STATE = []                 # [gemm_part address, sgemm, dgemm, int bits] once probed, [None] when unavailable
@@ -110,37 +113,60 @@ def _syrk(a, b, m, n):
     return np.may_share_memory(a, b)
 
 
-def _plan(m, n, k, count, threads, dt, force=False):
+def _small(m, n, k, nt):
+    """Whether OpenBLAS runs the float32 product of (m, k) by (k, n) in its small-matrix kernels (other sums than
+    its regular ones): sgemm_small_kernel_permit of its AVX-512 build, in cblas's row-major terms. Any product up
+    to SMALL_MNK multiply-adds, except an NT one (`nt`: a @ b^T, Linear's x @ w^T, which OpenBLAS runs as a
+    column-major TN gemm) with more than SMALL_NT_MN results or k below 32: those take the regular kernels at
+    any size. Measured on the AVX-512 EPYC (20,502 float32 NT products of 2-128 rows, k 16-1024, n 65-1536, split
+    into two blocks of rows of b at units of 8-64): the blocks gave the single call's bits exactly when this
+    said the same of the whole product and of both blocks (one row is a gemv, not a gemm)."""
+    if m * n * k > SMALL_MNK:
+        return False
+    return not nt or (m * n <= SMALL_NT_MN and k >= 32)
+
+
+def _plan(m, n, k, count, threads, dt, force=False, min_macs=SPLIT_MACS, nt=False):
     """How _run shares out `count` products of (m, k) by (k, n): (columns?, block unit, blocks per matrix, work
-    items, items per chunk), or None when the work stays one call (below SPLIT_MACS, or no two blocks fit)."""
-    if not force and count * m * n * k < SPLIT_MACS:
+    items, items per chunk), or None when the work stays one call (below `min_macs`, or no two blocks fit).
+    `nt`: the product is a float32 a @ b^T (see _small: regular kernels from fewer multiply-adds)."""
+    if not force and count * m * n * k < min_macs:
         return None
     if count >= 2 * threads:
         return 0, 1, 1, count, max(1, count // (4 * threads))
     units = BLOCK.get(dt)
     if units is None:
         return (0, 1, 1, count, 1) if count >= 2 else None
+    nt = nt and dt is _F32
+    if nt and _small(m, n, k, True):
+        nt = False          # the whole product is in the small kernels: blocks must be too big for them
     best = None
     for cols in (0, 1):     # the axis giving more blocks (up to two per thread), rows on a tie: a 128-row product
         span, rest = (n, m * k) if cols else (m, n * k)         # (an MLP's) has only 2 row blocks of 64
         unit = units[cols]
-        least = max(unit, -(-(SMALL_MNK // max(1, rest) + 1) // unit) * unit)     # a block's least rows (columns)
+        need = SMALL_MNK // max(1, rest) + 1                    # a block's least rows (columns), by multiply-adds
+        if nt:              # or by results (k >= 32; below it an NT block never takes the small kernels)
+            other = n if not cols else m
+            need = min(need, SMALL_NT_MN // max(1, other) + 1) if k >= 32 else 1
+        least = max(unit, -(-need // unit) * unit)
         nblk = min(2 * threads, span // least)
         if nblk * count >= 2 and (best is None or nblk > best[2]):
             best = (cols, unit, nblk, count * nblk, 1)
     return best
 
 
-def _run(st, a, b, c, la, lb, m, n, k, batch, sa, sb, sc, plan, threads, bias=None):
+def _run(st, a, b, c, la, lb, m, n, k, batch, sa, sb, sc, plan, threads, bias=None, rout=None):
     """C = A @ B over the pool by `plan` (_plan's): the products of (m, k) by (k, n) matrices over `batch`
     (outer, inner) batch sizes, at element strides sa, sb, sc (outer, inner); then C += bias (a c-contiguous
-    (n,) or (m, n) array, 2-d products only) block by block."""
+    (n,) or (m, n) array, 2-d products only) block by block. With `rout` (a c-contiguous (n, m) array; 2-d
+    products split by rows only): C is scratch and rout = C^T + bias (bias: a c-contiguous (m,) array), each block
+    written on its own thread (csrc/gemm.c)."""
     cols, unit, nblk, items, grain = plan
     dbl = a.dtype == _F64
     addr = clib.address
     d = np.array([st[2] if dbl else st[1], st[3], int(dbl), la[0], lb[0], m, n, k, la[1], lb[1], n, sa[0], sb[0],
                   sc[0], cols, unit, nblk, batch[1], sa[1], sb[1], sc[1], 0 if bias is None else addr(bias),
-                  n if bias is not None and bias.ndim == 2 else 0], np.int64)
+                  n if bias is not None and bias.ndim == 2 else 0, 0 if rout is None else addr(rout), m], np.int64)
     _parallel_for()(st[0], addr(d), addr(a), addr(b), addr(c), 1.0, 0.0, items, grain, threads)
 
 
@@ -171,6 +197,25 @@ def _exact(st, dt=np.dtype(np.float32)):
     return ok
 
 
+_EXACT_NT = []              # whether _small's rule for NT products holds here (checked once)
+
+
+def _exact_nt(st):
+    """Whether column blocks of a float32 NT product below SMALL_MNK multiply-adds but above SMALL_NT_MN results
+    reproduce the single call here (the rule of _small: both run OpenBLAS's regular kernels): a probe of 786k
+    multiply-adds, a GPT's qkv projection of 16 rows, in two blocks of 192 columns. A build whose small kernels
+    take such products would fail it, and its NT products then split only above SMALL_MNK a block."""
+    if not _EXACT_NT:
+        rng = np.random.default_rng(1)
+        a = rng.standard_normal((16, 128)).astype(np.float32)
+        b = rng.standard_normal((384, 128)).astype(np.float32).T
+        c = np.empty((16, 384), np.float32)
+        _run(st, a, b, c, _layout(a, 16, 128), _layout(b, 128, 384), 16, 384, 128, (1, 1), (0, 0), (0, 0),
+             (0, 0), (1, 64, 2, 2, 1), 2)
+        _EXACT_NT.append(bool(np.array_equal(c, a.dot(b))))
+    return _EXACT_NT[0]
+
+
 def _blas_ready(macs):
     """None when numpy's own call is as good (single thread, or too small for any threads); else the probed
     state, with OpenBLAS held at one thread (see the module docstring)."""
@@ -185,12 +230,13 @@ def _blas_ready(macs):
     return st
 
 
-def mm(a, b, bias=None, out=None):
+def mm(a, b, bias=None, out=None, min_macs=SPLIT_MACS):
     """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array (or
     `out`, a c-contiguous (m, n) array of the dtype sharing no memory with the operands), or None (the caller runs
     numpy). `bias`: a c-contiguous (n,) or (m, n) array of the dtype added to the product (addmm's
     `np.add(a.dot(b), bias)`, the same bits), each block right after its product while in cache and on its
-    thread."""
+    thread. `min_macs`: the least m*n*k to split (default SPLIT_MACS; a caller that measured its shapes passes
+    less)."""
     dt = a.dtype
     if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
         return None
@@ -202,11 +248,12 @@ def mm(a, b, bias=None, out=None):
     if st is None:
         return None
     threads = get_num_threads()
-    plan = _plan(m, n, k, 1, threads, dt)
-    if plan is None or not _exact(st, dt):
-        return None
     la, lb = _layout(a, m, k), _layout(b, k, n)
-    if la is None or lb is None or _syrk(a, b, m, n):
+    if la is None or lb is None:
+        return None
+    nt = dt is _F32 and la[0] == _NO and lb[0] == _T and _exact_nt(st)
+    plan = _plan(m, n, k, 1, threads, dt, min_macs=min_macs, nt=nt)
+    if plan is None or not _exact(st, dt) or _syrk(a, b, m, n):
         return None
     if bias is not None and (bias.dtype is not dt or not bias.flags.c_contiguous
                              or bias.shape not in ((n,), (m, n)) or np.may_share_memory(bias, a)
@@ -221,6 +268,41 @@ def mm(a, b, bias=None, out=None):
         c = out
     _run(st, a, b, c, la, lb, m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, threads, bias)
     return c
+
+
+def mm_t(a, b, bias=None, min_macs=SPLIT_MACS):
+    """a.dot(b).T + bias as a fresh c-contiguous (n, m) array, bit for bit numpy's `np.add(a.dot(b).T, bias)` (one
+    rounding per element), split over the pool by blocks of rows of `a` (gemm.mm's rules, from `min_macs`
+    multiply-adds), each block's transpose and bias written by csrc/gemm.c on the block's own thread; for 2-d
+    float32/float64 arrays of one dtype (`bias`: None or a c-contiguous (m,) array of it). None when the product
+    does not split (one thread, too small, no two blocks of rows) or cannot run here (C or numpy's cblas
+    unavailable, numpy would not run a gemm: a dimension of 1, syrk): the caller runs numpy (on one thread the
+    C transpose is no faster than numpy's strided add: (48, 384) 13.5 against 10.8 us with the call's overhead).
+    F.linear's few-row product x @ w^T runs as mm_t(w, x.T, bias) (nn/functional/linear.py says why)."""
+    dt = a.dtype
+    if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, k = a.shape
+    n = b.shape[1]
+    if m < 2 or n < 2 or k < 2 or b.shape[0] != k:
+        return None
+    st = _blas_ready(m * n * k)     # (holds OpenBLAS at one thread from OPENBLAS_SERIAL, as before a split)
+    if st is None or m * n * k < min_macs:
+        return None
+    if bias is not None and (bias.dtype is not dt or bias.shape != (m,) or not bias.flags.c_contiguous):
+        return None
+    la, lb = _layout(a, m, k), _layout(b, k, n)
+    if la is None or lb is None:
+        return None
+    threads = get_num_threads()
+    nt = dt is _F32 and la[0] == _NO and lb[0] == _T and _exact_nt(st)
+    plan = _plan(m, n, k, 1, threads, dt, min_macs=min_macs, nt=nt)
+    if plan is None or plan[0] != 0 or not _exact(st, dt) or _syrk(a, b, m, n):
+        return None                 # (blocks of rows only)
+    c = np.empty((m, n), dt)
+    r = np.empty((n, m), dt)
+    _run(st, a, b, c, la, lb, m, n, k, (1, 1), (0, 0), (0, 0), (0, 0), plan, threads, bias, r)
+    return r
 
 
 def matmul(a, b):

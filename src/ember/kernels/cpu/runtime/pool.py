@@ -15,11 +15,18 @@ import os
 _POOL = None
 _POOL_PID = None
 _NUM_THREADS = [None]     # torch.set_num_threads; None: one thread per core, at most 8
+_DEFAULT_THREADS = []     # that default, counted once: os.cpu_count() reads /sys on every call (~6 us CPU, ~20 us
+                          # wall here), and every split-capable gemm asked for it twice without set_num_threads
 
 
 def get_num_threads():
     """torch.get_num_threads: how many threads the kernels split work over (the pool's size)."""
-    return _NUM_THREADS[0] or max(1, min(os.cpu_count() or 1, 8))
+    n = _NUM_THREADS[0]
+    if n:
+        return n
+    if not _DEFAULT_THREADS:
+        _DEFAULT_THREADS.append(max(1, min(os.cpu_count() or 1, 8)))
+    return _DEFAULT_THREADS[0]
 
 
 def set_num_threads(n):
