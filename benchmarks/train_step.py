@@ -6,7 +6,8 @@
 Each row also gives the load average when it started (`load`: on a shared machine the ratios move with it) and
 `ember_pool`, what ember's C thread pool did during ember's part of the row (runtime/flat.py's pool_stats, per
 step or per generated token): split jobs, the share a worker joined, the share published while it slept (it must
-be woken, tens of microseconds late on a VM), and the caller's wait for a joined worker.
+be woken, tens of microseconds late on a VM), the caller's wait for a joined worker, and the share run on the
+caller alone after a long wait for a preempted worker (csrc/parallel.c's EP_LONG_WAIT_NS).
 
 --threads sets torch's intra-op threads (default: every core); numpy's BLAS threads follow the environment, so
 for a one-thread comparison run `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ... --threads 1`. --cpu-time reports
@@ -143,7 +144,8 @@ def _pool_row(stats, per):
     jobs = stats["jobs"]
     return {"jobs_per": round(jobs / per, 1), "joined": round(stats["joined"] / max(1, jobs), 2),
             "asleep": round(stats["asleep"] / max(1, jobs), 2),
-            "wait_us_per": round(stats["wait_ns"] / 1e3 / per, 1)}
+            "wait_us_per": round(stats["wait_ns"] / 1e3 / per, 1),
+            "backed_off": round(stats.get("backed_off", 0) / max(1, jobs), 2)}
 
 
 def bench(lib, make, steps, warmup=3, clock=time.perf_counter):
