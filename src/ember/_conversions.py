@@ -97,6 +97,9 @@ def _type_as(self, other):
     return _aten.to.dtype(self, other.dtype)
 
 
+_to.__name__, _cpu.__name__, _type_as.__name__ = "to", "cpu", "type_as"   # (torch's names, as overrides see them)
+
+
 class TensorConversions:
     """to(), cpu(), type_as() and one method per dtype shorthand (float(), long(), ...)."""
     __slots__ = ()

@@ -390,6 +390,9 @@ def setitem(self, index, value):
         _aten.fill_.Tensor(result, value)       # a 0-dim value into a bigger slice (torch's copy_to)
 
 
+getitem.__name__, setitem.__name__ = "__getitem__", "__setitem__"    # what __torch_function__ overrides see
+
+
 class TensorIndexing:
     """x[index] and x[index] = value."""
     __slots__ = ()
