@@ -272,3 +272,23 @@ def test_compiled_function_with_a_subclass_gives_eager_results(backend):
         return _name(plain), _name(r), r.tolist(), [c for c in calls if c != "__get__"]
     got = case(ember, lambda f: ember.compile(f, backend=backend))
     assert got == ("Tensor", "Sub", [1.0, 3.0, 5.0], ["mul", "add"])
+
+
+def _functional_case(mod):
+    F = mod.nn.functional
+
+    class Sub(mod.Tensor):
+        pass
+    s = mod.ones(2, 4).as_subclass(Sub)
+    w = mod.ones(3, 4)
+    out = {"linear": F.linear(s, w), "Linear": mod.nn.Linear(4, 3)(s), "relu": F.relu(s), "gelu": F.gelu(s),
+           "softmax": F.softmax(s, -1), "layer_norm": F.layer_norm(s, (4,)), "mse": F.mse_loss(s, s),
+           "cross_entropy": F.cross_entropy(s, mod.tensor([0, 1])), "pad": F.pad(s, (1, 1)),
+           "threshold": F.threshold(s, 0.5, 0.0), "normalize": F.normalize(s),
+           "sdpa": F.scaled_dot_product_attention(s[None], s[None], s[None])}
+    return {k: _name(v) for k, v in out.items()}
+
+
+def test_nn_functional_results_keep_the_subclass():
+    # (pad and threshold: bindings with a parameter named as the function itself)
+    assert _functional_case(ember) == _functional_case(torch)

@@ -749,10 +749,13 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
             lines.append(f"{ov.sigs_var} = {(ov.human(),) + tuple(t.human() for _, t in ov.twins)!r}")
         lines.append(f"def {defname}({ov.signature()}):")
         rel = _tf_relevant(ov)
-        lines.extend(_tf_prologue(f"_tf_bound({defname}, locals(), {rel!r}, {display!r})"))
+        # the function itself, which a parameter of the same name hides (`pad(input, pad, ...)`)
+        params = {ov.pyname(x) for x in ov.positional + ov.kwonly} | {"out", "requires_grad"}
+        fnref = f"_G[{defname!r}]" if defname in params else defname
+        lines.extend(_tf_prologue(f"_tf_bound({fnref}, locals(), {rel!r}, {display!r})"))
         lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, indent="        ",
                              check=True))
-        lines.extend(_tf_epilogue(f"_tf_duck_bound({defname}, locals(), {rel!r}, {display!r})"))
+        lines.extend(_tf_epilogue(f"_tf_duck_bound({fnref}, locals(), {rel!r}, {display!r})"))
         lines.append("")
         return
     entries = []

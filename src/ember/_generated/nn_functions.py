@@ -1599,7 +1599,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
 
 def pad(input, pad, mode='constant', value=None):
     if _TF:
-        _r = _tf_bound(pad, locals(), ('input',), 'ember._C._nn.pad')
+        _r = _tf_bound(_G['pad'], locals(), ('input',), 'ember._C._nn.pad')
         if _r is not _NOT_HANDLED:
             return _r
     try:
@@ -1613,7 +1613,7 @@ def pad(input, pad, mode='constant', value=None):
             raise _bad_arg('pad', 'value', 4, 'float', value)
         return _op_pad_default(input, pad, mode, value)
     except TypeError:
-        _r = _tf_duck_bound(pad, locals(), ('input',), 'ember._C._nn.pad')
+        _r = _tf_duck_bound(_G['pad'], locals(), ('input',), 'ember._C._nn.pad')
         if _r is _NOT_HANDLED:
             raise
         return _r

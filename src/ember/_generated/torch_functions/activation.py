@@ -232,7 +232,7 @@ def hardshrink(input, lambd=0.5, *, out=None):
 
 def threshold(input, threshold, value, *, out=None):
     if _TF:
-        _r = _tf_bound(threshold, locals(), ('input', 'out'), 'ember.threshold')
+        _r = _tf_bound(_G['threshold'], locals(), ('input', 'out'), 'ember.threshold')
         if _r is not _NOT_HANDLED:
             return _r
     try:
@@ -257,7 +257,7 @@ def threshold(input, threshold, value, *, out=None):
                 return _k(input, threshold, value)
         return _op_threshold_default(input, threshold, value)
     except TypeError:
-        _r = _tf_duck_bound(threshold, locals(), ('input', 'out'), 'ember.threshold')
+        _r = _tf_duck_bound(_G['threshold'], locals(), ('input', 'out'), 'ember.threshold')
         if _r is _NOT_HANDLED:
             raise
         return _r
