@@ -27,7 +27,7 @@ PKG = os.path.join(SRC, "ember")
 # Layers, lowest first. A module belongs to the layer of its longest matching prefix.
 LAYERS = [
     ("core", ["ember._core", "ember._grad_mode", "ember._dtype_info", "ember.version", "ember._numeric_flags",
-              "ember.torch_version"]),
+              "ember.torch_version", "ember._C"]),
     ("dispatch", ["ember._dispatch"]),
     ("ops", ["ember._ops", "ember._schema", "ember._arg_parser", "ember._fallbacks", "ember._math_bits", "ember.library",
              "ember._random", "ember._bindings"]),
@@ -36,7 +36,7 @@ LAYERS = [
     ("autograd", ["ember.autograd", "ember._generated.autograd", "ember._generated.autograd_registrations"]),
     ("facade", ["ember", "ember._tensor", "ember._indexing", "ember._conversions", "ember._tensor_str",
                 "ember.functional", "ember.linalg", "ember.func", "ember._tensor_types", "ember.fft", "ember.special",
-                "ember.signal"]),
+                "ember.signal", "ember.overrides"]),
     ("nn", ["ember.nn", "ember.optim", "ember.utils", "ember.utils.data", "ember.utils.checkpoint", "ember.amp",
             "ember.distributions",
             "ember.cuda", "ember.backends", "ember.cpu", "ember.accelerator", "ember.random", "ember.profiler",

@@ -85,7 +85,7 @@ _LAZY_SUBMODULES = (
     "nn", "optim", "autograd", "utils", "library", "testing", "serialization", "linalg", "func", "return_types",
     "overrides", "distributions", "fx", "compiler", "distributed", "_dynamo", "_functorch", "_inductor",
     "cuda", "backends", "onnx", "jit", "amp", "version", "fft", "special", "cpu", "accelerator", "random",
-    "profiler", "multiprocessing", "types", "torch_version", "signal", "hub", "export",
+    "profiler", "multiprocessing", "types", "torch_version", "signal", "hub", "export", "_C",
 )
 _LAZY_MODULES = {"_nn": "ember._generated.nn_functions", "_linalg": "ember._generated.linalg_functions"}
 # __version__ is a TorchVersion (torch's str subclass): lazy, its comparisons import packaging

@@ -6,6 +6,10 @@ from ._core.device import as_device, device as _device
 from ._arg_parser import _is_dtype
 from ._core.tensor_impl import TensorImpl as Tensor
 from ._ops import ops
+from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs, register as _tf_register
+
+_TF = False      # the __torch_function__ check: kept current by _tf_register (see _core/torch_function.py)
+_tf_register(globals())
 
 _aten = ops.aten
 
@@ -15,6 +19,10 @@ def _is_device(x):
 
 
 def _to(self, *args, **kwargs):
+    if _TF:      # __torch_function__ (see _core/torch_function.py)
+        r = _tf_varargs(_to, (self, *args), kwargs, "ember.Tensor.to")
+        if r is not _NOT_HANDLED:
+            return r
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
     memory_format = kwargs.pop("memory_format", None)
@@ -59,12 +67,20 @@ def _to(self, *args, **kwargs):
 
 def _caster(dt):
     def method(self, memory_format="preserve_format"):
+        if _TF:
+            r = _tf_bound(method, locals(), ("self",), "ember.Tensor." + method.__name__)
+            if r is not _NOT_HANDLED:
+                return r
         return _aten.to.dtype(self, dt, False, False, memory_format)
     method.__name__ = dt.name
     return method
 
 
 def _cpu(self, memory_format="preserve_format"):
+    if _TF:
+        r = _tf_bound(_cpu, locals(), ("self",), "ember.Tensor.cpu")
+        if r is not _NOT_HANDLED:
+            return r
     return _aten.to.dtype_layout(self, device=_device("cpu"), memory_format=memory_format)
 
 
@@ -74,7 +90,14 @@ def _cuda(self, device=None, non_blocking=False, memory_format="preserve_format"
 
 
 def _type_as(self, other):
+    if _TF:
+        r = _tf_bound(_type_as, locals(), ("self", "other"), "ember.Tensor.type_as")
+        if r is not _NOT_HANDLED:
+            return r
     return _aten.to.dtype(self, other.dtype)
+
+
+_to.__name__, _cpu.__name__, _type_as.__name__ = "to", "cpu", "type_as"   # (torch's names, as overrides see them)
 
 
 class TensorConversions:

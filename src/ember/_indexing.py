@@ -16,8 +16,12 @@ from ._core import dtype as D
 from ._ops import ops
 from ._core.dispatch_keys import AUTOGRAD_BIT
 from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, binding_call as _tf_binding, register as _tf_register
 from ._core.tensor_impl import _CPU_KS, INFERENCE_VC, TensorImpl as Tensor
 from .functional import tensor as _tensor
+
+_TF = False      # the __torch_function__ check: kept current by _tf_register (see _core/torch_function.py)
+_tf_register(globals())
 
 _aten = ops.aten
 _select = _aten.select.int
@@ -253,6 +257,11 @@ def _int_tuple(self, index):
 
 
 def getitem(self, index):
+    if _TF:
+        # __torch_function__ (see _core/torch_function.py): self, and tensors in the index, can be overloaded
+        r = _tf_binding(getitem, (self, index), (self, index), "ember.Tensor.__getitem__")
+        if r is not _NOT_HANDLED:
+            return r
     c = index.__class__
     if c is tuple and index:
         result = _int_tuple(self, index)
@@ -363,6 +372,10 @@ def _set_number(self, index, value):
 
 
 def setitem(self, index, value):
+    if _TF:
+        r = _tf_binding(setitem, (self, index, value), (self, index, value), "ember.Tensor.__setitem__")
+        if r is not _NOT_HANDLED:
+            return
     c = value.__class__
     if (c is float or c is int and -2 ** 63 <= value < 2 ** 63) and self._ks == _CPU_KS and not _KEYS_ACTIVE[0] and _set_number(self, index, value):
         return
@@ -375,6 +388,9 @@ def setitem(self, index, value):
         _aten.copy_.default(result, value)
     else:
         _aten.fill_.Tensor(result, value)       # a 0-dim value into a bigger slice (torch's copy_to)
+
+
+getitem.__name__, setitem.__name__ = "__getitem__", "__setitem__"    # what __torch_function__ overrides see
 
 
 class TensorIndexing:

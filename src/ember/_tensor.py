@@ -15,6 +15,8 @@ from ._core import dtype as _dt
 from ._core.device import META
 from ._core.dispatch_keys import AUTOGRAD_BIT
 from ._core.tensor_impl import TensorImpl, register_tensor_class, set_autograd_loader
+from ._core import torch_function as _tf
+from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED
 from ._conversions import TensorConversions
 from ._generated import functions as _F
 from ._generated.tensor_methods import TensorMethods
@@ -24,6 +26,9 @@ from ._ops import ops
 _T_WARNED = [False, False, False]      # Tensor.T's deprecation warnings (n-D, 0-D) and H's (0-D), once per process
 from . import functional as _functional
 from ._tensor_types import legacy_new
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 _aten = ops.aten
 _M = TensorMethods
@@ -36,12 +41,48 @@ def _reflected(op):
     """`other <op> self` with a Python number on the left: call the op itself with the wrapped number
     first (the public binding rejects a non-Tensor first argument, as torch's does)."""
     def m(self, other):
+        if _TF:
+            r = _tf.handle_locals(m, locals())
+            if r is not _NOT_HANDLED:
+                return r
         return op(other, self)
     return m
 
 
+def _convert(ret, cls):
+    """torch._tensor._convert: the default __torch_function__'s re-wrapping of a result in the subclass `cls`:
+    tensors that are not `cls` instances become `cls` aliases (as_subclass), lists and tuples (and the named
+    tuples of multi-output ops) are converted element by element; anything else is returned as it is."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        tp = type(ret)
+        ret = tp(*items) if hasattr(tp, "_fields") else tp(items)   # a return_types named tuple takes its fields
+    return ret
+
+
 class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default override (torch's Tensor.__torch_function__): run `func` with the protocol off for
+        subclasses (modes still apply) and give tensor results the class `cls`, the most derived class among the
+        call's overloaded types; NotImplemented when `cls` is not a subclass of every one of them (two unrelated
+        subclasses). Results of `.grad` / `._base` reads are not re-wrapped (get_default_nowrap_functions)."""
+        if kwargs is None:
+            kwargs = {}
+        for t in types:
+            if not issubclass(cls, t):
+                return NotImplemented
+        with _tf.DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in _NOWRAP:
+                return ret
+            return _convert(ret, cls)
 
     def __new__(cls, *args, **kwargs):
         """`ember.Tensor(...)`, torch's legacy constructor: sizes (uninitialized) or data in the default
@@ -70,6 +111,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __abs__ = _V["abs"]
 
     def __invert__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__invert__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if self.dtype.is_floating_point or self.dtype.is_complex:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return self.bitwise_not()
@@ -87,12 +132,20 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     def __eq__(self, other):
         # torch turns the binding's TypeError into NotImplemented for ==/!= (TypeError_to_NotImplemented_), so
         # Python falls back to identity: `t == None`, `t == "s"` and `t in [None, t]` give a bool, not an error
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__eq__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         try:
             return _M.eq(self, other)
         except TypeError:
             return NotImplemented
 
     def __ne__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__ne__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         try:
             return _M.ne(self, other)
         except TypeError:
@@ -110,27 +163,59 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __rrshift__ = _reflected(_aten.bitwise_right_shift.Scalar_Tensor)
 
     def __radd__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__radd__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.add(self, other)
 
     def __rsub__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__rsub__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.rsub(self, other)
 
     def __rmul__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__rmul__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.mul(self, other)
 
     def __rand__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__rand__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.bitwise_and(self, other)
 
     def __ror__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__ror__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.bitwise_or(self, other)
 
     def __rxor__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__rxor__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.bitwise_xor(self, other)
 
     def __rmatmul__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__rmatmul__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _F.matmul(other, self)
 
     def __imatmul__(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__imatmul__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return self.copy_(self.matmul(other))
 
     def __pos__(self):
@@ -138,44 +223,92 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     # ------------------------------------------------------------ methods torch writes in Python
     def is_nonzero(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.is_nonzero, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.is_nonzero(self)
 
     def is_same_size(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.is_same_size, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.is_same_size(self, other)
 
     def split(self, split_size, dim=0):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.split, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.split(self, split_size, dim)
 
     def unbind(self, dim=0):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.unbind, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return tuple(_aten.unbind.int(self, dim))
 
     def chunk(self, chunks, dim=0):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.chunk, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return tuple(_aten.chunk.default(self, chunks, dim))
 
     def nonzero(self, *, as_tuple=False):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.nonzero, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.nonzero(self, as_tuple=as_tuple)
 
     def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
              normalized=False, onesided=None, return_complex=None, align_to_window=None):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.stft, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
                                 return_complex, align_to_window)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.norm, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.norm(self, p, dim, keepdim, dtype=dtype)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.unique, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.unique(self, sorted, return_inverse, return_counts, dim)
 
     def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.unique_consecutive, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.unique_consecutive(self, return_inverse, return_counts, dim)
 
     # ------------------------------------------------------------ autograd
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.backward, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         """hook(grad) -> Tensor or None, run when the gradient w.r.t. this tensor is computed."""
+        if _TF:
+            _r = _tf.handle_locals(Tensor.register_hook, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
@@ -185,6 +318,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return self.grad_fn._register_tensor_pre_hook(self._output_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.register_post_accumulate_grad_hook, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
@@ -197,6 +334,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return h
 
     def retain_grad(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.retain_grad, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
@@ -210,32 +351,60 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         self._retains_grad = True
 
     def __len__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__len__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self._size:
             raise TypeError("len() of a 0-d tensor")
         return self._size[0]
 
     def __iter__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__iter__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self._size:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
     def __bool__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__bool__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__float__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return float(self.item().real if self.dtype.is_complex else self.item())
 
     def __int__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__int__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return int(self.item())
 
     def __index__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__index__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if self.dtype.is_floating_point or self.dtype.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __complex__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__complex__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return complex(self.item())
 
     def __hash__(self):
@@ -246,6 +415,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return tensor_repr(self)
 
     def __format__(self, spec):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__format__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if self.dim() == 0 and self._np is not None:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
@@ -269,6 +442,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return new
 
     def __dlpack__(self, stream=None, **kwargs):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__dlpack__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if self.requires_grad:      # torch's check: the exported buffer would escape autograd
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return self.numpy(force=True).__dlpack__(**kwargs) if kwargs else self.numpy(force=True).__dlpack__()
@@ -276,10 +453,18 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     def share_memory_(self):
         """Move the storage into shared memory (processes started afterwards, or sent the tensor, share it);
         a no-op if it is already shared. Returns self."""
+        if _TF:
+            _r = _tf.handle_locals(Tensor.share_memory_, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         self.untyped_storage().share_memory_()
         return self
 
     def is_shared(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.is_shared, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return self.untyped_storage().is_shared()
 
     def __dlpack_device__(self):
@@ -303,6 +488,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     # data is a detached alias sharing storage
     @property
     def data(self):
+        if _TF:
+            _r = _tf.handle_getter(Tensor.data, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         return self.detach()
 
     @data.setter
@@ -319,6 +508,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def T(self):
+        if _TF:
+            _r = _tf.handle_getter(Tensor.T, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         n = self.dim()
         if n != 2 and not _T_WARNED[n == 0]:        # TORCH_WARN_ONCE, one per message
             _T_WARNED[n == 0] = True
@@ -340,11 +533,19 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def mT(self):
+        if _TF:
+            _r = _tf.handle_getter(Tensor.mT, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         return self.transpose(-2, -1)
 
     @property
     def H(self):
         """torch's matrix_H: a matrix's conjugate transpose; a 0-D tensor's conj (warned once), others refused."""
+        if _TF:
+            _r = _tf.handle_getter(Tensor.H, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         n = self.dim()
         if n == 0 and not _T_WARNED[2]:
             _T_WARNED[2] = True
@@ -358,10 +559,18 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def mH(self):
+        if _TF:
+            _r = _tf.handle_getter(Tensor.mH, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         return self.mT.conj() if self.is_complex() else self.mT
 
     @property
     def real(self):
+        if _TF:
+            _r = _tf.handle_getter(Tensor.real, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self.is_complex():
             return self
         # a conjugated tensor's real part is its base's (torch's at::real)
@@ -369,6 +578,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @property
     def imag(self):
+        if _TF:
+            _r = _tf.handle_getter(Tensor.imag, self)
+            if _r is not _NOT_HANDLED:
+                return _r
         if not self.is_complex():
             raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
         if self.is_conj():      # the imaginary part of conj(z) is -imag(z): a neg view (torch's at::imag)
@@ -376,6 +589,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return _aten.view_as_real(self).select(-1, 1)
 
     def type(self, dtype=None, non_blocking=False):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.type, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if dtype is None:
             return "ember." + {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                                "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
@@ -395,16 +612,32 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     def lu(self, pivot=True, get_infos=False):
         """torch.Tensor.lu: the deprecated torch.lu on this tensor."""
+        if _TF:
+            _r = _tf.handle_locals(Tensor.lu, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.lu(self, pivot=pivot, get_infos=get_infos)
 
     def equal(self, other):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.equal, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.equal(self, other)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.new_tensor, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return _functional.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 register_tensor_class(Tensor)
+_tf.set_public_tensor(Tensor)
+# torch.overrides.get_default_nowrap_functions: reads whose result the default __torch_function__ leaves as it is
+# (ember's `_base` is a plain attribute, read without the protocol)
+_NOWRAP = {Tensor.grad.__get__}
 
 
 def _load_autograd_kernels():
@@ -425,5 +658,3 @@ def _rebuild_pickled(cls, arr, dtype_name, size, requires_grad):
     if requires_grad:
         t.requires_grad_()
     return t
-
-

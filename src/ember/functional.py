@@ -24,9 +24,13 @@ from ._core.promotion import get_default_dtype, result_type as _result_type
 from ._core.size import Size
 from ._core.storage import UntypedStorage
 from ._core.tls import state as _tls
+from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, handle_locals as _tf_handle_locals, register as _tf_register
 from ._core.tensor_impl import FACTORY_REFUSAL, TensorImpl as Tensor
 from ._generated import functions as _F
 from ._ops import ops
+
+_TF = False      # the __torch_function__ check: kept current by _tf_register (see _core/torch_function.py)
+_tf_register(globals())
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack",
            "split", "unbind", "chunk", "nonzero", "where", "einsum", "tensordot", "meshgrid", "broadcast_tensors",
@@ -154,6 +158,10 @@ _NDARRAY_LIST_WARNED = []
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if _TF:
+        _r = _tf_handle_locals(tensor, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     from .kernels.common import as_dtype
     if requires_grad is not False and requires_grad is not True:
         _ap.check_bool("tensor", "requires_grad", None, requires_grad)
@@ -202,6 +210,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 
 def as_tensor(data, dtype=None, device=None):
+    if _TF:
+        _r = _tf_handle_locals(as_tensor, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     from .kernels.common import as_dtype
     _ap.check_dtype("as_tensor", "dtype", None, dtype)
     dt = as_dtype(dtype)
@@ -316,6 +328,10 @@ def _writable(arr):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    if _TF:
+        _r = _tf_handle_locals(split, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if _ap._is_int(split_size_or_sections):
         return tuple(_aten.split.Tensor(tensor, int(split_size_or_sections), dim))
     _ap.check_tensor("split", "tensor", 1, tensor)
@@ -325,12 +341,20 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def unbind(input, dim=0):
+    if _TF:
+        _r = _tf_handle_locals(unbind, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("unbind", "input", 1, input)
     _ap.check_int("unbind", "dim", 2, dim)
     return tuple(_aten.unbind.int(input, dim))
 
 
 def chunk(input, chunks, dim=0):
+    if _TF:
+        _r = _tf_handle_locals(chunk, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("chunk", "input", 1, input)
     _ap.check_int("chunk", "chunks", 2, chunks)
     _ap.check_int("chunk", "dim", 3, dim)
@@ -346,6 +370,10 @@ def _tensors(args, fname=None):
 
 
 def nonzero(input, *, out=None, as_tuple=False):
+    if _TF:
+        _r = _tf_handle_locals(nonzero, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_bool("nonzero", "as_tuple", None, as_tuple)
     if not as_tuple:
         return _F.nonzero(input, out=out)
@@ -354,6 +382,10 @@ def nonzero(input, *, out=None, as_tuple=False):
 
 
 def where(condition, input=None, other=None, *, out=None):
+    if _TF:
+        _r = _tf_handle_locals(where, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if input is None and other is None:
         return tuple(_F.where(condition))
     if out is not None:
@@ -376,6 +408,10 @@ def _sublist_equation(args):
 
 
 def einsum(*args):
+    if _TF:
+        _r = _tf_handle_locals(einsum, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if not args:
         raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                          "operand and its subscripts list")
@@ -389,6 +425,10 @@ def einsum(*args):
 
 
 def tensordot(a, b, dims=2, out=None):
+    if _TF:
+        _r = _tf_handle_locals(tensordot, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     _ap.check_tensor("tensordot", "a", 1, a)
@@ -413,19 +453,35 @@ def _pieces(r):
 
 def split_copy(input, split_size, dim=0, *, out=None):
     """torch.split_copy: the pieces of split(), each a fresh tensor (a tuple, as torch's binding returns)."""
+    if _TF:
+        _r = _tf_handle_locals(split_copy, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _pieces(_F.split_copy(input, split_size, dim, out=out))
 
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    if _TF:
+        _r = _tf_handle_locals(split_with_sizes_copy, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _pieces(_F.split_with_sizes_copy(input, split_sizes, dim, out=out))
 
 
 def unbind_copy(input, dim=0, *, out=None):
+    if _TF:
+        _r = _tf_handle_locals(unbind_copy, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _pieces(_F.unbind_copy(input, dim, out=out))
 
 
 def chain_matmul(*matrices, out=None):
     """torch.chain_matmul(*matrices): the deprecated form of linalg.multi_dot (one matrix: a copy)."""
+    if _TF:
+        _r = _tf_handle_locals(chain_matmul, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensors("chain_matmul", "matrices", 1, matrices)
     if out is None:
         return _F.chain_matmul(list(matrices))
@@ -433,6 +489,10 @@ def chain_matmul(*matrices, out=None):
 
 
 def meshgrid(*tensors, indexing=None):
+    if _TF:
+        _r = _tf_handle_locals(meshgrid, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     ts = _tensors(tensors, "meshgrid")
     if indexing is not None:
         _ap.check_str("meshgrid", "indexing", None, indexing)
@@ -442,10 +502,18 @@ def meshgrid(*tensors, indexing=None):
 
 
 def broadcast_tensors(*tensors):
+    if _TF:
+        _r = _tf_handle_locals(broadcast_tensors, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return tuple(_F.broadcast_tensors(_tensors(tensors, "broadcast_tensors")))
 
 
 def block_diag(*tensors):
+    if _TF:
+        _r = _tf_handle_locals(block_diag, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensors("block_diag", "tensors", 1, tensors)
     return _F.block_diag(list(tensors))
 
@@ -461,18 +529,34 @@ def _atleast(name, tensors):
 
 
 def atleast_1d(*tensors):
+    if _TF:
+        _r = _tf_handle_locals(atleast_1d, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _atleast("atleast_1d", tensors)
 
 
 def atleast_2d(*tensors):
+    if _TF:
+        _r = _tf_handle_locals(atleast_2d, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _atleast("atleast_2d", tensors)
 
 
 def atleast_3d(*tensors):
+    if _TF:
+        _r = _tf_handle_locals(atleast_3d, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _atleast("atleast_3d", tensors)
 
 
 def cartesian_prod(*tensors):
+    if _TF:
+        _r = _tf_handle_locals(cartesian_prod, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensors("cartesian_prod", "tensors", 1, tensors)
     return _F.cartesian_prod(list(tensors))
 
@@ -490,6 +574,10 @@ def _pick(out, return_inverse, return_counts):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if _TF:
+        _r = _tf_handle_locals(unique, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if dim is None:
         out = _F._unique2(input, sorted, return_inverse, return_counts)
     else:
@@ -498,6 +586,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    if _TF:
+        _r = _tf_handle_locals(unique_consecutive, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _pick(_F.unique_consecutive(input, return_inverse, return_counts, dim), return_inverse, return_counts)
 
 
@@ -543,6 +635,10 @@ def _broadcast_in_order(shapes):
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm: p may be a number, 'fro' or 'nuc' (torch/functional.py); built on linalg's vector and
     matrix norms."""
+    if _TF:
+        _r = _tf_handle_locals(norm, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("norm", "input", 1, input)
     if dim is not None and not isinstance(dim, int):
         _ap.check_int_list("norm", "dim", 3, dim)
@@ -562,6 +658,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """torch.cdist (torch/functional.py): compute_mode is a name here, the op's int code below."""
+    if _TF:
+        _r = _tf_handle_locals(cdist, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return _F.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
@@ -570,6 +670,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 def lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu (deprecated for linalg.lu_factor): (LU, pivots) or, with get_infos, (LU, pivots, infos);
     never raises on singular inputs."""
+    if _TF:
+        _r = _tf_handle_locals(lu, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     LU, piv, info = _F._lu_with_info(A, pivot=pivot, check_errors=not get_infos)
     res = (LU, piv, info) if get_infos else (LU, piv)
     if out is None:
@@ -584,6 +688,10 @@ def lu(A, pivot=True, get_infos=False, out=None):
 
 # ------------------------------------------------------------------ predicates
 def result_type(tensor1, tensor2):
+    if _TF:
+        _r = _tf_handle_locals(result_type, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     return _result_type(tensor1, tensor2)
 
 
@@ -592,28 +700,48 @@ def is_tensor(obj):
 
 
 def is_floating_point(input):
+    if _TF:
+        _r = _tf_handle_locals(is_floating_point, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_floating_point", "input", 1, input)
     return input.dtype.is_floating_point
 
 
 def is_complex(input):
+    if _TF:
+        _r = _tf_handle_locals(is_complex, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_complex", "input", 1, input)
     return input.dtype.is_complex
 
 
 def is_conj(input):
     """The lazy conjugate bit (x.conj() of a complex tensor is a view with it set)."""
+    if _TF:
+        _r = _tf_handle_locals(is_conj, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_conj", "input", 1, input)
     return input.is_conj()
 
 
 def is_neg(input):
     """The lazy negative bit (x.conj().imag is a view with it set)."""
+    if _TF:
+        _r = _tf_handle_locals(is_neg, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_neg", "input", 1, input)
     return input.is_neg()
 
 
 def numel(input):
+    if _TF:
+        _r = _tf_handle_locals(numel, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("numel", "input", 1, input)
     return input.numel()
 
@@ -621,6 +749,10 @@ def numel(input):
 def equal(input, other):
     """torch.equal: True when both tensors have the same size and the same elements (values compared after
     type promotion, so an int64 and a float32 tensor of equal values are equal; NaN never equals NaN)."""
+    if _TF:
+        _r = _tf_handle_locals(equal, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("equal", "input", 1, input)
     _ap.check_tensor("equal", "other", 2, other)
     if input.device.type == "meta" or other.device.type == "meta":
@@ -633,6 +765,10 @@ def equal(input, other):
 
 def is_nonzero(input):
     """The truth value of a one-element tensor (torch's errors for zero or several elements)."""
+    if _TF:
+        _r = _tf_handle_locals(is_nonzero, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_nonzero", "input", 1, input)
     n = input.numel()
     if n == 0:
@@ -643,16 +779,28 @@ def is_nonzero(input):
 
 
 def real(input):
+    if _TF:
+        _r = _tf_handle_locals(real, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("real", "input", 1, input)
     return input.real
 
 
 def imag(input):
+    if _TF:
+        _r = _tf_handle_locals(imag, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("imag", "input", 1, input)
     return input.imag
 
 
 def get_device(input):
+    if _TF:
+        _r = _tf_handle_locals(get_device, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("get_device", "input", 1, input)
     return input.get_device()
 
@@ -662,22 +810,38 @@ def is_storage(obj):
 
 
 def detach_(input):
+    if _TF:
+        _r = _tf_handle_locals(detach_, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("detach_", "input", 1, input)
     return input.detach_()
 
 
 def is_same_size(input, other):
+    if _TF:
+        _r = _tf_handle_locals(is_same_size, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_same_size", "input", 1, input)
     _ap.check_tensor("is_same_size", "other", 2, other)
     return input.shape == other.shape
 
 
 def is_signed(input):
+    if _TF:
+        _r = _tf_handle_locals(is_signed, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_signed", "input", 1, input)
     return input.is_signed()
 
 
 def is_inference(input):
+    if _TF:
+        _r = _tf_handle_locals(is_inference, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("is_inference", "input", 1, input)
     return input.is_inference()
 
@@ -699,6 +863,10 @@ def typename(obj):
 
 def unravel_index(indices, shape):
     """Flat indices -> a tuple of coordinate tensors for `shape` (torch/functional.py's unravel_index)."""
+    if _TF:
+        _r = _tf_handle_locals(unravel_index, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     if indices.dtype.is_complex or indices.dtype.is_floating_point or indices.dtype == D.bool_:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
@@ -739,6 +907,10 @@ def gradient(input, *args, spacing=None, dim=None, edge_order=1):
     """Central differences inside, one-sided (edge_order 1 or 2) at the ends, per dimension: torch.gradient.
     `spacing` is one number for every dimension, one number per dimension, or per dimension the coordinates of
     the samples (1-D tensors); the result is a tuple with one tensor per differentiated dimension."""
+    if _TF:
+        _r = _tf_handle_locals(gradient, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     def no_match():
         kw = {k: v for k, v, d in (("spacing", spacing, None), ("dim", dim, None), ("edge_order", edge_order, 1))
               if v is not d}
@@ -945,6 +1117,10 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
          normalized=False, onesided=None, return_complex=None, align_to_window=None):
     """torch.stft (torch/functional.py): the short-time Fourier transform; the centred form pads the signal by
     n_fft // 2 with pad_mode before aten's stft (kernels/decompositions/fft.py)."""
+    if _TF:
+        _r = _tf_handle_locals(stft, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     _ap.check_tensor("stft", "input", 1, input)
     return ops.aten.stft.center(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
                                 onesided, return_complex, align_to_window)
@@ -954,6 +1130,10 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     """torch.histogramdd: the histogram of the points in input's innermost dim; bins an int (every coordinate),
     a list of ints (bin counts, edges over range or the points' extent) or a list of edge tensors. Returns
     return_types.histogramdd(hist, bin_edges)."""
+    if _TF:
+        _r = _tf_handle_locals(histogramdd, locals())
+        if _r is not _NOT_HANDLED:
+            return _r
     from .return_types import histogramdd as _result
     _ap.check_tensor("histogramdd", "input", 1, input)
     if isinstance(bins, int):

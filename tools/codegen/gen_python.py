@@ -705,7 +705,42 @@ def _torch_overload_order(ovs):
     return out
 
 
-def _emit_group(pyname, defname, ovs, lines, method):
+def _tf_relevant(ov):
+    """The Python names of an overload's parameters where torch's parser looks for `__torch_function__` overrides:
+    Tensor, Tensor? and Tensor[] parameters (self of a method too), and out=."""
+    names = ["self"] if ov.method else []
+    for x in ov.positional + ov.kwonly:
+        b = _base(x.type)
+        if _is_tensor(x.type) or isinstance(b, ListType) and _is_tensor(b.elem):
+            names.append(ov.pyname(x))
+    if ov.out_fn:
+        names.append("out")
+    return tuple(names)
+
+
+def _tf_prologue(call):
+    """The protocol's check at the top of a binding (see ember/_core/torch_function.py): one read of the module
+    global `_TF` (kept by `_tf_register(globals())`) while no tensor subclass takes part in it and no mode is
+    pushed."""
+    return ["    if _TF:",
+            f"        _r = {call}",
+            "        if _r is not _NOT_HANDLED:",
+            "            return _r",
+            "    try:"]
+
+
+def _tf_epilogue(call):
+    """A TypeError from the argument checks may be an object with `__torch_function__` that is not a tensor: the
+    override torch would have called (checked only then; a `try` costs nothing until something raises)."""
+    return ["    except TypeError:",
+            f"        _r = {call}",
+            "        if _r is _NOT_HANDLED:",
+            "            raise",
+            "        return _r"]
+
+
+def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
+    display = f"{prefix}.Tensor.{pyname}" if method else f"{prefix}.{pyname}"
     if len(ovs) == 1:
         ov = ovs[0]
         rt = _result_wrapper(ov.fn)
@@ -713,7 +748,14 @@ def _emit_group(pyname, defname, ovs, lines, method):
             ov.sigs_var = f"_{defname}_sigs"
             lines.append(f"{ov.sigs_var} = {(ov.human(),) + tuple(t.human() for _, t in ov.twins)!r}")
         lines.append(f"def {defname}({ov.signature()}):")
-        lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, check=True))
+        rel = _tf_relevant(ov)
+        # the function itself, which a parameter of the same name hides (`pad(input, pad, ...)`)
+        params = {ov.pyname(x) for x in ov.positional + ov.kwonly} | {"out", "requires_grad"}
+        fnref = f"_G[{defname!r}]" if defname in params else defname
+        lines.extend(_tf_prologue(f"_tf_bound({fnref}, locals(), {rel!r}, {display!r})"))
+        lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, indent="        ",
+                             check=True))
+        lines.extend(_tf_epilogue(f"_tf_duck_bound({fnref}, locals(), {rel!r}, {display!r})"))
         lines.append("")
         return
     entries = []
@@ -745,8 +787,12 @@ def _emit_group(pyname, defname, ovs, lines, method):
         # argument, `ember.Tensor.view()`): the fast paths below read it and the rest of the positional
         # arguments without slicing a packed tuple; the general path packs them again as `args`
         lines.append(f"def {defname}(self=_NO_DEFAULT, /, *_va, **kwargs):")
+        allargs = "_va if self is _NO_DEFAULT else (self, *_va)"
     else:
         lines.append(f"def {defname}(*args, **kwargs):")
+        allargs = "args"
+    lines.extend(_tf_prologue(f"_tf_varargs({defname}, {allargs}, kwargs, {display!r})"))
+    body_start = len(lines)
     # the first overload an argument-less call can bind (every parameter defaulted, or a `*size` one)
     bare = next((i for i, ov in enumerate(ovs) if all(x.default is not None or (ov.varargs and x is ov.positional[0])
                                                       for x in ov.positional + ov.kwonly)), None)
@@ -819,6 +865,8 @@ def _emit_group(pyname, defname, ovs, lines, method):
         # arguments but 4 were given", "max() missing 1 required positional arguments", "got an unexpected ...")
         lines.append(f"            raise _unbound_call({pyname!r}, _p[0], args, kwargs, _m) from None")
     lines.append(f"    raise _no_match({pyname!r}, args, kwargs, _{defname}_sigs, {method!r})")
+    lines[body_start:] = ["    " + ln for ln in lines[body_start:]]
+    lines.extend(_tf_epilogue(f"_tf_duck({defname}, {allargs}, kwargs, {display!r})"))
     lines.append("")
 
 
@@ -838,6 +886,9 @@ def _imports(extra=""):
             "from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl",
             "from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS",
             "from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
+            "from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,",
+            "                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,",
+            "                                    register as _tf_register)",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
             "                           _unbound_call, _as_tuple)"]
@@ -869,14 +920,15 @@ def _by_family(groups, method):
     return dict(sorted(fams.items()))
 
 
-def _functions_module(groups, down=False):
-    """The text of a module defining the function bindings of `groups` (no methods among them)."""
-    head = _imports() + _rt_import(groups) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", ""]
+def _functions_module(groups, down=False, prefix="ember"):
+    """The text of a module defining the function bindings of `groups` (no methods among them); `prefix` is the
+    module torch's messages name them in (`ember.add`, `ember._C._nn.gelu`)."""
+    head = _imports() + _rt_import(groups) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", "_TF = False", "_tf_register(_G)", ""]
     lines = (_one_level_down(head) if down else head) + _ops_imports(groups)
     lines.append("")
     names = []
     for (name, _), ovs in groups.items():
-        _emit_group(name, name, ovs, lines, False)
+        _emit_group(name, name, ovs, lines, False, prefix)
         names.append(name)
     lines.append(f"__all__ = {sorted(names)!r}")
     return "\n".join(lines) + "\n"
@@ -886,7 +938,7 @@ def emit_functions(fns, module=""):
     """One module with every function binding of torch's python_module `module` (nn, linalg, special: each
     loaded whole on first use of ember._nn, ember._linalg, ember.special)."""
     groups = python_groups(fns, module)
-    return _functions_module({k: v for k, v in groups.items() if not k[1]})
+    return _functions_module({k: v for k, v in groups.items() if not k[1]}, prefix=f"ember._C._{module}")
 
 
 def emit_function_families(fns):
@@ -922,7 +974,7 @@ def emit_method_families(fns):
                                            'per op family (see ../tensor_methods.py). Do not edit."""\n'}
     index = {}
     for fam, groups in fams.items():
-        head = _imports() + _rt_import(groups) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", ""]
+        head = _imports() + _rt_import(groups) + ["", "_G = globals()", "_lazy = _opsmod.lazy_overload", "_TF = False", "_tf_register(_G)", ""]
         lines = _one_level_down(head) + _ops_imports(groups)
         lines.append("")
         names = []
@@ -937,7 +989,7 @@ def emit_method_families(fns):
         lines.append("# Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,")
         lines.append("# as torch's binding says (not `_m_reshape()`)")
         lines.append("for _n, _f in METHODS.items():")
-        lines.append("    _f.__qualname__ = _n")
+        lines.append("    _f.__qualname__ = _f.__name__ = _n")
         out[f"variable_methods/{fam}.py"] = "\n".join(lines) + "\n"
     lines = [HEADER + "from .._bindings import LazyMethod as _Lazy",
              "from . import registrations as _registrations  # noqa: F401  (defines the aten ops the methods call)", ""]

@@ -21,6 +21,7 @@ from .symint import size_int
 from .strides import (contiguous_strides, is_contiguous, is_channels_last_contiguous,
                       is_non_overlapping_and_dense, wrap_dim)
 from .tls import GRAD_OFF as _GRAD_OFF, state as _tls
+from .torch_function import note_tensor_subclass
 from .memory_format import LAYOUTS, format_name
 
 _CPU_KS = CPU_BIT | INPLACE_OR_VIEW_BIT
@@ -166,6 +167,7 @@ class TensorImpl:
         cls._tensor_cls = cls    # the constructors below, called on a subclass, make that subclass
         TENSOR_TYPES.add(cls)
         _prime_instance_keys(cls)
+        note_tensor_subclass(cls)   # the __torch_function__ protocol: bindings look at their arguments from now on
 
     # ------------------------------------------------------------ construction (internal)
     @classmethod

@@ -5,6 +5,9 @@ from . import registrations as _registrations  # noqa: F401  (defines the aten o
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_linalg_cholesky_default, _c_linalg_cholesky_default = _lazy(_G, '_op_linalg_cholesky_default', 'aten', 'linalg_cholesky', 'default')
 _op_linalg_cholesky_ex_L, _c_linalg_cholesky_ex_L = _lazy(_G, '_op_linalg_cholesky_ex_L', 'aten', 'linalg_cholesky_ex', 'L')
@@ -108,241 +113,381 @@ _op_linalg_vector_norm_default, _c_linalg_vector_norm_default = _lazy(_G, '_op_l
 _op_linalg_vector_norm_out, _c_linalg_vector_norm_out = _lazy(_G, '_op_linalg_vector_norm_out', 'aten', 'linalg_vector_norm', 'out')
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_inv_ex', 'A', 1, 'Tensor', A)
-    if out is None and check_errors is False:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_inv_ex(*_k(A))
-        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_inv_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_inverse(A, check_errors=check_errors, inverse=out[0], info=out[1]))
-    return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
+    if _TF:
+        _r = _tf_bound(linalg_inv_ex, locals(), ('A', 'out'), 'ember._C._linalg.linalg_inv_ex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_inv_ex', 'A', 1, 'Tensor', A)
+        if out is None and check_errors is False:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_inv_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_inv_ex(*_k(A))
+            return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A))
+        if check_errors.__class__ is not bool:
+            raise _bad_arg('linalg_inv_ex', 'check_errors', None, 'bool', check_errors)
+        if out is not None:
+            return _rt_linalg_inv_ex(*_op_linalg_inv_ex_inverse(A, check_errors=check_errors, inverse=out[0], info=out[1]))
+        return _rt_linalg_inv_ex(*_op_linalg_inv_ex_default(A, check_errors=check_errors))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_inv_ex, locals(), ('A', 'out'), 'ember._C._linalg.linalg_inv_ex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_inv(A, *, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_inv', 'A', 1, 'Tensor', A)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_inv', 'out', None, 'Tensor', out)
-        return _op_linalg_inv_out(A, out=out)
-    _ks = A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(A)
-    return _op_linalg_inv_default(A)
-
-def linalg_det(A, *, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_det', 'A', 1, 'Tensor', A)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_det', 'out', None, 'Tensor', out)
-        return _op_linalg_det_out(A, out=out)
-    _ks = A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(A)
-    return _op_linalg_det_default(A)
-
-def linalg_slogdet(A, *, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_slogdet', 'A', 1, 'Tensor', A)
-    if out is not None:
-        return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
-    _ks = A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_linalg_slogdet(*_k(A))
-    return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
-
-def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_solve_ex', 'A', 1, 'Tensor', A)
-    if B.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_solve_ex', 'B', 2, 'Tensor', B)
-    if out is None and left is True and check_errors is False:
-        _ks = A._ks
-        _ks |= B._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_solve_ex(*_k(A, B))
-        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_solve_ex', 'left', None, 'bool', left)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_solve_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_out(A, B, left=left, check_errors=check_errors, result=out[0], info=out[1]))
-    return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
-
-def linalg_solve(A, B, *, left=True, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_solve', 'A', 1, 'Tensor', A)
-    if B.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_solve', 'B', 2, 'Tensor', B)
-    if out is None and left is True:
-        _ks = A._ks
-        _ks |= B._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(A, B)
-        return _op_linalg_solve_default(A, B)
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_solve', 'left', None, 'bool', left)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_solve', 'out', None, 'Tensor', out)
-        return _op_linalg_solve_out(A, B, left=left, out=out)
-    return _op_linalg_solve_default(A, B, left=left)
-
-def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
-    if out is None and upper is False and check_errors is False:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_cholesky_ex(*_k(input))
-        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
-    if upper.__class__ is not bool:
-        raise _bad_arg('linalg_cholesky_ex', 'upper', None, 'bool', upper)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_cholesky_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_L(input, upper=upper, check_errors=check_errors, L=out[0], info=out[1]))
-    return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
-
-def linalg_cholesky(input, *, upper=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
-    if out is None and upper is False:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op_linalg_cholesky_default(input)
-    if upper.__class__ is not bool:
-        raise _bad_arg('linalg_cholesky', 'upper', None, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_cholesky', 'out', None, 'Tensor', out)
-        return _op_linalg_cholesky_out(input, upper=upper, out=out)
-    return _op_linalg_cholesky_default(input, upper=upper)
-
-def linalg_qr(A, mode='reduced', *, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_qr', 'A', 1, 'Tensor', A)
-    if mode.__class__ is not str:
-        raise _bad_arg('linalg_qr', 'mode', 2, 'str', mode)
-    if out is not None:
-        return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
-    _ks = A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_linalg_qr(*_k(A, mode))
-    return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
-
-def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_svd', 'A', 1, 'Tensor', A)
-    if full_matrices.__class__ is not bool:
-        raise _bad_arg('linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
-    if out is None and driver is None:
+    if _TF:
+        _r = _tf_bound(linalg_inv, locals(), ('A', 'out'), 'ember._C._linalg.linalg_inv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_inv', 'A', 1, 'Tensor', A)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_inv', 'out', None, 'Tensor', out)
+            return _op_linalg_inv_out(A, out=out)
         _ks = A._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_svd(*_k(A, full_matrices))
-        return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('linalg_svd', 'driver', None, 'str', driver)
-    if out is not None:
-        return _rt_linalg_svd(*_op_linalg_svd_U(A, full_matrices, driver=driver, U=out[0], S=out[1], Vh=out[2]))
-    return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
-
-def linalg_svdvals(A, *, driver=None, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_svdvals', 'A', 1, 'Tensor', A)
-    if out is None and driver is None:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_linalg_inv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(A)
-        return _op_linalg_svdvals_default(A)
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('linalg_svdvals', 'driver', None, 'str', driver)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_svdvals', 'out', None, 'Tensor', out)
-        return _op_linalg_svdvals_out(A, driver=driver, out=out)
-    return _op_linalg_svdvals_default(A, driver=driver)
+        return _op_linalg_inv_default(A)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_inv, locals(), ('A', 'out'), 'ember._C._linalg.linalg_inv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_det(A, *, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_det, locals(), ('A', 'out'), 'ember._C._linalg.linalg_det')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_det', 'A', 1, 'Tensor', A)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_det', 'out', None, 'Tensor', out)
+            return _op_linalg_det_out(A, out=out)
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(A)
+        return _op_linalg_det_default(A)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_det, locals(), ('A', 'out'), 'ember._C._linalg.linalg_det')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_slogdet(A, *, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_slogdet, locals(), ('A', 'out'), 'ember._C._linalg.linalg_slogdet')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_slogdet', 'A', 1, 'Tensor', A)
+        if out is not None:
+            return _rt_linalg_slogdet(*_op_linalg_slogdet_out(A, sign=out[0], logabsdet=out[1]))
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_linalg_slogdet(*_k(A))
+        return _rt_linalg_slogdet(*_op_linalg_slogdet_default(A))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_slogdet, locals(), ('A', 'out'), 'ember._C._linalg.linalg_slogdet')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_solve_ex, locals(), ('A', 'B', 'out'), 'ember._C._linalg.linalg_solve_ex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_solve_ex', 'A', 1, 'Tensor', A)
+        if B.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_solve_ex', 'B', 2, 'Tensor', B)
+        if out is None and left is True and check_errors is False:
+            _ks = A._ks
+            _ks |= B._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_solve_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_solve_ex(*_k(A, B))
+            return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B))
+        if left.__class__ is not bool:
+            raise _bad_arg('linalg_solve_ex', 'left', None, 'bool', left)
+        if check_errors.__class__ is not bool:
+            raise _bad_arg('linalg_solve_ex', 'check_errors', None, 'bool', check_errors)
+        if out is not None:
+            return _rt_linalg_solve_ex(*_op_linalg_solve_ex_out(A, B, left=left, check_errors=check_errors, result=out[0], info=out[1]))
+        return _rt_linalg_solve_ex(*_op_linalg_solve_ex_default(A, B, left=left, check_errors=check_errors))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_solve_ex, locals(), ('A', 'B', 'out'), 'ember._C._linalg.linalg_solve_ex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_solve(A, B, *, left=True, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_solve, locals(), ('A', 'B', 'out'), 'ember._C._linalg.linalg_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_solve', 'A', 1, 'Tensor', A)
+        if B.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_solve', 'B', 2, 'Tensor', B)
+        if out is None and left is True:
+            _ks = A._ks
+            _ks |= B._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(A, B)
+            return _op_linalg_solve_default(A, B)
+        if left.__class__ is not bool:
+            raise _bad_arg('linalg_solve', 'left', None, 'bool', left)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_solve', 'out', None, 'Tensor', out)
+            return _op_linalg_solve_out(A, B, left=left, out=out)
+        return _op_linalg_solve_default(A, B, left=left)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_solve, locals(), ('A', 'B', 'out'), 'ember._C._linalg.linalg_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_cholesky_ex, locals(), ('input', 'out'), 'ember._C._linalg.linalg_cholesky_ex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_cholesky_ex', 'input', 1, 'Tensor', input)
+        if out is None and upper is False and check_errors is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_cholesky_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_cholesky_ex(*_k(input))
+            return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input))
+        if upper.__class__ is not bool:
+            raise _bad_arg('linalg_cholesky_ex', 'upper', None, 'bool', upper)
+        if check_errors.__class__ is not bool:
+            raise _bad_arg('linalg_cholesky_ex', 'check_errors', None, 'bool', check_errors)
+        if out is not None:
+            return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_L(input, upper=upper, check_errors=check_errors, L=out[0], info=out[1]))
+        return _rt_linalg_cholesky_ex(*_op_linalg_cholesky_ex_default(input, upper=upper, check_errors=check_errors))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_cholesky_ex, locals(), ('input', 'out'), 'ember._C._linalg.linalg_cholesky_ex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_cholesky(input, *, upper=False, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_cholesky, locals(), ('input', 'out'), 'ember._C._linalg.linalg_cholesky')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_cholesky', 'input', 1, 'Tensor', input)
+        if out is None and upper is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input)
+            return _op_linalg_cholesky_default(input)
+        if upper.__class__ is not bool:
+            raise _bad_arg('linalg_cholesky', 'upper', None, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_cholesky', 'out', None, 'Tensor', out)
+            return _op_linalg_cholesky_out(input, upper=upper, out=out)
+        return _op_linalg_cholesky_default(input, upper=upper)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_cholesky, locals(), ('input', 'out'), 'ember._C._linalg.linalg_cholesky')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_qr(A, mode='reduced', *, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_qr, locals(), ('A', 'out'), 'ember._C._linalg.linalg_qr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_qr', 'A', 1, 'Tensor', A)
+        if mode.__class__ is not str:
+            raise _bad_arg('linalg_qr', 'mode', 2, 'str', mode)
+        if out is not None:
+            return _rt_linalg_qr(*_op_linalg_qr_out(A, mode, Q=out[0], R=out[1]))
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_linalg_qr(*_k(A, mode))
+        return _rt_linalg_qr(*_op_linalg_qr_default(A, mode))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_qr, locals(), ('A', 'out'), 'ember._C._linalg.linalg_qr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_svd, locals(), ('A', 'out'), 'ember._C._linalg.linalg_svd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_svd', 'A', 1, 'Tensor', A)
+        if full_matrices.__class__ is not bool:
+            raise _bad_arg('linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
+        if out is None and driver is None:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_svd(*_k(A, full_matrices))
+            return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices))
+        if driver is not None and driver.__class__ is not str:
+            raise _bad_arg('linalg_svd', 'driver', None, 'str', driver)
+        if out is not None:
+            return _rt_linalg_svd(*_op_linalg_svd_U(A, full_matrices, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+        return _rt_linalg_svd(*_op_linalg_svd_default(A, full_matrices, driver=driver))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_svd, locals(), ('A', 'out'), 'ember._C._linalg.linalg_svd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def linalg_svdvals(A, *, driver=None, out=None):
+    if _TF:
+        _r = _tf_bound(linalg_svdvals, locals(), ('A', 'out'), 'ember._C._linalg.linalg_svdvals')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_svdvals', 'A', 1, 'Tensor', A)
+        if out is None and driver is None:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_svdvals_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(A)
+            return _op_linalg_svdvals_default(A)
+        if driver is not None and driver.__class__ is not str:
+            raise _bad_arg('linalg_svdvals', 'driver', None, 'str', driver)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_svdvals', 'out', None, 'Tensor', out)
+            return _op_linalg_svdvals_out(A, driver=driver, out=out)
+        return _op_linalg_svdvals_default(A, driver=driver)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_svdvals, locals(), ('A', 'out'), 'ember._C._linalg.linalg_svdvals')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_eigh(input, UPLO='L', *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
-    if UPLO.__class__ is not str:
-        raise _bad_arg('linalg_eigh', 'UPLO', 2, 'str', UPLO)
-    if out is not None:
-        return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_linalg_eigh(*_k(input, UPLO))
-    return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
+    if _TF:
+        _r = _tf_bound(linalg_eigh, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_eigh', 'input', 1, 'Tensor', input)
+        if UPLO.__class__ is not str:
+            raise _bad_arg('linalg_eigh', 'UPLO', 2, 'str', UPLO)
+        if out is not None:
+            return _rt_linalg_eigh(*_op_linalg_eigh_eigvals(input, UPLO, eigvals=out[0], eigvecs=out[1]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_eigh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_linalg_eigh(*_k(input, UPLO))
+        return _rt_linalg_eigh(*_op_linalg_eigh_default(input, UPLO))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_eigh, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_eigvalsh(input, UPLO='L', *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
-    if UPLO.__class__ is not str:
-        raise _bad_arg('linalg_eigvalsh', 'UPLO', 2, 'str', UPLO)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_eigvalsh', 'out', None, 'Tensor', out)
-        return _op_linalg_eigvalsh_out(input, UPLO, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, UPLO)
-    return _op_linalg_eigvalsh_default(input, UPLO)
+    if _TF:
+        _r = _tf_bound(linalg_eigvalsh, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigvalsh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_eigvalsh', 'input', 1, 'Tensor', input)
+        if UPLO.__class__ is not str:
+            raise _bad_arg('linalg_eigvalsh', 'UPLO', 2, 'str', UPLO)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_eigvalsh', 'out', None, 'Tensor', out)
+            return _op_linalg_eigvalsh_out(input, UPLO, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_eigvalsh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, UPLO)
+        return _op_linalg_eigvalsh_default(input, UPLO)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_eigvalsh, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigvalsh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
-    if b.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lstsq', 'b', 2, 'Tensor', b)
-    if rcond is not None and rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('linalg_lstsq', 'rcond', 3, 'float', rcond)
-    if out is None and driver is None:
-        _ks = input._ks
-        _ks |= b._ks
-        if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
-            _ks |= rcond._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_lstsq(*_k(input, b, rcond))
-        return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('linalg_lstsq', 'driver', None, 'str', driver)
-    if out is not None:
-        return _rt_linalg_lstsq(*_op_linalg_lstsq_out(input, b, rcond, driver=driver, solution=out[0], residuals=out[1], rank=out[2], singular_values=out[3]))
-    return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond, driver=driver))
+    if _TF:
+        _r = _tf_bound(linalg_lstsq, locals(), ('input', 'b', 'out'), 'ember._C._linalg.linalg_lstsq')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lstsq', 'input', 1, 'Tensor', input)
+        if b.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lstsq', 'b', 2, 'Tensor', b)
+        if rcond is not None and rcond.__class__ is not float and not _is_double(rcond):
+            raise _bad_arg('linalg_lstsq', 'rcond', 3, 'float', rcond)
+        if out is None and driver is None:
+            _ks = input._ks
+            _ks |= b._ks
+            if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
+                _ks |= rcond._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_lstsq_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_lstsq(*_k(input, b, rcond))
+            return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond))
+        if driver is not None and driver.__class__ is not str:
+            raise _bad_arg('linalg_lstsq', 'driver', None, 'str', driver)
+        if out is not None:
+            return _rt_linalg_lstsq(*_op_linalg_lstsq_out(input, b, rcond, driver=driver, solution=out[0], residuals=out[1], rank=out[2], singular_values=out[3]))
+        return _rt_linalg_lstsq(*_op_linalg_lstsq_default(input, b, rcond, driver=driver))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_lstsq, locals(), ('input', 'b', 'out'), 'ember._C._linalg.linalg_lstsq')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _linalg_pinv_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     s = 0
@@ -488,32 +633,42 @@ _linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linal
 _linalg_pinv_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_pinv(*args, **kwargs):
-    best = None
-    for c, b in _linalg_pinv_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _linalg_pinv_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_linalg_pinv_e'):
-                raise _e from None
-            raise _unbound_call('linalg_pinv', _p[0], args, kwargs, _m) from None
-    raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
+    if _TF:
+        _r = _tf_varargs(linalg_pinv, args, kwargs, 'ember._C._linalg.linalg_pinv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _linalg_pinv_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _linalg_pinv_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_linalg_pinv_e'):
+                    raise _e from None
+                raise _unbound_call('linalg_pinv', _p[0], args, kwargs, _m) from None
+        raise _no_match('linalg_pinv', args, kwargs, _linalg_pinv_sigs, False)
+    except TypeError:
+        _r = _tf_duck(linalg_pinv, args, kwargs, 'ember._C._linalg.linalg_pinv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _linalg_matrix_rank_c0(input, *, atol=None, rtol=None, hermitian=False, out=None):
     s = 0
@@ -659,147 +814,237 @@ _linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_l
 _linalg_matrix_rank_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_matrix_rank(*args, **kwargs):
-    best = None
-    for c, b in _linalg_matrix_rank_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _linalg_matrix_rank_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_linalg_matrix_rank_e'):
-                raise _e from None
-            raise _unbound_call('linalg_matrix_rank', _p[0], args, kwargs, _m) from None
-    raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
+    if _TF:
+        _r = _tf_varargs(linalg_matrix_rank, args, kwargs, 'ember._C._linalg.linalg_matrix_rank')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _linalg_matrix_rank_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _linalg_matrix_rank_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_linalg_matrix_rank_e'):
+                    raise _e from None
+                raise _unbound_call('linalg_matrix_rank', _p[0], args, kwargs, _m) from None
+        raise _no_match('linalg_matrix_rank', args, kwargs, _linalg_matrix_rank_sigs, False)
+    except TypeError:
+        _r = _tf_duck(linalg_matrix_rank, args, kwargs, 'ember._C._linalg.linalg_matrix_rank')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_matrix_power(input, n, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('linalg_matrix_power', 'n', 2, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_matrix_power', 'out', None, 'Tensor', out)
-        return _op_linalg_matrix_power_out(input, n, out=out)
-    _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, n)
-    return _op_linalg_matrix_power_default(input, n)
+    if _TF:
+        _r = _tf_bound(linalg_matrix_power, locals(), ('input', 'out'), 'ember._C._linalg.linalg_matrix_power')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_matrix_power', 'input', 1, 'Tensor', input)
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('linalg_matrix_power', 'n', 2, 'int', n)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_matrix_power', 'out', None, 'Tensor', out)
+            return _op_linalg_matrix_power_out(input, n, out=out)
+        _ks = input._ks
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, n)
+        return _op_linalg_matrix_power_default(input, n)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_matrix_power, locals(), ('input', 'out'), 'ember._C._linalg.linalg_matrix_power')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_eig(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_linalg_eig(*_k(input))
-    return _rt_linalg_eig(*_op_linalg_eig_default(input))
+    if _TF:
+        _r = _tf_bound(linalg_eig, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eig')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_eig', 'input', 1, 'Tensor', input)
+        if out is not None:
+            return _rt_linalg_eig(*_op_linalg_eig_out(input, eigenvalues=out[0], eigenvectors=out[1]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_eig_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_linalg_eig(*_k(input))
+        return _rt_linalg_eig(*_op_linalg_eig_default(input))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_eig, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eig')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_eigvals(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_eigvals', 'out', None, 'Tensor', out)
-        return _op_linalg_eigvals_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_linalg_eigvals_default(input)
+    if _TF:
+        _r = _tf_bound(linalg_eigvals, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigvals')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_eigvals', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_eigvals', 'out', None, 'Tensor', out)
+            return _op_linalg_eigvals_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_eigvals_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_linalg_eigvals_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_eigvals, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigvals')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_matrix_exp(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_linalg_matrix_exp_default(input)
+    if _TF:
+        _r = _tf_bound(linalg_matrix_exp, locals(), ('input',), 'ember._C._linalg.linalg_matrix_exp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_matrix_exp', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_linalg_matrix_exp_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_matrix_exp, locals(), ('input',), 'ember._C._linalg.linalg_matrix_exp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_matmul(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_matmul', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_matmul', 'out', None, 'Tensor', out)
-        return _op_linalg_matmul_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_linalg_matmul_default(input, other)
+    if _TF:
+        _r = _tf_bound(linalg_matmul, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_matmul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_matmul', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_matmul', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_matmul', 'out', None, 'Tensor', out)
+            return _op_linalg_matmul_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_linalg_matmul_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_matmul, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_matmul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_vander(x, *, N=None):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_vander', 'x', 1, 'Tensor', x)
-    if N is None:
-        _ks = x._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(x)
-        return _op_linalg_vander_default(x)
-    if N is not None and N.__class__ is not int and not _is_int(N):
-        raise _bad_arg('linalg_vander', 'N', None, 'int', N)
-    return _op_linalg_vander_default(x, N=N)
+    if _TF:
+        _r = _tf_bound(linalg_vander, locals(), ('x',), 'ember._C._linalg.linalg_vander')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_vander', 'x', 1, 'Tensor', x)
+        if N is None:
+            _ks = x._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_vander_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(x)
+            return _op_linalg_vander_default(x)
+        if N is not None and N.__class__ is not int and not _is_int(N):
+            raise _bad_arg('linalg_vander', 'N', None, 'int', N)
+        return _op_linalg_vander_default(x, N=N)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_vander, locals(), ('x',), 'ember._C._linalg.linalg_vander')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_vecdot(x, y, *, dim=-1, out=None):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_vecdot', 'x', 1, 'Tensor', x)
-    if y.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_vecdot', 'y', 2, 'Tensor', y)
-    if out is None and dim.__class__ is int and dim == -1:
-        _ks = x._ks
-        _ks |= y._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(x, y)
-        return _op_linalg_vecdot_default(x, y)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('linalg_vecdot', 'dim', None, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_vecdot', 'out', None, 'Tensor', out)
-        return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
-    return _op_linalg_vecdot_default(x, y, dim=dim)
+    if _TF:
+        _r = _tf_bound(linalg_vecdot, locals(), ('x', 'y', 'out'), 'ember._C._linalg.linalg_vecdot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_vecdot', 'x', 1, 'Tensor', x)
+        if y.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_vecdot', 'y', 2, 'Tensor', y)
+        if out is None and dim.__class__ is int and dim == -1:
+            _ks = x._ks
+            _ks |= y._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_vecdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(x, y)
+            return _op_linalg_vecdot_default(x, y)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('linalg_vecdot', 'dim', None, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_vecdot', 'out', None, 'Tensor', out)
+            return _op_linalg_vecdot_out(x, y, dim=dim, out=out)
+        return _op_linalg_vecdot_default(x, y, dim=dim)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_vecdot, locals(), ('x', 'y', 'out'), 'ember._C._linalg.linalg_vecdot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_multi_dot(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('linalg_multi_dot', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_multi_dot', 'out', None, 'Tensor', out)
-        return _op_linalg_multi_dot_out(tensors, out=out)
-    return _op_linalg_multi_dot_default(tensors)
+    if _TF:
+        _r = _tf_bound(linalg_multi_dot, locals(), ('tensors', 'out'), 'ember._C._linalg.linalg_multi_dot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('linalg_multi_dot', 'tensors', 1, tensors)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_multi_dot', 'out', None, 'Tensor', out)
+            return _op_linalg_multi_dot_out(tensors, out=out)
+        return _op_linalg_multi_dot_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_multi_dot, locals(), ('tensors', 'out'), 'ember._C._linalg.linalg_multi_dot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _linalg_cond_c0(input, p=None, *, out=None):
     s = 0
@@ -864,289 +1109,439 @@ _linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linal
 _linalg_cond_sigs = ('(Tensor input, Number p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
 
 def linalg_cond(*args, **kwargs):
-    best = None
-    for c, b in _linalg_cond_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _linalg_cond_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_linalg_cond_e'):
-                raise _e from None
-            raise _unbound_call('linalg_cond', _p[0], args, kwargs, _m) from None
-    raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
+    if _TF:
+        _r = _tf_varargs(linalg_cond, args, kwargs, 'ember._C._linalg.linalg_cond')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _linalg_cond_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _linalg_cond_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_linalg_cond_e'):
+                    raise _e from None
+                raise _unbound_call('linalg_cond', _p[0], args, kwargs, _m) from None
+        raise _no_match('linalg_cond', args, kwargs, _linalg_cond_sigs, False)
+    except TypeError:
+        _r = _tf_duck(linalg_cond, args, kwargs, 'ember._C._linalg.linalg_cond')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_solve_triangular', 'input', 1, 'Tensor', input)
-    if B.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_solve_triangular', 'B', 2, 'Tensor', B)
-    if upper.__class__ is not bool:
-        raise _bad_arg('linalg_solve_triangular', 'upper', None, 'bool', upper)
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_solve_triangular', 'left', None, 'bool', left)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('linalg_solve_triangular', 'unitriangular', None, 'bool', unitriangular)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_solve_triangular', 'out', None, 'Tensor', out)
-        return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
-    return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
+    if _TF:
+        _r = _tf_bound(linalg_solve_triangular, locals(), ('input', 'B', 'out'), 'ember._C._linalg.linalg_solve_triangular')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_solve_triangular', 'input', 1, 'Tensor', input)
+        if B.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_solve_triangular', 'B', 2, 'Tensor', B)
+        if upper.__class__ is not bool:
+            raise _bad_arg('linalg_solve_triangular', 'upper', None, 'bool', upper)
+        if left.__class__ is not bool:
+            raise _bad_arg('linalg_solve_triangular', 'left', None, 'bool', left)
+        if unitriangular.__class__ is not bool:
+            raise _bad_arg('linalg_solve_triangular', 'unitriangular', None, 'bool', unitriangular)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_solve_triangular', 'out', None, 'Tensor', out)
+            return _op_linalg_solve_triangular_out(input, B, upper=upper, left=left, unitriangular=unitriangular, out=out)
+        return _op_linalg_solve_triangular_default(input, B, upper=upper, left=left, unitriangular=unitriangular)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_solve_triangular, locals(), ('input', 'B', 'out'), 'ember._C._linalg.linalg_solve_triangular')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_householder_product(input, tau, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
-    if tau.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_householder_product', 'out', None, 'Tensor', out)
-        return _op_linalg_householder_product_out(input, tau, out=out)
-    _ks = input._ks
-    _ks |= tau._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, tau)
-    return _op_linalg_householder_product_default(input, tau)
+    if _TF:
+        _r = _tf_bound(linalg_householder_product, locals(), ('input', 'tau', 'out'), 'ember._C._linalg.linalg_householder_product')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_householder_product', 'input', 1, 'Tensor', input)
+        if tau.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_householder_product', 'tau', 2, 'Tensor', tau)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_householder_product', 'out', None, 'Tensor', out)
+            return _op_linalg_householder_product_out(input, tau, out=out)
+        _ks = input._ks
+        _ks |= tau._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_householder_product_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, tau)
+        return _op_linalg_householder_product_default(input, tau)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_householder_product, locals(), ('input', 'tau', 'out'), 'ember._C._linalg.linalg_householder_product')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_cross(input, other, *, dim=-1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
-    if out is None and dim.__class__ is int and dim == -1:
-        _ks = input._ks
-        _ks |= other._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, other)
-        return _op_linalg_cross_default(input, other)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
-        return _op_linalg_cross_out(input, other, dim=dim, out=out)
-    return _op_linalg_cross_default(input, other, dim=dim)
+    if _TF:
+        _r = _tf_bound(linalg_cross, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_cross')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_cross', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_cross', 'other', 2, 'Tensor', other)
+        if out is None and dim.__class__ is int and dim == -1:
+            _ks = input._ks
+            _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, other)
+            return _op_linalg_cross_default(input, other)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('linalg_cross', 'dim', None, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_cross', 'out', None, 'Tensor', out)
+            return _op_linalg_cross_out(input, other, dim=dim, out=out)
+        return _op_linalg_cross_default(input, other, dim=dim)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_cross, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_cross')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
-    if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(A)
-        return _op_linalg_diagonal_default(A)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
-    return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
+    if _TF:
+        _r = _tf_bound(linalg_diagonal, locals(), ('A',), 'ember._C._linalg.linalg_diagonal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_diagonal', 'A', 1, 'Tensor', A)
+        if offset.__class__ is int and offset == 0 and dim1.__class__ is int and dim1 == -2 and dim2.__class__ is int and dim2 == -1:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(A)
+            return _op_linalg_diagonal_default(A)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('linalg_diagonal', 'offset', None, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('linalg_diagonal', 'dim1', None, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('linalg_diagonal', 'dim2', None, 'int', dim2)
+        return _op_linalg_diagonal_default(A, offset=offset, dim1=dim1, dim2=dim2)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_diagonal, locals(), ('A',), 'ember._C._linalg.linalg_diagonal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lu_factor_ex', 'A', 1, 'Tensor', A)
-    if out is None and pivot is True and check_errors is False:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_lu_factor_ex(*_k(A))
-        return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
-    if pivot.__class__ is not bool:
-        raise _bad_arg('linalg_lu_factor_ex', 'pivot', None, 'bool', pivot)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_lu_factor_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_out(A, pivot=pivot, check_errors=check_errors, LU=out[0], pivots=out[1], info=out[2]))
-    return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A, pivot=pivot, check_errors=check_errors))
+    if _TF:
+        _r = _tf_bound(linalg_lu_factor_ex, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu_factor_ex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lu_factor_ex', 'A', 1, 'Tensor', A)
+        if out is None and pivot is True and check_errors is False:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_lu_factor_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_lu_factor_ex(*_k(A))
+            return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A))
+        if pivot.__class__ is not bool:
+            raise _bad_arg('linalg_lu_factor_ex', 'pivot', None, 'bool', pivot)
+        if check_errors.__class__ is not bool:
+            raise _bad_arg('linalg_lu_factor_ex', 'check_errors', None, 'bool', check_errors)
+        if out is not None:
+            return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_out(A, pivot=pivot, check_errors=check_errors, LU=out[0], pivots=out[1], info=out[2]))
+        return _rt_linalg_lu_factor_ex(*_op_linalg_lu_factor_ex_default(A, pivot=pivot, check_errors=check_errors))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_lu_factor_ex, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu_factor_ex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_lu_factor(A, *, pivot=True, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lu_factor', 'A', 1, 'Tensor', A)
-    if out is None and pivot is True:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_lu_factor(*_k(A))
-        return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
-    if pivot.__class__ is not bool:
-        raise _bad_arg('linalg_lu_factor', 'pivot', None, 'bool', pivot)
-    if out is not None:
-        return _rt_linalg_lu_factor(*_op_linalg_lu_factor_out(A, pivot=pivot, LU=out[0], pivots=out[1]))
-    return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A, pivot=pivot))
+    if _TF:
+        _r = _tf_bound(linalg_lu_factor, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu_factor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lu_factor', 'A', 1, 'Tensor', A)
+        if out is None and pivot is True:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_lu_factor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_lu_factor(*_k(A))
+            return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A))
+        if pivot.__class__ is not bool:
+            raise _bad_arg('linalg_lu_factor', 'pivot', None, 'bool', pivot)
+        if out is not None:
+            return _rt_linalg_lu_factor(*_op_linalg_lu_factor_out(A, pivot=pivot, LU=out[0], pivots=out[1]))
+        return _rt_linalg_lu_factor(*_op_linalg_lu_factor_default(A, pivot=pivot))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_lu_factor, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu_factor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_lu(A, *, pivot=True, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lu', 'A', 1, 'Tensor', A)
-    if out is None and pivot is True:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_lu(*_k(A))
-        return _rt_linalg_lu(*_op_linalg_lu_default(A))
-    if pivot.__class__ is not bool:
-        raise _bad_arg('linalg_lu', 'pivot', None, 'bool', pivot)
-    if out is not None:
-        return _rt_linalg_lu(*_op_linalg_lu_out(A, pivot=pivot, P=out[0], L=out[1], U=out[2]))
-    return _rt_linalg_lu(*_op_linalg_lu_default(A, pivot=pivot))
+    if _TF:
+        _r = _tf_bound(linalg_lu, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lu', 'A', 1, 'Tensor', A)
+        if out is None and pivot is True:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_lu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_lu(*_k(A))
+            return _rt_linalg_lu(*_op_linalg_lu_default(A))
+        if pivot.__class__ is not bool:
+            raise _bad_arg('linalg_lu', 'pivot', None, 'bool', pivot)
+        if out is not None:
+            return _rt_linalg_lu(*_op_linalg_lu_out(A, pivot=pivot, P=out[0], L=out[1], U=out[2]))
+        return _rt_linalg_lu(*_op_linalg_lu_default(A, pivot=pivot))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_lu, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    if LU.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lu_solve', 'LU', 1, 'Tensor', LU)
-    if pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lu_solve', 'pivots', 2, 'Tensor', pivots)
-    if B.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_lu_solve', 'B', 3, 'Tensor', B)
-    if out is None and left is True and adjoint is False:
-        _ks = LU._ks
-        _ks |= pivots._ks
-        _ks |= B._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(LU, pivots, B)
-        return _op_linalg_lu_solve_default(LU, pivots, B)
-    if left.__class__ is not bool:
-        raise _bad_arg('linalg_lu_solve', 'left', None, 'bool', left)
-    if adjoint.__class__ is not bool:
-        raise _bad_arg('linalg_lu_solve', 'adjoint', None, 'bool', adjoint)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_lu_solve', 'out', None, 'Tensor', out)
-        return _op_linalg_lu_solve_out(LU, pivots, B, left=left, adjoint=adjoint, out=out)
-    return _op_linalg_lu_solve_default(LU, pivots, B, left=left, adjoint=adjoint)
+    if _TF:
+        _r = _tf_bound(linalg_lu_solve, locals(), ('LU', 'pivots', 'B', 'out'), 'ember._C._linalg.linalg_lu_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if LU.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lu_solve', 'LU', 1, 'Tensor', LU)
+        if pivots.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lu_solve', 'pivots', 2, 'Tensor', pivots)
+        if B.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_lu_solve', 'B', 3, 'Tensor', B)
+        if out is None and left is True and adjoint is False:
+            _ks = LU._ks
+            _ks |= pivots._ks
+            _ks |= B._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(LU, pivots, B)
+            return _op_linalg_lu_solve_default(LU, pivots, B)
+        if left.__class__ is not bool:
+            raise _bad_arg('linalg_lu_solve', 'left', None, 'bool', left)
+        if adjoint.__class__ is not bool:
+            raise _bad_arg('linalg_lu_solve', 'adjoint', None, 'bool', adjoint)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_lu_solve', 'out', None, 'Tensor', out)
+            return _op_linalg_lu_solve_out(LU, pivots, B, left=left, adjoint=adjoint, out=out)
+        return _op_linalg_lu_solve_default(LU, pivots, B, left=left, adjoint=adjoint)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_lu_solve, locals(), ('LU', 'pivots', 'B', 'out'), 'ember._C._linalg.linalg_lu_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_ldl_factor_ex', 'input', 1, 'Tensor', input)
-    if out is None and hermitian is False and check_errors is False:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_ldl_factor_ex(*_k(input))
-        return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
-    if hermitian.__class__ is not bool:
-        raise _bad_arg('linalg_ldl_factor_ex', 'hermitian', None, 'bool', hermitian)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('linalg_ldl_factor_ex', 'check_errors', None, 'bool', check_errors)
-    if out is not None:
-        return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_out(input, hermitian=hermitian, check_errors=check_errors, LD=out[0], pivots=out[1], info=out[2]))
-    return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input, hermitian=hermitian, check_errors=check_errors))
+    if _TF:
+        _r = _tf_bound(linalg_ldl_factor_ex, locals(), ('input', 'out'), 'ember._C._linalg.linalg_ldl_factor_ex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_ldl_factor_ex', 'input', 1, 'Tensor', input)
+        if out is None and hermitian is False and check_errors is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_ldl_factor_ex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_ldl_factor_ex(*_k(input))
+            return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input))
+        if hermitian.__class__ is not bool:
+            raise _bad_arg('linalg_ldl_factor_ex', 'hermitian', None, 'bool', hermitian)
+        if check_errors.__class__ is not bool:
+            raise _bad_arg('linalg_ldl_factor_ex', 'check_errors', None, 'bool', check_errors)
+        if out is not None:
+            return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_out(input, hermitian=hermitian, check_errors=check_errors, LD=out[0], pivots=out[1], info=out[2]))
+        return _rt_linalg_ldl_factor_ex(*_op_linalg_ldl_factor_ex_default(input, hermitian=hermitian, check_errors=check_errors))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_ldl_factor_ex, locals(), ('input', 'out'), 'ember._C._linalg.linalg_ldl_factor_ex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_ldl_factor(input, *, hermitian=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_ldl_factor', 'input', 1, 'Tensor', input)
-    if out is None and hermitian is False:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_linalg_ldl_factor(*_k(input))
-        return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
-    if hermitian.__class__ is not bool:
-        raise _bad_arg('linalg_ldl_factor', 'hermitian', None, 'bool', hermitian)
-    if out is not None:
-        return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_out(input, hermitian=hermitian, LD=out[0], pivots=out[1]))
-    return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input, hermitian=hermitian))
+    if _TF:
+        _r = _tf_bound(linalg_ldl_factor, locals(), ('input', 'out'), 'ember._C._linalg.linalg_ldl_factor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_ldl_factor', 'input', 1, 'Tensor', input)
+        if out is None and hermitian is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_ldl_factor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_linalg_ldl_factor(*_k(input))
+            return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input))
+        if hermitian.__class__ is not bool:
+            raise _bad_arg('linalg_ldl_factor', 'hermitian', None, 'bool', hermitian)
+        if out is not None:
+            return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_out(input, hermitian=hermitian, LD=out[0], pivots=out[1]))
+        return _rt_linalg_ldl_factor(*_op_linalg_ldl_factor_default(input, hermitian=hermitian))
+    except TypeError:
+        _r = _tf_duck_bound(linalg_ldl_factor, locals(), ('input', 'out'), 'ember._C._linalg.linalg_ldl_factor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
-    if LD.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_ldl_solve', 'LD', 1, 'Tensor', LD)
-    if pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_ldl_solve', 'pivots', 2, 'Tensor', pivots)
-    if B.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_ldl_solve', 'B', 3, 'Tensor', B)
-    if out is None and hermitian is False:
-        _ks = LD._ks
-        _ks |= pivots._ks
-        _ks |= B._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(LD, pivots, B)
-        return _op_linalg_ldl_solve_default(LD, pivots, B)
-    if hermitian.__class__ is not bool:
-        raise _bad_arg('linalg_ldl_solve', 'hermitian', None, 'bool', hermitian)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_ldl_solve', 'out', None, 'Tensor', out)
-        return _op_linalg_ldl_solve_out(LD, pivots, B, hermitian=hermitian, out=out)
-    return _op_linalg_ldl_solve_default(LD, pivots, B, hermitian=hermitian)
+    if _TF:
+        _r = _tf_bound(linalg_ldl_solve, locals(), ('LD', 'pivots', 'B', 'out'), 'ember._C._linalg.linalg_ldl_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if LD.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_ldl_solve', 'LD', 1, 'Tensor', LD)
+        if pivots.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_ldl_solve', 'pivots', 2, 'Tensor', pivots)
+        if B.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_ldl_solve', 'B', 3, 'Tensor', B)
+        if out is None and hermitian is False:
+            _ks = LD._ks
+            _ks |= pivots._ks
+            _ks |= B._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_linalg_ldl_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(LD, pivots, B)
+            return _op_linalg_ldl_solve_default(LD, pivots, B)
+        if hermitian.__class__ is not bool:
+            raise _bad_arg('linalg_ldl_solve', 'hermitian', None, 'bool', hermitian)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_ldl_solve', 'out', None, 'Tensor', out)
+            return _op_linalg_ldl_solve_out(LD, pivots, B, hermitian=hermitian, out=out)
+        return _op_linalg_ldl_solve_default(LD, pivots, B, hermitian=hermitian)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_ldl_solve, locals(), ('LD', 'pivots', 'B', 'out'), 'ember._C._linalg.linalg_ldl_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_tensorinv(input, ind=2, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_tensorinv', 'input', 1, 'Tensor', input)
-    if ind.__class__ is not int and not _is_int(ind):
-        raise _bad_arg('linalg_tensorinv', 'ind', 2, 'int', ind)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_tensorinv', 'out', None, 'Tensor', out)
-        return _op_linalg_tensorinv_out(input, ind, out=out)
-    _ks = input._ks
-    if ind.__class__ in _TENSOR_TYPES and ind._ks != _ks:
-        _ks |= ind._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, ind)
-    return _op_linalg_tensorinv_default(input, ind)
+    if _TF:
+        _r = _tf_bound(linalg_tensorinv, locals(), ('input', 'out'), 'ember._C._linalg.linalg_tensorinv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_tensorinv', 'input', 1, 'Tensor', input)
+        if ind.__class__ is not int and not _is_int(ind):
+            raise _bad_arg('linalg_tensorinv', 'ind', 2, 'int', ind)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_tensorinv', 'out', None, 'Tensor', out)
+            return _op_linalg_tensorinv_out(input, ind, out=out)
+        _ks = input._ks
+        if ind.__class__ in _TENSOR_TYPES and ind._ks != _ks:
+            _ks |= ind._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_tensorinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, ind)
+        return _op_linalg_tensorinv_default(input, ind)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_tensorinv, locals(), ('input', 'out'), 'ember._C._linalg.linalg_tensorinv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_tensorsolve(input, other, dims=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_tensorsolve', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_tensorsolve', 'other', 2, 'Tensor', other)
-    if dims is not None and not _is_intseq(dims):
-        raise _bad_arg('linalg_tensorsolve', 'dims', 3, 'tuple of ints', dims)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_tensorsolve', 'out', None, 'Tensor', out)
-        return _op_linalg_tensorsolve_out(input, other, dims, out=out)
-    return _op_linalg_tensorsolve_default(input, other, dims)
+    if _TF:
+        _r = _tf_bound(linalg_tensorsolve, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_tensorsolve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_tensorsolve', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_tensorsolve', 'other', 2, 'Tensor', other)
+        if dims is not None and not _is_intseq(dims):
+            raise _bad_arg('linalg_tensorsolve', 'dims', 3, 'tuple of ints', dims)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_tensorsolve', 'out', None, 'Tensor', out)
+            return _op_linalg_tensorsolve_out(input, other, dims, out=out)
+        return _op_linalg_tensorsolve_default(input, other, dims)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_tensorsolve, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_tensorsolve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
-    if ord.__class__ is not int and ord.__class__ is not float and not _is_scalar(ord):
-        raise _bad_arg('linalg_vector_norm', 'ord', 2, 'Number', ord)
-    if dim is not None and not _is_intlist(dim):
-        raise _bad_arg('linalg_vector_norm', 'dim', 3, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('linalg_vector_norm', 'keepdim', 4, 'bool', keepdim)
-    if out is None and dtype is None:
-        return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('linalg_vector_norm', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linalg_vector_norm', 'out', None, 'Tensor', out)
-        return _op_linalg_vector_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
-    return _op_linalg_vector_norm_default(input, ord, dim, keepdim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(linalg_vector_norm, locals(), ('input', 'out'), 'ember._C._linalg.linalg_vector_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linalg_vector_norm', 'input', 1, 'Tensor', input)
+        if ord.__class__ is not int and ord.__class__ is not float and not _is_scalar(ord):
+            raise _bad_arg('linalg_vector_norm', 'ord', 2, 'Number', ord)
+        if dim is not None and not _is_intlist(dim):
+            raise _bad_arg('linalg_vector_norm', 'dim', 3, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('linalg_vector_norm', 'keepdim', 4, 'bool', keepdim)
+        if out is None and dtype is None:
+            return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('linalg_vector_norm', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linalg_vector_norm', 'out', None, 'Tensor', out)
+            return _op_linalg_vector_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
+        return _op_linalg_vector_norm_default(input, ord, dim, keepdim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(linalg_vector_norm, locals(), ('input', 'out'), 'ember._C._linalg.linalg_vector_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     s = 0
@@ -1227,31 +1622,41 @@ _linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_l
 _linalg_matrix_norm_sigs = ('(Tensor input, Number ord, tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)")
 
 def linalg_matrix_norm(*args, **kwargs):
-    best = None
-    for c, b in _linalg_matrix_norm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _linalg_matrix_norm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_linalg_matrix_norm_e'):
-                raise _e from None
-            raise _unbound_call('linalg_matrix_norm', _p[0], args, kwargs, _m) from None
-    raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(linalg_matrix_norm, args, kwargs, 'ember._C._linalg.linalg_matrix_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _linalg_matrix_norm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _linalg_matrix_norm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_linalg_matrix_norm_e'):
+                    raise _e from None
+                raise _unbound_call('linalg_matrix_norm', _p[0], args, kwargs, _m) from None
+        raise _no_match('linalg_matrix_norm', args, kwargs, _linalg_matrix_norm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(linalg_matrix_norm, args, kwargs, 'ember._C._linalg.linalg_matrix_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

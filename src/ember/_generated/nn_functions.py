@@ -5,12 +5,17 @@ from . import registrations as _registrations  # noqa: F401  (defines the aten o
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__pad_circular_default, _c__pad_circular_default = _lazy(_G, '_op__pad_circular_default', 'aten', '_pad_circular', 'default')
 _op__upsample_bicubic2d_aa_default, _c__upsample_bicubic2d_aa_default = _lazy(_G, '_op__upsample_bicubic2d_aa_default', 'aten', '_upsample_bicubic2d_aa', 'default')
@@ -99,444 +104,724 @@ _op_upsample_nearest1d_vec, _c_upsample_nearest1d_vec = _lazy(_G, '_op_upsample_
 _op_upsample_nearest2d_vec, _c_upsample_nearest2d_vec = _lazy(_G, '_op_upsample_nearest2d_vec', 'aten', 'upsample_nearest2d', 'vec')
 
 def gelu(input, *, approximate='none', out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
-    if out is None and approximate.__class__ is str and approximate == 'none':
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op_gelu_default(input)
-    if approximate.__class__ is not str:
-        raise _bad_arg('gelu', 'approximate', None, 'str', approximate)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gelu', 'out', None, 'Tensor', out)
-        return _op_gelu_out(input, approximate=approximate, out=out)
-    return _op_gelu_default(input, approximate=approximate)
+    if _TF:
+        _r = _tf_bound(gelu, locals(), ('input', 'out'), 'ember._C._nn.gelu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gelu', 'input', 1, 'Tensor', input)
+        if out is None and approximate.__class__ is str and approximate == 'none':
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_gelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input)
+            return _op_gelu_default(input)
+        if approximate.__class__ is not str:
+            raise _bad_arg('gelu', 'approximate', None, 'str', approximate)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gelu', 'out', None, 'Tensor', out)
+            return _op_gelu_out(input, approximate=approximate, out=out)
+        return _op_gelu_default(input, approximate=approximate)
+    except TypeError:
+        _r = _tf_duck_bound(gelu, locals(), ('input', 'out'), 'ember._C._nn.gelu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def gelu_(input, *, approximate='none'):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
-    if approximate.__class__ is str and approximate == 'none':
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gelu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op_gelu__default(input)
-    if approximate.__class__ is not str:
-        raise _bad_arg('gelu_', 'approximate', None, 'str', approximate)
-    return _op_gelu__default(input, approximate=approximate)
+    if _TF:
+        _r = _tf_bound(gelu_, locals(), ('input',), 'ember._C._nn.gelu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gelu_', 'input', 1, 'Tensor', input)
+        if approximate.__class__ is str and approximate == 'none':
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_gelu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input)
+            return _op_gelu__default(input)
+        if approximate.__class__ is not str:
+            raise _bad_arg('gelu_', 'approximate', None, 'str', approximate)
+        return _op_gelu__default(input, approximate=approximate)
+    except TypeError:
+        _r = _tf_duck_bound(gelu_, locals(), ('input',), 'ember._C._nn.gelu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def silu(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('silu', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('silu', 'out', None, 'Tensor', out)
-        return _op_silu_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_silu_default(input)
+    if _TF:
+        _r = _tf_bound(silu, locals(), ('input', 'out'), 'ember._C._nn.silu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('silu', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('silu', 'out', None, 'Tensor', out)
+            return _op_silu_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_silu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_silu_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(silu, locals(), ('input', 'out'), 'ember._C._nn.silu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def silu_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_silu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_silu__default(input)
+    if _TF:
+        _r = _tf_bound(silu_, locals(), ('input',), 'ember._C._nn.silu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('silu_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_silu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_silu__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(silu_, locals(), ('input',), 'ember._C._nn.silu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mish(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mish', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mish', 'out', None, 'Tensor', out)
-        return _op_mish_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_mish_default(input)
+    if _TF:
+        _r = _tf_bound(mish, locals(), ('input', 'out'), 'ember._C._nn.mish')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mish', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('mish', 'out', None, 'Tensor', out)
+            return _op_mish_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mish_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_mish_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(mish, locals(), ('input', 'out'), 'ember._C._nn.mish')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mish_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mish__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_mish__default(input)
+    if _TF:
+        _r = _tf_bound(mish_, locals(), ('input',), 'ember._C._nn.mish_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mish_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mish__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_mish__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(mish_, locals(), ('input',), 'ember._C._nn.mish_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def softplus(input, beta=1, threshold=20, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('softplus', 'input', 1, 'Tensor', input)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('softplus', 'beta', 2, 'Number', beta)
-    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
-        raise _bad_arg('softplus', 'threshold', 3, 'Number', threshold)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('softplus', 'out', None, 'Tensor', out)
-        return _op_softplus_out(input, beta, threshold, out=out)
-    _ks = input._ks
-    if beta.__class__ in _TENSOR_TYPES and beta._ks != _ks:
-        _ks |= beta._ks
-    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
-        _ks |= threshold._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softplus_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, beta, threshold)
-    return _op_softplus_default(input, beta, threshold)
+    if _TF:
+        _r = _tf_bound(softplus, locals(), ('input', 'out'), 'ember._C._nn.softplus')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('softplus', 'input', 1, 'Tensor', input)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('softplus', 'beta', 2, 'Number', beta)
+        if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+            raise _bad_arg('softplus', 'threshold', 3, 'Number', threshold)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('softplus', 'out', None, 'Tensor', out)
+            return _op_softplus_out(input, beta, threshold, out=out)
+        _ks = input._ks
+        if beta.__class__ in _TENSOR_TYPES and beta._ks != _ks:
+            _ks |= beta._ks
+        if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
+            _ks |= threshold._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_softplus_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, beta, threshold)
+        return _op_softplus_default(input, beta, threshold)
+    except TypeError:
+        _r = _tf_duck_bound(softplus, locals(), ('input', 'out'), 'ember._C._nn.softplus')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('elu', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('elu', 'alpha', 2, 'Number', alpha)
-    if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
-        raise _bad_arg('elu', 'scale', 3, 'Number', scale)
-    if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
-        raise _bad_arg('elu', 'input_scale', 4, 'Number', input_scale)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('elu', 'out', None, 'Tensor', out)
-        return _op_elu_out(input, alpha, scale, input_scale, out=out)
-    _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
-        _ks |= alpha._ks
-    if scale.__class__ in _TENSOR_TYPES and scale._ks != _ks:
-        _ks |= scale._ks
-    if input_scale.__class__ in _TENSOR_TYPES and input_scale._ks != _ks:
-        _ks |= input_scale._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, alpha, scale, input_scale)
-    return _op_elu_default(input, alpha, scale, input_scale)
+    if _TF:
+        _r = _tf_bound(elu, locals(), ('input', 'out'), 'ember._C._nn.elu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('elu', 'input', 1, 'Tensor', input)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('elu', 'alpha', 2, 'Number', alpha)
+        if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
+            raise _bad_arg('elu', 'scale', 3, 'Number', scale)
+        if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
+            raise _bad_arg('elu', 'input_scale', 4, 'Number', input_scale)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('elu', 'out', None, 'Tensor', out)
+            return _op_elu_out(input, alpha, scale, input_scale, out=out)
+        _ks = input._ks
+        if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
+            _ks |= alpha._ks
+        if scale.__class__ in _TENSOR_TYPES and scale._ks != _ks:
+            _ks |= scale._ks
+        if input_scale.__class__ in _TENSOR_TYPES and input_scale._ks != _ks:
+            _ks |= input_scale._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_elu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, alpha, scale, input_scale)
+        return _op_elu_default(input, alpha, scale, input_scale)
+    except TypeError:
+        _r = _tf_duck_bound(elu, locals(), ('input', 'out'), 'ember._C._nn.elu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def elu_(input, alpha=1, scale=1, input_scale=1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('elu_', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('elu_', 'alpha', 2, 'Number', alpha)
-    if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
-        raise _bad_arg('elu_', 'scale', 3, 'Number', scale)
-    if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
-        raise _bad_arg('elu_', 'input_scale', 4, 'Number', input_scale)
-    _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
-        _ks |= alpha._ks
-    if scale.__class__ in _TENSOR_TYPES and scale._ks != _ks:
-        _ks |= scale._ks
-    if input_scale.__class__ in _TENSOR_TYPES and input_scale._ks != _ks:
-        _ks |= input_scale._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_elu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, alpha, scale, input_scale)
-    return _op_elu__default(input, alpha, scale, input_scale)
+    if _TF:
+        _r = _tf_bound(elu_, locals(), ('input',), 'ember._C._nn.elu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('elu_', 'input', 1, 'Tensor', input)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('elu_', 'alpha', 2, 'Number', alpha)
+        if scale.__class__ is not int and scale.__class__ is not float and not _is_scalar(scale):
+            raise _bad_arg('elu_', 'scale', 3, 'Number', scale)
+        if input_scale.__class__ is not int and input_scale.__class__ is not float and not _is_scalar(input_scale):
+            raise _bad_arg('elu_', 'input_scale', 4, 'Number', input_scale)
+        _ks = input._ks
+        if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
+            _ks |= alpha._ks
+        if scale.__class__ in _TENSOR_TYPES and scale._ks != _ks:
+            _ks |= scale._ks
+        if input_scale.__class__ in _TENSOR_TYPES and input_scale._ks != _ks:
+            _ks |= input_scale._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_elu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, alpha, scale, input_scale)
+        return _op_elu__default(input, alpha, scale, input_scale)
+    except TypeError:
+        _r = _tf_duck_bound(elu_, locals(), ('input',), 'ember._C._nn.elu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def leaky_relu(input, negative_slope=0.01, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('leaky_relu', 'input', 1, 'Tensor', input)
-    if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
-        raise _bad_arg('leaky_relu', 'negative_slope', 2, 'Number', negative_slope)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('leaky_relu', 'out', None, 'Tensor', out)
-        return _op_leaky_relu_out(input, negative_slope, out=out)
-    _ks = input._ks
-    if negative_slope.__class__ in _TENSOR_TYPES and negative_slope._ks != _ks:
-        _ks |= negative_slope._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, negative_slope)
-    return _op_leaky_relu_default(input, negative_slope)
+    if _TF:
+        _r = _tf_bound(leaky_relu, locals(), ('input', 'out'), 'ember._C._nn.leaky_relu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('leaky_relu', 'input', 1, 'Tensor', input)
+        if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
+            raise _bad_arg('leaky_relu', 'negative_slope', 2, 'Number', negative_slope)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('leaky_relu', 'out', None, 'Tensor', out)
+            return _op_leaky_relu_out(input, negative_slope, out=out)
+        _ks = input._ks
+        if negative_slope.__class__ in _TENSOR_TYPES and negative_slope._ks != _ks:
+            _ks |= negative_slope._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_leaky_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, negative_slope)
+        return _op_leaky_relu_default(input, negative_slope)
+    except TypeError:
+        _r = _tf_duck_bound(leaky_relu, locals(), ('input', 'out'), 'ember._C._nn.leaky_relu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def leaky_relu_(input, negative_slope=0.01):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
-    if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
-        raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
-    _ks = input._ks
-    if negative_slope.__class__ in _TENSOR_TYPES and negative_slope._ks != _ks:
-        _ks |= negative_slope._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, negative_slope)
-    return _op_leaky_relu__default(input, negative_slope)
+    if _TF:
+        _r = _tf_bound(leaky_relu_, locals(), ('input',), 'ember._C._nn.leaky_relu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('leaky_relu_', 'input', 1, 'Tensor', input)
+        if negative_slope.__class__ is not int and negative_slope.__class__ is not float and not _is_scalar(negative_slope):
+            raise _bad_arg('leaky_relu_', 'negative_slope', 2, 'Number', negative_slope)
+        _ks = input._ks
+        if negative_slope.__class__ in _TENSOR_TYPES and negative_slope._ks != _ks:
+            _ks |= negative_slope._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_leaky_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, negative_slope)
+        return _op_leaky_relu__default(input, negative_slope)
+    except TypeError:
+        _r = _tf_duck_bound(leaky_relu_, locals(), ('input',), 'ember._C._nn.leaky_relu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rrelu_with_noise', 'input', 1, 'Tensor', input)
-    if noise.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rrelu_with_noise', 'noise', 2, 'Tensor', noise)
-    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
-        raise _bad_arg('rrelu_with_noise', 'lower', 3, 'Number', lower)
-    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
-        raise _bad_arg('rrelu_with_noise', 'upper', 4, 'Number', upper)
-    if training.__class__ is not bool:
-        raise _bad_arg('rrelu_with_noise', 'training', 5, 'bool', training)
-    return _op_rrelu_with_noise_default(input, noise, lower, upper, training, generator)
+    if _TF:
+        _r = _tf_bound(rrelu_with_noise, locals(), ('input', 'noise'), 'ember._C._nn.rrelu_with_noise')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rrelu_with_noise', 'input', 1, 'Tensor', input)
+        if noise.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rrelu_with_noise', 'noise', 2, 'Tensor', noise)
+        if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+            raise _bad_arg('rrelu_with_noise', 'lower', 3, 'Number', lower)
+        if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+            raise _bad_arg('rrelu_with_noise', 'upper', 4, 'Number', upper)
+        if training.__class__ is not bool:
+            raise _bad_arg('rrelu_with_noise', 'training', 5, 'bool', training)
+        return _op_rrelu_with_noise_default(input, noise, lower, upper, training, generator)
+    except TypeError:
+        _r = _tf_duck_bound(rrelu_with_noise, locals(), ('input', 'noise'), 'ember._C._nn.rrelu_with_noise')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rrelu_with_noise_(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rrelu_with_noise_', 'input', 1, 'Tensor', input)
-    if noise.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rrelu_with_noise_', 'noise', 2, 'Tensor', noise)
-    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
-        raise _bad_arg('rrelu_with_noise_', 'lower', 3, 'Number', lower)
-    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
-        raise _bad_arg('rrelu_with_noise_', 'upper', 4, 'Number', upper)
-    if training.__class__ is not bool:
-        raise _bad_arg('rrelu_with_noise_', 'training', 5, 'bool', training)
-    return _op_rrelu_with_noise__default(input, noise, lower, upper, training, generator)
+    if _TF:
+        _r = _tf_bound(rrelu_with_noise_, locals(), ('input', 'noise'), 'ember._C._nn.rrelu_with_noise_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rrelu_with_noise_', 'input', 1, 'Tensor', input)
+        if noise.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rrelu_with_noise_', 'noise', 2, 'Tensor', noise)
+        if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+            raise _bad_arg('rrelu_with_noise_', 'lower', 3, 'Number', lower)
+        if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+            raise _bad_arg('rrelu_with_noise_', 'upper', 4, 'Number', upper)
+        if training.__class__ is not bool:
+            raise _bad_arg('rrelu_with_noise_', 'training', 5, 'bool', training)
+        return _op_rrelu_with_noise__default(input, noise, lower, upper, training, generator)
+    except TypeError:
+        _r = _tf_duck_bound(rrelu_with_noise_, locals(), ('input', 'noise'), 'ember._C._nn.rrelu_with_noise_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def softshrink(input, lambd=0.5, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('softshrink', 'input', 1, 'Tensor', input)
-    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
-        raise _bad_arg('softshrink', 'lambd', 2, 'Number', lambd)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('softshrink', 'out', None, 'Tensor', out)
-        return _op_softshrink_out(input, lambd, out=out)
-    _ks = input._ks
-    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
-        _ks |= lambd._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, lambd)
-    return _op_softshrink_default(input, lambd)
+    if _TF:
+        _r = _tf_bound(softshrink, locals(), ('input', 'out'), 'ember._C._nn.softshrink')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('softshrink', 'input', 1, 'Tensor', input)
+        if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+            raise _bad_arg('softshrink', 'lambd', 2, 'Number', lambd)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('softshrink', 'out', None, 'Tensor', out)
+            return _op_softshrink_out(input, lambd, out=out)
+        _ks = input._ks
+        if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
+            _ks |= lambd._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_softshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, lambd)
+        return _op_softshrink_default(input, lambd)
+    except TypeError:
+        _r = _tf_duck_bound(softshrink, locals(), ('input', 'out'), 'ember._C._nn.softshrink')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardtanh', 'input', 1, 'Tensor', input)
-    if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
-        raise _bad_arg('hardtanh', 'min_val', 2, 'Number', min_val)
-    if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
-        raise _bad_arg('hardtanh', 'max_val', 3, 'Number', max_val)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hardtanh', 'out', None, 'Tensor', out)
-        return _op_hardtanh_out(input, min_val, max_val, out=out)
-    _ks = input._ks
-    if min_val.__class__ in _TENSOR_TYPES and min_val._ks != _ks:
-        _ks |= min_val._ks
-    if max_val.__class__ in _TENSOR_TYPES and max_val._ks != _ks:
-        _ks |= max_val._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, min_val, max_val)
-    return _op_hardtanh_default(input, min_val, max_val)
+    if _TF:
+        _r = _tf_bound(hardtanh, locals(), ('input', 'out'), 'ember._C._nn.hardtanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardtanh', 'input', 1, 'Tensor', input)
+        if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
+            raise _bad_arg('hardtanh', 'min_val', 2, 'Number', min_val)
+        if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
+            raise _bad_arg('hardtanh', 'max_val', 3, 'Number', max_val)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hardtanh', 'out', None, 'Tensor', out)
+            return _op_hardtanh_out(input, min_val, max_val, out=out)
+        _ks = input._ks
+        if min_val.__class__ in _TENSOR_TYPES and min_val._ks != _ks:
+            _ks |= min_val._ks
+        if max_val.__class__ in _TENSOR_TYPES and max_val._ks != _ks:
+            _ks |= max_val._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardtanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, min_val, max_val)
+        return _op_hardtanh_default(input, min_val, max_val)
+    except TypeError:
+        _r = _tf_duck_bound(hardtanh, locals(), ('input', 'out'), 'ember._C._nn.hardtanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardtanh_(input, min_val=-1, max_val=1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardtanh_', 'input', 1, 'Tensor', input)
-    if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
-        raise _bad_arg('hardtanh_', 'min_val', 2, 'Number', min_val)
-    if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
-        raise _bad_arg('hardtanh_', 'max_val', 3, 'Number', max_val)
-    _ks = input._ks
-    if min_val.__class__ in _TENSOR_TYPES and min_val._ks != _ks:
-        _ks |= min_val._ks
-    if max_val.__class__ in _TENSOR_TYPES and max_val._ks != _ks:
-        _ks |= max_val._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, min_val, max_val)
-    return _op_hardtanh__default(input, min_val, max_val)
+    if _TF:
+        _r = _tf_bound(hardtanh_, locals(), ('input',), 'ember._C._nn.hardtanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardtanh_', 'input', 1, 'Tensor', input)
+        if min_val.__class__ is not int and min_val.__class__ is not float and not _is_scalar(min_val):
+            raise _bad_arg('hardtanh_', 'min_val', 2, 'Number', min_val)
+        if max_val.__class__ is not int and max_val.__class__ is not float and not _is_scalar(max_val):
+            raise _bad_arg('hardtanh_', 'max_val', 3, 'Number', max_val)
+        _ks = input._ks
+        if min_val.__class__ in _TENSOR_TYPES and min_val._ks != _ks:
+            _ks |= min_val._ks
+        if max_val.__class__ in _TENSOR_TYPES and max_val._ks != _ks:
+            _ks |= max_val._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardtanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, min_val, max_val)
+        return _op_hardtanh__default(input, min_val, max_val)
+    except TypeError:
+        _r = _tf_duck_bound(hardtanh_, locals(), ('input',), 'ember._C._nn.hardtanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardsigmoid(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardsigmoid', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hardsigmoid', 'out', None, 'Tensor', out)
-        return _op_hardsigmoid_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_hardsigmoid_default(input)
+    if _TF:
+        _r = _tf_bound(hardsigmoid, locals(), ('input', 'out'), 'ember._C._nn.hardsigmoid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardsigmoid', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hardsigmoid', 'out', None, 'Tensor', out)
+            return _op_hardsigmoid_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardsigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_hardsigmoid_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(hardsigmoid, locals(), ('input', 'out'), 'ember._C._nn.hardsigmoid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardsigmoid_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_hardsigmoid__default(input)
+    if _TF:
+        _r = _tf_bound(hardsigmoid_, locals(), ('input',), 'ember._C._nn.hardsigmoid_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardsigmoid_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardsigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_hardsigmoid__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(hardsigmoid_, locals(), ('input',), 'ember._C._nn.hardsigmoid_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardswish(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardswish', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hardswish', 'out', None, 'Tensor', out)
-        return _op_hardswish_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_hardswish_default(input)
+    if _TF:
+        _r = _tf_bound(hardswish, locals(), ('input', 'out'), 'ember._C._nn.hardswish')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardswish', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hardswish', 'out', None, 'Tensor', out)
+            return _op_hardswish_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardswish_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_hardswish_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(hardswish, locals(), ('input', 'out'), 'ember._C._nn.hardswish')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardswish_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_hardswish__default(input)
+    if _TF:
+        _r = _tf_bound(hardswish_, locals(), ('input',), 'ember._C._nn.hardswish_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardswish_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardswish__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_hardswish__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(hardswish_, locals(), ('input',), 'ember._C._nn.hardswish_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log_sigmoid(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log_sigmoid', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log_sigmoid', 'out', None, 'Tensor', out)
-        return _op_log_sigmoid_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log_sigmoid_default(input)
+    if _TF:
+        _r = _tf_bound(log_sigmoid, locals(), ('input', 'out'), 'ember._C._nn.log_sigmoid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log_sigmoid', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log_sigmoid', 'out', None, 'Tensor', out)
+            return _op_log_sigmoid_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log_sigmoid_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log_sigmoid, locals(), ('input', 'out'), 'ember._C._nn.log_sigmoid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def glu(input, dim=-1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('glu', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('glu', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('glu', 'out', None, 'Tensor', out)
-        return _op_glu_out(input, dim, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_glu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim)
-    return _op_glu_default(input, dim)
+    if _TF:
+        _r = _tf_bound(glu, locals(), ('input', 'out'), 'ember._C._nn.glu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('glu', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('glu', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('glu', 'out', None, 'Tensor', out)
+            return _op_glu_out(input, dim, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_glu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
+        return _op_glu_default(input, dim)
+    except TypeError:
+        _r = _tf_duck_bound(glu, locals(), ('input', 'out'), 'ember._C._nn.glu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def relu6(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_relu6_default(input)
+    if _TF:
+        _r = _tf_bound(relu6, locals(), ('input',), 'ember._C._nn.relu6')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('relu6', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_relu6_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_relu6_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(relu6, locals(), ('input',), 'ember._C._nn.relu6')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def relu6_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu6__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_relu6__default(input)
+    if _TF:
+        _r = _tf_bound(relu6_, locals(), ('input',), 'ember._C._nn.relu6_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('relu6_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_relu6__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_relu6__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(relu6_, locals(), ('input',), 'ember._C._nn.relu6_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
-    if query.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
-    if key.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
-    if value.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
-    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
-    if dropout_p.__class__ is not float and not _is_double(dropout_p):
-        raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
-    if is_causal.__class__ is not bool:
-        raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
-    if scale is None and enable_gqa is False:
-        _ks = query._ks
-        _ks |= key._ks
-        _ks |= value._ks
-        if attn_mask.__class__ in _TENSOR_TYPES and attn_mask._ks != _ks:
-            _ks |= attn_mask._ks
-        if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
-            _ks |= dropout_p._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(query, key, value, attn_mask, dropout_p, is_causal)
-        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
-    if scale is not None and scale.__class__ is not float and not _is_double(scale):
-        raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
-    if enable_gqa.__class__ is not bool:
-        raise _bad_arg('scaled_dot_product_attention', 'enable_gqa', None, 'bool', enable_gqa)
-    return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+    if _TF:
+        _r = _tf_bound(scaled_dot_product_attention, locals(), ('query', 'key', 'value', 'attn_mask'), 'ember._C._nn.scaled_dot_product_attention')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if query.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scaled_dot_product_attention', 'query', 1, 'Tensor', query)
+        if key.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scaled_dot_product_attention', 'key', 2, 'Tensor', key)
+        if value.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scaled_dot_product_attention', 'value', 3, 'Tensor', value)
+        if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scaled_dot_product_attention', 'attn_mask', 4, 'Tensor', attn_mask)
+        if dropout_p.__class__ is not float and not _is_double(dropout_p):
+            raise _bad_arg('scaled_dot_product_attention', 'dropout_p', 5, 'float', dropout_p)
+        if is_causal.__class__ is not bool:
+            raise _bad_arg('scaled_dot_product_attention', 'is_causal', 6, 'bool', is_causal)
+        if scale is None and enable_gqa is False:
+            _ks = query._ks
+            _ks |= key._ks
+            _ks |= value._ks
+            if attn_mask.__class__ in _TENSOR_TYPES and attn_mask._ks != _ks:
+                _ks |= attn_mask._ks
+            if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
+                _ks |= dropout_p._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_scaled_dot_product_attention_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(query, key, value, attn_mask, dropout_p, is_causal)
+            return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal)
+        if scale is not None and scale.__class__ is not float and not _is_double(scale):
+            raise _bad_arg('scaled_dot_product_attention', 'scale', None, 'float', scale)
+        if enable_gqa.__class__ is not bool:
+            raise _bad_arg('scaled_dot_product_attention', 'enable_gqa', None, 'bool', enable_gqa)
+        return _op_scaled_dot_product_attention_default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+    except TypeError:
+        _r = _tf_duck_bound(scaled_dot_product_attention, locals(), ('query', 'key', 'value', 'attn_mask'), 'ember._C._nn.scaled_dot_product_attention')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def im2col(input, kernel_size, dilation, padding, stride):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(dilation):
-        raise _bad_arg('im2col', 'dilation', 3, 'tuple of ints', dilation)
-    if not _is_intlist(padding):
-        raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(stride):
-        raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
-    return _op_im2col_default(input, kernel_size, dilation, padding, stride)
+    if _TF:
+        _r = _tf_bound(im2col, locals(), ('input',), 'ember._C._nn.im2col')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('im2col', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('im2col', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(dilation):
+            raise _bad_arg('im2col', 'dilation', 3, 'tuple of ints', dilation)
+        if not _is_intlist(padding):
+            raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(stride):
+            raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
+        return _op_im2col_default(input, kernel_size, dilation, padding, stride)
+    except TypeError:
+        _r = _tf_duck_bound(im2col, locals(), ('input',), 'ember._C._nn.im2col')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def col2im(input, output_size, kernel_size, dilation, padding, stride):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('col2im', 'kernel_size', 3, 'tuple of ints', kernel_size)
-    if not _is_intlist(dilation):
-        raise _bad_arg('col2im', 'dilation', 4, 'tuple of ints', dilation)
-    if not _is_intlist(padding):
-        raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(stride):
-        raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
-    return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
+    if _TF:
+        _r = _tf_bound(col2im, locals(), ('input',), 'ember._C._nn.col2im')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('col2im', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('col2im', 'output_size', 2, 'tuple of ints', output_size)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('col2im', 'kernel_size', 3, 'tuple of ints', kernel_size)
+        if not _is_intlist(dilation):
+            raise _bad_arg('col2im', 'dilation', 4, 'tuple of ints', dilation)
+        if not _is_intlist(padding):
+            raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
+        if not _is_intlist(stride):
+            raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
+        return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
+    except TypeError:
+        _r = _tf_duck_bound(col2im, locals(), ('input',), 'ember._C._nn.col2im')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def one_hot(input, num_classes=-1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
-    if num_classes.__class__ is not int and not _is_int(num_classes):
-        raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
-    _ks = input._ks
-    if num_classes.__class__ in _TENSOR_TYPES and num_classes._ks != _ks:
-        _ks |= num_classes._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, num_classes)
-    return _op_one_hot_default(input, num_classes)
+    if _TF:
+        _r = _tf_bound(one_hot, locals(), ('input',), 'ember._C._nn.one_hot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('one_hot', 'input', 1, 'Tensor', input)
+        if num_classes.__class__ is not int and not _is_int(num_classes):
+            raise _bad_arg('one_hot', 'num_classes', 2, 'int', num_classes)
+        _ks = input._ks
+        if num_classes.__class__ in _TENSOR_TYPES and num_classes._ks != _ks:
+            _ks |= num_classes._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_one_hot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, num_classes)
+        return _op_one_hot_default(input, num_classes)
+    except TypeError:
+        _r = _tf_duck_bound(one_hot, locals(), ('input',), 'ember._C._nn.one_hot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __upsample_bilinear2d_aa_c0(input, output_size, align_corners, scale_factors):
     s = 0
@@ -595,32 +880,42 @@ __upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinea
 __upsample_bilinear2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bilinear2d_aa(*args, **kwargs):
-    best = None
-    for c, b in __upsample_bilinear2d_aa_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in __upsample_bilinear2d_aa_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__upsample_bilinear2d_aa_e'):
-                raise _e from None
-            raise _unbound_call('_upsample_bilinear2d_aa', _p[0], args, kwargs, _m) from None
-    raise _no_match('_upsample_bilinear2d_aa', args, kwargs, __upsample_bilinear2d_aa_sigs, False)
+    if _TF:
+        _r = _tf_varargs(_upsample_bilinear2d_aa, args, kwargs, 'ember._C._nn._upsample_bilinear2d_aa')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in __upsample_bilinear2d_aa_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in __upsample_bilinear2d_aa_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__upsample_bilinear2d_aa_e'):
+                    raise _e from None
+                raise _unbound_call('_upsample_bilinear2d_aa', _p[0], args, kwargs, _m) from None
+        raise _no_match('_upsample_bilinear2d_aa', args, kwargs, __upsample_bilinear2d_aa_sigs, False)
+    except TypeError:
+        _r = _tf_duck(_upsample_bilinear2d_aa, args, kwargs, 'ember._C._nn._upsample_bilinear2d_aa')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __upsample_bicubic2d_aa_c0(input, output_size, align_corners, scale_factors):
     s = 0
@@ -679,32 +974,42 @@ __upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d
 __upsample_bicubic2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bicubic2d_aa(*args, **kwargs):
-    best = None
-    for c, b in __upsample_bicubic2d_aa_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in __upsample_bicubic2d_aa_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__upsample_bicubic2d_aa_e'):
-                raise _e from None
-            raise _unbound_call('_upsample_bicubic2d_aa', _p[0], args, kwargs, _m) from None
-    raise _no_match('_upsample_bicubic2d_aa', args, kwargs, __upsample_bicubic2d_aa_sigs, False)
+    if _TF:
+        _r = _tf_varargs(_upsample_bicubic2d_aa, args, kwargs, 'ember._C._nn._upsample_bicubic2d_aa')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in __upsample_bicubic2d_aa_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in __upsample_bicubic2d_aa_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__upsample_bicubic2d_aa_e'):
+                    raise _e from None
+                raise _unbound_call('_upsample_bicubic2d_aa', _p[0], args, kwargs, _m) from None
+        raise _no_match('_upsample_bicubic2d_aa', args, kwargs, __upsample_bicubic2d_aa_sigs, False)
+    except TypeError:
+        _r = _tf_duck(_upsample_bicubic2d_aa, args, kwargs, 'ember._C._nn._upsample_bicubic2d_aa')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __upsample_lanczos2d_aa_c0(input, output_size, align_corners, scale_factors):
     s = 0
@@ -763,534 +1068,914 @@ __upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d
 __upsample_lanczos2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_lanczos2d_aa(*args, **kwargs):
-    best = None
-    for c, b in __upsample_lanczos2d_aa_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in __upsample_lanczos2d_aa_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__upsample_lanczos2d_aa_e'):
-                raise _e from None
-            raise _unbound_call('_upsample_lanczos2d_aa', _p[0], args, kwargs, _m) from None
-    raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
+    if _TF:
+        _r = _tf_varargs(_upsample_lanczos2d_aa, args, kwargs, 'ember._C._nn._upsample_lanczos2d_aa')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in __upsample_lanczos2d_aa_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in __upsample_lanczos2d_aa_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__upsample_lanczos2d_aa_e'):
+                    raise _e from None
+                raise _unbound_call('_upsample_lanczos2d_aa', _p[0], args, kwargs, _m) from None
+        raise _no_match('_upsample_lanczos2d_aa', args, kwargs, __upsample_lanczos2d_aa_sigs, False)
+    except TypeError:
+        _r = _tf_duck(_upsample_lanczos2d_aa, args, kwargs, 'ember._C._nn._upsample_lanczos2d_aa')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def upsample_nearest1d(input, output_size, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
+    if _TF:
+        _r = _tf_bound(upsample_nearest1d, locals(), ('input',), 'ember._C._nn.upsample_nearest1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('upsample_nearest1d', 'input', 1, 'Tensor', input)
+        if output_size is not None and not _is_intseq(output_size):
+            raise _bad_arg('upsample_nearest1d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_upsample_nearest1d_vec(input, output_size, scale_factors)
+    except TypeError:
+        _r = _tf_duck_bound(upsample_nearest1d, locals(), ('input',), 'ember._C._nn.upsample_nearest1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def upsample_nearest2d(input, output_size, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
+    if _TF:
+        _r = _tf_bound(upsample_nearest2d, locals(), ('input',), 'ember._C._nn.upsample_nearest2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('upsample_nearest2d', 'input', 1, 'Tensor', input)
+        if output_size is not None and not _is_intseq(output_size):
+            raise _bad_arg('upsample_nearest2d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_upsample_nearest2d_vec(input, output_size, scale_factors)
+    except TypeError:
+        _r = _tf_duck_bound(upsample_nearest2d, locals(), ('input',), 'ember._C._nn.upsample_nearest2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _upsample_nearest_exact2d(input, output_size, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
+    if _TF:
+        _r = _tf_bound(_upsample_nearest_exact2d, locals(), ('input',), 'ember._C._nn._upsample_nearest_exact2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_upsample_nearest_exact2d', 'input', 1, 'Tensor', input)
+        if output_size is not None and not _is_intseq(output_size):
+            raise _bad_arg('_upsample_nearest_exact2d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op__upsample_nearest_exact2d_vec(input, output_size, scale_factors)
+    except TypeError:
+        _r = _tf_duck_bound(_upsample_nearest_exact2d, locals(), ('input',), 'ember._C._nn._upsample_nearest_exact2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def upsample_linear1d(input, output_size, align_corners, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
+    if _TF:
+        _r = _tf_bound(upsample_linear1d, locals(), ('input',), 'ember._C._nn.upsample_linear1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('upsample_linear1d', 'input', 1, 'Tensor', input)
+        if output_size is not None and not _is_intseq(output_size):
+            raise _bad_arg('upsample_linear1d', 'output_size', 2, 'tuple of ints', output_size)
+        if align_corners.__class__ is not bool:
+            raise _bad_arg('upsample_linear1d', 'align_corners', 3, 'bool', align_corners)
+        return _op_upsample_linear1d_vec(input, output_size, align_corners, scale_factors)
+    except TypeError:
+        _r = _tf_duck_bound(upsample_linear1d, locals(), ('input',), 'ember._C._nn.upsample_linear1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
+    if _TF:
+        _r = _tf_bound(upsample_bilinear2d, locals(), ('input',), 'ember._C._nn.upsample_bilinear2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('upsample_bilinear2d', 'input', 1, 'Tensor', input)
+        if output_size is not None and not _is_intseq(output_size):
+            raise _bad_arg('upsample_bilinear2d', 'output_size', 2, 'tuple of ints', output_size)
+        if align_corners.__class__ is not bool:
+            raise _bad_arg('upsample_bilinear2d', 'align_corners', 3, 'bool', align_corners)
+        return _op_upsample_bilinear2d_vec(input, output_size, align_corners, scale_factors)
+    except TypeError:
+        _r = _tf_duck_bound(upsample_bilinear2d, locals(), ('input',), 'ember._C._nn.upsample_bilinear2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
-    if output_size is not None and not _is_intseq(output_size):
-        raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)
-    return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
+    if _TF:
+        _r = _tf_bound(upsample_bicubic2d, locals(), ('input',), 'ember._C._nn.upsample_bicubic2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('upsample_bicubic2d', 'input', 1, 'Tensor', input)
+        if output_size is not None and not _is_intseq(output_size):
+            raise _bad_arg('upsample_bicubic2d', 'output_size', 2, 'tuple of ints', output_size)
+        if align_corners.__class__ is not bool:
+            raise _bad_arg('upsample_bicubic2d', 'align_corners', 3, 'bool', align_corners)
+        return _op_upsample_bicubic2d_vec(input, output_size, align_corners, scale_factors)
+    except TypeError:
+        _r = _tf_duck_bound(upsample_bicubic2d, locals(), ('input',), 'ember._C._nn.upsample_bicubic2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linear(input, weight, bias=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linear', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
-    _ks = input._ks
-    _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_linear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weight, bias)
-    return _op_linear_default(input, weight, bias)
+    if _TF:
+        _r = _tf_bound(linear, locals(), ('input', 'weight', 'bias'), 'ember._C._nn.linear')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linear', 'input', 1, 'Tensor', input)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linear', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('linear', 'bias', 3, 'Tensor', bias)
+        _ks = input._ks
+        _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias)
+        return _op_linear_default(input, weight, bias)
+    except TypeError:
+        _r = _tf_duck_bound(linear, locals(), ('input', 'weight', 'bias'), 'ember._C._nn.linear')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('multi_margin_loss', 'target', 2, 'Tensor', target)
-    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
-        raise _bad_arg('multi_margin_loss', 'p', 3, 'Number', p)
-    if margin.__class__ is not int and margin.__class__ is not float and not _is_scalar(margin):
-        raise _bad_arg('multi_margin_loss', 'margin', 4, 'Number', margin)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('multi_margin_loss', 'weight', 5, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('multi_margin_loss', 'reduction', 6, 'int', reduction)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('multi_margin_loss', 'out', None, 'Tensor', out)
-        return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
-    _ks = input._ks
-    _ks |= target._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
-        _ks |= margin._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, p, margin, weight, reduction)
-    return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
+    if _TF:
+        _r = _tf_bound(multi_margin_loss, locals(), ('input', 'target', 'weight', 'out'), 'ember._C._nn.multi_margin_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('multi_margin_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('multi_margin_loss', 'target', 2, 'Tensor', target)
+        if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+            raise _bad_arg('multi_margin_loss', 'p', 3, 'Number', p)
+        if margin.__class__ is not int and margin.__class__ is not float and not _is_scalar(margin):
+            raise _bad_arg('multi_margin_loss', 'margin', 4, 'Number', margin)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('multi_margin_loss', 'weight', 5, 'Tensor', weight)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('multi_margin_loss', 'reduction', 6, 'int', reduction)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('multi_margin_loss', 'out', None, 'Tensor', out)
+            return _op_multi_margin_loss_out(input, target, p, margin, weight, reduction, out=out)
+        _ks = input._ks
+        _ks |= target._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
+            _ks |= margin._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_multi_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, p, margin, weight, reduction)
+        return _op_multi_margin_loss_default(input, target, p, margin, weight, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(multi_margin_loss, locals(), ('input', 'target', 'weight', 'out'), 'ember._C._nn.multi_margin_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def multilabel_margin_loss(input, target, reduction=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('multilabel_margin_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('multilabel_margin_loss', 'reduction', 3, 'int', reduction)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('multilabel_margin_loss', 'out', None, 'Tensor', out)
-        return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
-    _ks = input._ks
-    _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, reduction)
-    return _op_multilabel_margin_loss_default(input, target, reduction)
+    if _TF:
+        _r = _tf_bound(multilabel_margin_loss, locals(), ('input', 'target', 'out'), 'ember._C._nn.multilabel_margin_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('multilabel_margin_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('multilabel_margin_loss', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('multilabel_margin_loss', 'reduction', 3, 'int', reduction)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('multilabel_margin_loss', 'out', None, 'Tensor', out)
+            return _op_multilabel_margin_loss_out(input, target, reduction, out=out)
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_multilabel_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, reduction)
+        return _op_multilabel_margin_loss_default(input, target, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(multilabel_margin_loss, locals(), ('input', 'target', 'out'), 'ember._C._nn.multilabel_margin_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nll_loss', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nll_loss', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('nll_loss', 'reduction', 4, 'int', reduction)
-    if ignore_index.__class__ is not int and not _is_int(ignore_index):
-        raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
-    _ks = input._ks
-    _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
-        _ks |= ignore_index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, weight, reduction, ignore_index)
-    return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
+    if _TF:
+        _r = _tf_bound(nll_loss, locals(), ('input', 'target', 'weight'), 'ember._C._nn.nll_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nll_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nll_loss', 'target', 2, 'Tensor', target)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nll_loss', 'weight', 3, 'Tensor', weight)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('nll_loss', 'reduction', 4, 'int', reduction)
+        if ignore_index.__class__ is not int and not _is_int(ignore_index):
+            raise _bad_arg('nll_loss', 'ignore_index', 5, 'int', ignore_index)
+        _ks = input._ks
+        _ks |= target._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
+            _ks |= ignore_index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, weight, reduction, ignore_index)
+        return _op_nll_loss_default(input, target, weight, reduction, ignore_index)
+    except TypeError:
+        _r = _tf_duck_bound(nll_loss, locals(), ('input', 'target', 'weight'), 'ember._C._nn.nll_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nll_loss_nd', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nll_loss_nd', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('nll_loss_nd', 'reduction', 4, 'int', reduction)
-    if ignore_index.__class__ is not int and not _is_int(ignore_index):
-        raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
-    _ks = input._ks
-    _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
-        _ks |= ignore_index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, weight, reduction, ignore_index)
-    return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
+    if _TF:
+        _r = _tf_bound(nll_loss_nd, locals(), ('input', 'target', 'weight'), 'ember._C._nn.nll_loss_nd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nll_loss_nd', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nll_loss_nd', 'target', 2, 'Tensor', target)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nll_loss_nd', 'weight', 3, 'Tensor', weight)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('nll_loss_nd', 'reduction', 4, 'int', reduction)
+        if ignore_index.__class__ is not int and not _is_int(ignore_index):
+            raise _bad_arg('nll_loss_nd', 'ignore_index', 5, 'int', ignore_index)
+        _ks = input._ks
+        _ks |= target._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
+            _ks |= ignore_index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nll_loss_nd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, weight, reduction, ignore_index)
+        return _op_nll_loss_nd_default(input, target, weight, reduction, ignore_index)
+    except TypeError:
+        _r = _tf_duck_bound(nll_loss_nd, locals(), ('input', 'target', 'weight'), 'ember._C._nn.nll_loss_nd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross_entropy_loss', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross_entropy_loss', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('cross_entropy_loss', 'reduction', 4, 'int', reduction)
-    if ignore_index.__class__ is not int and not _is_int(ignore_index):
-        raise _bad_arg('cross_entropy_loss', 'ignore_index', 5, 'int', ignore_index)
-    if label_smoothing.__class__ is not float and not _is_double(label_smoothing):
-        raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
-    _ks = input._ks
-    _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
-        _ks |= ignore_index._ks
-    if label_smoothing.__class__ in _TENSOR_TYPES and label_smoothing._ks != _ks:
-        _ks |= label_smoothing._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, weight, reduction, ignore_index, label_smoothing)
-    return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
+    if _TF:
+        _r = _tf_bound(cross_entropy_loss, locals(), ('input', 'target', 'weight'), 'ember._C._nn.cross_entropy_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cross_entropy_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cross_entropy_loss', 'target', 2, 'Tensor', target)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cross_entropy_loss', 'weight', 3, 'Tensor', weight)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('cross_entropy_loss', 'reduction', 4, 'int', reduction)
+        if ignore_index.__class__ is not int and not _is_int(ignore_index):
+            raise _bad_arg('cross_entropy_loss', 'ignore_index', 5, 'int', ignore_index)
+        if label_smoothing.__class__ is not float and not _is_double(label_smoothing):
+            raise _bad_arg('cross_entropy_loss', 'label_smoothing', 6, 'float', label_smoothing)
+        _ks = input._ks
+        _ks |= target._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if ignore_index.__class__ in _TENSOR_TYPES and ignore_index._ks != _ks:
+            _ks |= ignore_index._ks
+        if label_smoothing.__class__ in _TENSOR_TYPES and label_smoothing._ks != _ks:
+            _ks |= label_smoothing._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cross_entropy_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, weight, reduction, ignore_index, label_smoothing)
+        return _op_cross_entropy_loss_default(input, target, weight, reduction, ignore_index, label_smoothing)
+    except TypeError:
+        _r = _tf_duck_bound(cross_entropy_loss, locals(), ('input', 'target', 'weight'), 'ember._C._nn.cross_entropy_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mse_loss(input, target, reduction=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mse_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, reduction)
-    return _op_mse_loss_default(input, target, reduction)
+    if _TF:
+        _r = _tf_bound(mse_loss, locals(), ('input', 'target'), 'ember._C._nn.mse_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mse_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mse_loss', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('mse_loss', 'reduction', 3, 'int', reduction)
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mse_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, reduction)
+        return _op_mse_loss_default(input, target, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(mse_loss, locals(), ('input', 'target'), 'ember._C._nn.mse_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def l1_loss(input, target, reduction=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('l1_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, reduction)
-    return _op_l1_loss_default(input, target, reduction)
+    if _TF:
+        _r = _tf_bound(l1_loss, locals(), ('input', 'target'), 'ember._C._nn.l1_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('l1_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('l1_loss', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('l1_loss', 'reduction', 3, 'int', reduction)
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_l1_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, reduction)
+        return _op_l1_loss_default(input, target, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(l1_loss, locals(), ('input', 'target'), 'ember._C._nn.l1_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def smooth_l1_loss(input, target, reduction=0, beta=1.0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('smooth_l1_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('smooth_l1_loss', 'reduction', 3, 'int', reduction)
-    if beta.__class__ is not float and not _is_double(beta):
-        raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
-    _ks = input._ks
-    _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if beta.__class__ in _TENSOR_TYPES and beta._ks != _ks:
-        _ks |= beta._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, reduction, beta)
-    return _op_smooth_l1_loss_default(input, target, reduction, beta)
+    if _TF:
+        _r = _tf_bound(smooth_l1_loss, locals(), ('input', 'target'), 'ember._C._nn.smooth_l1_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('smooth_l1_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('smooth_l1_loss', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('smooth_l1_loss', 'reduction', 3, 'int', reduction)
+        if beta.__class__ is not float and not _is_double(beta):
+            raise _bad_arg('smooth_l1_loss', 'beta', 4, 'float', beta)
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if beta.__class__ in _TENSOR_TYPES and beta._ks != _ks:
+            _ks |= beta._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_smooth_l1_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, reduction, beta)
+        return _op_smooth_l1_loss_default(input, target, reduction, beta)
+    except TypeError:
+        _r = _tf_duck_bound(smooth_l1_loss, locals(), ('input', 'target'), 'ember._C._nn.smooth_l1_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def huber_loss(input, target, reduction=0, delta=1.0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('huber_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('huber_loss', 'reduction', 3, 'int', reduction)
-    if delta.__class__ is not float and not _is_double(delta):
-        raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
-    _ks = input._ks
-    _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if delta.__class__ in _TENSOR_TYPES and delta._ks != _ks:
-        _ks |= delta._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, reduction, delta)
-    return _op_huber_loss_default(input, target, reduction, delta)
+    if _TF:
+        _r = _tf_bound(huber_loss, locals(), ('input', 'target'), 'ember._C._nn.huber_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('huber_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('huber_loss', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('huber_loss', 'reduction', 3, 'int', reduction)
+        if delta.__class__ is not float and not _is_double(delta):
+            raise _bad_arg('huber_loss', 'delta', 4, 'float', delta)
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if delta.__class__ in _TENSOR_TYPES and delta._ks != _ks:
+            _ks |= delta._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_huber_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, reduction, delta)
+        return _op_huber_loss_default(input, target, reduction, delta)
+    except TypeError:
+        _r = _tf_duck_bound(huber_loss, locals(), ('input', 'target'), 'ember._C._nn.huber_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def soft_margin_loss(input, target, reduction=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('soft_margin_loss', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, reduction)
-    return _op_soft_margin_loss_default(input, target, reduction)
+    if _TF:
+        _r = _tf_bound(soft_margin_loss, locals(), ('input', 'target'), 'ember._C._nn.soft_margin_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('soft_margin_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('soft_margin_loss', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('soft_margin_loss', 'reduction', 3, 'int', reduction)
+        _ks = input._ks
+        _ks |= target._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_soft_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, reduction)
+        return _op_soft_margin_loss_default(input, target, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(soft_margin_loss, locals(), ('input', 'target'), 'ember._C._nn.soft_margin_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def binary_cross_entropy(input, target, weight=None, reduction=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy', 'weight', 3, 'Tensor', weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, weight, reduction)
-    return _op_binary_cross_entropy_default(input, target, weight, reduction)
+    if _TF:
+        _r = _tf_bound(binary_cross_entropy, locals(), ('input', 'target', 'weight'), 'ember._C._nn.binary_cross_entropy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy', 'target', 2, 'Tensor', target)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy', 'weight', 3, 'Tensor', weight)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('binary_cross_entropy', 'reduction', 4, 'int', reduction)
+        _ks = input._ks
+        _ks |= target._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_binary_cross_entropy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, weight, reduction)
+        return _op_binary_cross_entropy_default(input, target, weight, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(binary_cross_entropy, locals(), ('input', 'target', 'weight'), 'ember._C._nn.binary_cross_entropy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def pad(input, pad, mode='constant', value=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pad', 'input', 1, 'Tensor', input)
-    if not _is_intseq(pad):
-        raise _bad_arg('pad', 'pad', 2, 'tuple of ints', pad)
-    if mode.__class__ is not str:
-        raise _bad_arg('pad', 'mode', 3, 'str', mode)
-    if value is not None and value.__class__ is not float and not _is_double(value):
-        raise _bad_arg('pad', 'value', 4, 'float', value)
-    return _op_pad_default(input, pad, mode, value)
+    if _TF:
+        _r = _tf_bound(_G['pad'], locals(), ('input',), 'ember._C._nn.pad')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pad', 'input', 1, 'Tensor', input)
+        if not _is_intseq(pad):
+            raise _bad_arg('pad', 'pad', 2, 'tuple of ints', pad)
+        if mode.__class__ is not str:
+            raise _bad_arg('pad', 'mode', 3, 'str', mode)
+        if value is not None and value.__class__ is not float and not _is_double(value):
+            raise _bad_arg('pad', 'value', 4, 'float', value)
+        return _op_pad_default(input, pad, mode, value)
+    except TypeError:
+        _r = _tf_duck_bound(_G['pad'], locals(), ('input',), 'ember._C._nn.pad')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _pad_circular(input, pad):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
-    if not _is_intseq(pad):
-        raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
-    return _op__pad_circular_default(input, pad)
+    if _TF:
+        _r = _tf_bound(_pad_circular, locals(), ('input',), 'ember._C._nn._pad_circular')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
+        if not _is_intseq(pad):
+            raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
+        return _op__pad_circular_default(input, pad)
+    except TypeError:
+        _r = _tf_duck_bound(_pad_circular, locals(), ('input',), 'ember._C._nn._pad_circular')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def reflection_pad1d(input, padding):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('reflection_pad1d', 'padding', 2, 'tuple of ints', padding)
-    return _op_reflection_pad1d_default(input, padding)
+    if _TF:
+        _r = _tf_bound(reflection_pad1d, locals(), ('input',), 'ember._C._nn.reflection_pad1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(padding):
+            raise _bad_arg('reflection_pad1d', 'padding', 2, 'tuple of ints', padding)
+        return _op_reflection_pad1d_default(input, padding)
+    except TypeError:
+        _r = _tf_duck_bound(reflection_pad1d, locals(), ('input',), 'ember._C._nn.reflection_pad1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def reflection_pad2d(input, padding):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('reflection_pad2d', 'padding', 2, 'tuple of ints', padding)
-    return _op_reflection_pad2d_default(input, padding)
+    if _TF:
+        _r = _tf_bound(reflection_pad2d, locals(), ('input',), 'ember._C._nn.reflection_pad2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(padding):
+            raise _bad_arg('reflection_pad2d', 'padding', 2, 'tuple of ints', padding)
+        return _op_reflection_pad2d_default(input, padding)
+    except TypeError:
+        _r = _tf_duck_bound(reflection_pad2d, locals(), ('input',), 'ember._C._nn.reflection_pad2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def reflection_pad3d(input, padding):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('reflection_pad3d', 'padding', 2, 'tuple of ints', padding)
-    return _op_reflection_pad3d_default(input, padding)
+    if _TF:
+        _r = _tf_bound(reflection_pad3d, locals(), ('input',), 'ember._C._nn.reflection_pad3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(padding):
+            raise _bad_arg('reflection_pad3d', 'padding', 2, 'tuple of ints', padding)
+        return _op_reflection_pad3d_default(input, padding)
+    except TypeError:
+        _r = _tf_duck_bound(reflection_pad3d, locals(), ('input',), 'ember._C._nn.reflection_pad3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def replication_pad1d(input, padding):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('replication_pad1d', 'padding', 2, 'tuple of ints', padding)
-    return _op_replication_pad1d_default(input, padding)
+    if _TF:
+        _r = _tf_bound(replication_pad1d, locals(), ('input',), 'ember._C._nn.replication_pad1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(padding):
+            raise _bad_arg('replication_pad1d', 'padding', 2, 'tuple of ints', padding)
+        return _op_replication_pad1d_default(input, padding)
+    except TypeError:
+        _r = _tf_duck_bound(replication_pad1d, locals(), ('input',), 'ember._C._nn.replication_pad1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def replication_pad2d(input, padding):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('replication_pad2d', 'padding', 2, 'tuple of ints', padding)
-    return _op_replication_pad2d_default(input, padding)
+    if _TF:
+        _r = _tf_bound(replication_pad2d, locals(), ('input',), 'ember._C._nn.replication_pad2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(padding):
+            raise _bad_arg('replication_pad2d', 'padding', 2, 'tuple of ints', padding)
+        return _op_replication_pad2d_default(input, padding)
+    except TypeError:
+        _r = _tf_duck_bound(replication_pad2d, locals(), ('input',), 'ember._C._nn.replication_pad2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def replication_pad3d(input, padding):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(padding):
-        raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
-    return _op_replication_pad3d_default(input, padding)
+    if _TF:
+        _r = _tf_bound(replication_pad3d, locals(), ('input',), 'ember._C._nn.replication_pad3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(padding):
+            raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
+        return _op_replication_pad3d_default(input, padding)
+    except TypeError:
+        _r = _tf_duck_bound(replication_pad3d, locals(), ('input',), 'ember._C._nn.replication_pad3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool2d_with_indices', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool2d_with_indices', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _TF:
+        _r = _tf_bound(max_pool2d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool2d_with_indices')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_pool2d_with_indices', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('max_pool2d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('max_pool2d_with_indices', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('max_pool2d_with_indices', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(dilation):
+            raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+        return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    except TypeError:
+        _r = _tf_duck_bound(max_pool2d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool2d_with_indices')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('avg_pool2d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('avg_pool2d', 'padding', 4, 'tuple of ints', padding)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('avg_pool2d', 'ceil_mode', 5, 'bool', ceil_mode)
-    if count_include_pad.__class__ is not bool:
-        raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
-    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
-        raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
-    return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if _TF:
+        _r = _tf_bound(avg_pool2d, locals(), ('input',), 'ember._C._nn.avg_pool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('avg_pool2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('avg_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('avg_pool2d', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('avg_pool2d', 'padding', 4, 'tuple of ints', padding)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('avg_pool2d', 'ceil_mode', 5, 'bool', ceil_mode)
+        if count_include_pad.__class__ is not bool:
+            raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
+        if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
+            raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
+        return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    except TypeError:
+        _r = _tf_duck_bound(avg_pool2d, locals(), ('input',), 'ember._C._nn.avg_pool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adaptive_avg_pool2d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_avg_pool2d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(adaptive_avg_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_adaptive_avg_pool2d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(adaptive_avg_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adaptive_max_pool2d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_max_pool2d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(adaptive_max_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_adaptive_max_pool2d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(adaptive_max_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def max_unpool2d(input, indices, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_unpool2d', 'input', 1, 'Tensor', input)
-    if indices.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_unpool2d', 'indices', 2, 'Tensor', indices)
-    if not _is_intlist(output_size):
-        raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
-    return _op_max_unpool2d_default(input, indices, output_size)
+    if _TF:
+        _r = _tf_bound(max_unpool2d, locals(), ('input', 'indices'), 'ember._C._nn.max_unpool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_unpool2d', 'input', 1, 'Tensor', input)
+        if indices.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_unpool2d', 'indices', 2, 'Tensor', indices)
+        if not _is_intlist(output_size):
+            raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
+        return _op_max_unpool2d_default(input, indices, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(max_unpool2d, locals(), ('input', 'indices'), 'ember._C._nn.max_unpool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool3d_with_indices', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool3d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool3d_with_indices', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool3d_with_indices', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool3d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool3d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool3d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _TF:
+        _r = _tf_bound(max_pool3d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool3d_with_indices')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_pool3d_with_indices', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('max_pool3d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('max_pool3d_with_indices', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('max_pool3d_with_indices', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(dilation):
+            raise _bad_arg('max_pool3d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('max_pool3d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+        return _op_max_pool3d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    except TypeError:
+        _r = _tf_duck_bound(max_pool3d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool3d_with_indices')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('avg_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('avg_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('avg_pool3d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('avg_pool3d', 'padding', 4, 'tuple of ints', padding)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('avg_pool3d', 'ceil_mode', 5, 'bool', ceil_mode)
-    if count_include_pad.__class__ is not bool:
-        raise _bad_arg('avg_pool3d', 'count_include_pad', 6, 'bool', count_include_pad)
-    if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
-        raise _bad_arg('avg_pool3d', 'divisor_override', 7, 'int', divisor_override)
-    return _op_avg_pool3d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if _TF:
+        _r = _tf_bound(avg_pool3d, locals(), ('input',), 'ember._C._nn.avg_pool3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('avg_pool3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('avg_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('avg_pool3d', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('avg_pool3d', 'padding', 4, 'tuple of ints', padding)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('avg_pool3d', 'ceil_mode', 5, 'bool', ceil_mode)
+        if count_include_pad.__class__ is not bool:
+            raise _bad_arg('avg_pool3d', 'count_include_pad', 6, 'bool', count_include_pad)
+        if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
+            raise _bad_arg('avg_pool3d', 'divisor_override', 7, 'int', divisor_override)
+        return _op_avg_pool3d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    except TypeError:
+        _r = _tf_duck_bound(avg_pool3d, locals(), ('input',), 'ember._C._nn.avg_pool3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adaptive_avg_pool3d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_avg_pool3d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(adaptive_avg_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_adaptive_avg_pool3d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(adaptive_avg_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adaptive_max_pool3d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_max_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_max_pool3d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(adaptive_max_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adaptive_max_pool3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_adaptive_max_pool3d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(adaptive_max_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fractional_max_pool2d(input, kernel_size, output_size, random_samples):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fractional_max_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('fractional_max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(output_size):
-        raise _bad_arg('fractional_max_pool2d', 'output_size', 3, 'tuple of ints', output_size)
-    if random_samples.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fractional_max_pool2d', 'random_samples', 4, 'Tensor', random_samples)
-    return _op_fractional_max_pool2d_default(input, kernel_size, output_size, random_samples)
+    if _TF:
+        _r = _tf_bound(fractional_max_pool2d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fractional_max_pool2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('fractional_max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(output_size):
+            raise _bad_arg('fractional_max_pool2d', 'output_size', 3, 'tuple of ints', output_size)
+        if random_samples.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fractional_max_pool2d', 'random_samples', 4, 'Tensor', random_samples)
+        return _op_fractional_max_pool2d_default(input, kernel_size, output_size, random_samples)
+    except TypeError:
+        _r = _tf_duck_bound(fractional_max_pool2d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fractional_max_pool3d(input, kernel_size, output_size, random_samples):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fractional_max_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('fractional_max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(output_size):
-        raise _bad_arg('fractional_max_pool3d', 'output_size', 3, 'tuple of ints', output_size)
-    if random_samples.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fractional_max_pool3d', 'random_samples', 4, 'Tensor', random_samples)
-    return _op_fractional_max_pool3d_default(input, kernel_size, output_size, random_samples)
+    if _TF:
+        _r = _tf_bound(fractional_max_pool3d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fractional_max_pool3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('fractional_max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(output_size):
+            raise _bad_arg('fractional_max_pool3d', 'output_size', 3, 'tuple of ints', output_size)
+        if random_samples.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fractional_max_pool3d', 'random_samples', 4, 'Tensor', random_samples)
+        return _op_fractional_max_pool3d_default(input, kernel_size, output_size, random_samples)
+    except TypeError:
+        _r = _tf_duck_bound(fractional_max_pool3d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_pad_circular', '_upsample_bicubic2d_aa', '_upsample_bilinear2d_aa', '_upsample_lanczos2d_aa', '_upsample_nearest_exact2d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool3d', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'mish', 'mish_', 'mse_loss', 'multi_margin_loss', 'multilabel_margin_loss', 'nll_loss', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'rrelu_with_noise', 'rrelu_with_noise_', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_nearest1d', 'upsample_nearest2d']

@@ -5,12 +5,17 @@ from . import registrations as _registrations  # noqa: F401  (defines the aten o
 from .._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_special_airy_ai_default, _c_special_airy_ai_default = _lazy(_G, '_op_special_airy_ai_default', 'aten', 'special_airy_ai', 'default')
 _op_special_airy_ai_out, _c_special_airy_ai_out = _lazy(_G, '_op_special_airy_ai_out', 'aten', 'special_airy_ai', 'out')
@@ -137,696 +142,1046 @@ _op_special_zeta_out, _c_special_zeta_out = _lazy(_G, '_op_special_zeta_out', 'a
 
 _special_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_t(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_t_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_t_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_chebyshev_polynomial_t, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_t')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_t_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_t_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_t_x_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_t_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_t_n_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_t_n_scalar(x, n)
         if out is not None:
-            return _op_special_chebyshev_polynomial_t_x_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_t_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_chebyshev_polynomial_t_n_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_t_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
-        return _op_special_chebyshev_polynomial_t_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_chebyshev_polynomial_t_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
+            return _op_special_chebyshev_polynomial_t_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_chebyshev_polynomial_t_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_chebyshev_polynomial_t, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_t')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_chebyshev_polynomial_u_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_u(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_u_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_u_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_chebyshev_polynomial_u, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_u')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_u_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_u_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_u_x_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_u_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_u_n_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_u_n_scalar(x, n)
         if out is not None:
-            return _op_special_chebyshev_polynomial_u_x_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_u_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_chebyshev_polynomial_u_n_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_u_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
-        return _op_special_chebyshev_polynomial_u_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_chebyshev_polynomial_u_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
+            return _op_special_chebyshev_polynomial_u_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_chebyshev_polynomial_u_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_chebyshev_polynomial_u, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_u')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_chebyshev_polynomial_v_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_v(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_v_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_v_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_chebyshev_polynomial_v, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_v')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_v_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_v_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_v_x_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_v_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_v_n_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_v_n_scalar(x, n)
         if out is not None:
-            return _op_special_chebyshev_polynomial_v_x_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_v_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_chebyshev_polynomial_v_n_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_v_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
-        return _op_special_chebyshev_polynomial_v_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_chebyshev_polynomial_v_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
+            return _op_special_chebyshev_polynomial_v_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_chebyshev_polynomial_v_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_chebyshev_polynomial_v, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_v')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_chebyshev_polynomial_w_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_w(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_w_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_w_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_chebyshev_polynomial_w, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_w')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_w_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_chebyshev_polynomial_w_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_w_x_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_w_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_chebyshev_polynomial_w_n_scalar_out(x, n, out=out)
+            return _op_special_chebyshev_polynomial_w_n_scalar(x, n)
         if out is not None:
-            return _op_special_chebyshev_polynomial_w_x_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_w_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_chebyshev_polynomial_w_n_scalar_out(x, n, out=out)
-        return _op_special_chebyshev_polynomial_w_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
-        return _op_special_chebyshev_polynomial_w_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_chebyshev_polynomial_w_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
+            return _op_special_chebyshev_polynomial_w_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_chebyshev_polynomial_w_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_chebyshev_polynomial_w, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_w')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_hermite_polynomial_h_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_hermite_polynomial_h(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_hermite_polynomial_h', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_h_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_hermite_polynomial_h', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_h_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_hermite_polynomial_h() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_hermite_polynomial_h, locals(), ('x', 'n', 'out'), 'ember._C._special.special_hermite_polynomial_h')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_hermite_polynomial_h', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_h_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_hermite_polynomial_h', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_h_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_hermite_polynomial_h() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_hermite_polynomial_h_x_scalar_out(x, n, out=out)
+            return _op_special_hermite_polynomial_h_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_hermite_polynomial_h_n_scalar_out(x, n, out=out)
+            return _op_special_hermite_polynomial_h_n_scalar(x, n)
         if out is not None:
-            return _op_special_hermite_polynomial_h_x_scalar_out(x, n, out=out)
-        return _op_special_hermite_polynomial_h_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_hermite_polynomial_h_n_scalar_out(x, n, out=out)
-        return _op_special_hermite_polynomial_h_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_hermite_polynomial_h', 'out', None, 'Tensor', out)
-        return _op_special_hermite_polynomial_h_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_hermite_polynomial_h_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_hermite_polynomial_h', 'out', None, 'Tensor', out)
+            return _op_special_hermite_polynomial_h_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_hermite_polynomial_h_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_hermite_polynomial_h_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_hermite_polynomial_h, locals(), ('x', 'n', 'out'), 'ember._C._special.special_hermite_polynomial_h')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_hermite_polynomial_he_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_hermite_polynomial_he(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_hermite_polynomial_he', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_he_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_hermite_polynomial_he', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_he_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_hermite_polynomial_he() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_hermite_polynomial_he, locals(), ('x', 'n', 'out'), 'ember._C._special.special_hermite_polynomial_he')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_hermite_polynomial_he', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_he_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_hermite_polynomial_he', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_hermite_polynomial_he_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_hermite_polynomial_he() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_hermite_polynomial_he_x_scalar_out(x, n, out=out)
+            return _op_special_hermite_polynomial_he_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_hermite_polynomial_he_n_scalar_out(x, n, out=out)
+            return _op_special_hermite_polynomial_he_n_scalar(x, n)
         if out is not None:
-            return _op_special_hermite_polynomial_he_x_scalar_out(x, n, out=out)
-        return _op_special_hermite_polynomial_he_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_hermite_polynomial_he_n_scalar_out(x, n, out=out)
-        return _op_special_hermite_polynomial_he_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_hermite_polynomial_he', 'out', None, 'Tensor', out)
-        return _op_special_hermite_polynomial_he_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_hermite_polynomial_he_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_hermite_polynomial_he', 'out', None, 'Tensor', out)
+            return _op_special_hermite_polynomial_he_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_hermite_polynomial_he_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_hermite_polynomial_he_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_hermite_polynomial_he, locals(), ('x', 'n', 'out'), 'ember._C._special.special_hermite_polynomial_he')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_laguerre_polynomial_l_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_laguerre_polynomial_l(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_laguerre_polynomial_l', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_laguerre_polynomial_l_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_laguerre_polynomial_l', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_laguerre_polynomial_l_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_laguerre_polynomial_l() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_laguerre_polynomial_l, locals(), ('x', 'n', 'out'), 'ember._C._special.special_laguerre_polynomial_l')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_laguerre_polynomial_l', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_laguerre_polynomial_l_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_laguerre_polynomial_l', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_laguerre_polynomial_l_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_laguerre_polynomial_l() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_laguerre_polynomial_l_x_scalar_out(x, n, out=out)
+            return _op_special_laguerre_polynomial_l_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_laguerre_polynomial_l_n_scalar_out(x, n, out=out)
+            return _op_special_laguerre_polynomial_l_n_scalar(x, n)
         if out is not None:
-            return _op_special_laguerre_polynomial_l_x_scalar_out(x, n, out=out)
-        return _op_special_laguerre_polynomial_l_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_laguerre_polynomial_l_n_scalar_out(x, n, out=out)
-        return _op_special_laguerre_polynomial_l_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_laguerre_polynomial_l', 'out', None, 'Tensor', out)
-        return _op_special_laguerre_polynomial_l_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_laguerre_polynomial_l_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_laguerre_polynomial_l', 'out', None, 'Tensor', out)
+            return _op_special_laguerre_polynomial_l_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_laguerre_polynomial_l_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_laguerre_polynomial_l_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_laguerre_polynomial_l, locals(), ('x', 'n', 'out'), 'ember._C._special.special_laguerre_polynomial_l')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_legendre_polynomial_p_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_legendre_polynomial_p(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_legendre_polynomial_p', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_legendre_polynomial_p_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_legendre_polynomial_p', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_legendre_polynomial_p_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_legendre_polynomial_p() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_legendre_polynomial_p, locals(), ('x', 'n', 'out'), 'ember._C._special.special_legendre_polynomial_p')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_legendre_polynomial_p', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_legendre_polynomial_p_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_legendre_polynomial_p', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_legendre_polynomial_p_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_legendre_polynomial_p() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_legendre_polynomial_p_x_scalar_out(x, n, out=out)
+            return _op_special_legendre_polynomial_p_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_legendre_polynomial_p_n_scalar_out(x, n, out=out)
+            return _op_special_legendre_polynomial_p_n_scalar(x, n)
         if out is not None:
-            return _op_special_legendre_polynomial_p_x_scalar_out(x, n, out=out)
-        return _op_special_legendre_polynomial_p_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_legendre_polynomial_p_n_scalar_out(x, n, out=out)
-        return _op_special_legendre_polynomial_p_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_legendre_polynomial_p', 'out', None, 'Tensor', out)
-        return _op_special_legendre_polynomial_p_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_legendre_polynomial_p_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_legendre_polynomial_p', 'out', None, 'Tensor', out)
+            return _op_special_legendre_polynomial_p_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_legendre_polynomial_p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_legendre_polynomial_p_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_legendre_polynomial_p, locals(), ('x', 'n', 'out'), 'ember._C._special.special_legendre_polynomial_p')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_shifted_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_t_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_t_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_shifted_chebyshev_polynomial_t, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_t')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_t_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_t', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_t_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_shifted_chebyshev_polynomial_t() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_t_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_t_n_scalar(x, n)
         if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_t_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_t_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
-        return _op_special_shifted_chebyshev_polynomial_t_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_shifted_chebyshev_polynomial_t', 'out', None, 'Tensor', out)
+            return _op_special_shifted_chebyshev_polynomial_t_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_shifted_chebyshev_polynomial_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_shifted_chebyshev_polynomial_t_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_shifted_chebyshev_polynomial_t, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_t')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_shifted_chebyshev_polynomial_u_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_u_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_u_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_shifted_chebyshev_polynomial_u, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_u')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_u_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_u', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_u_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_shifted_chebyshev_polynomial_u() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_u_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_u_n_scalar(x, n)
         if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_u_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_u_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
-        return _op_special_shifted_chebyshev_polynomial_u_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_shifted_chebyshev_polynomial_u', 'out', None, 'Tensor', out)
+            return _op_special_shifted_chebyshev_polynomial_u_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_shifted_chebyshev_polynomial_u_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_shifted_chebyshev_polynomial_u_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_shifted_chebyshev_polynomial_u, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_u')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_shifted_chebyshev_polynomial_v_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_v_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_v_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_shifted_chebyshev_polynomial_v, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_v')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_v_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_v', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_v_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_shifted_chebyshev_polynomial_v() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_v_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_v_n_scalar(x, n)
         if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_v_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_v_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
-        return _op_special_shifted_chebyshev_polynomial_v_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_shifted_chebyshev_polynomial_v', 'out', None, 'Tensor', out)
+            return _op_special_shifted_chebyshev_polynomial_v_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_shifted_chebyshev_polynomial_v_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_shifted_chebyshev_polynomial_v_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_shifted_chebyshev_polynomial_v, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_v')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_shifted_chebyshev_polynomial_w_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_w_sigs)
-    if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
-        raise _no_match_named('special_shifted_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_w_sigs)
-    if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
-        raise TypeError('special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
-    if not isinstance(x, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_shifted_chebyshev_polynomial_w, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_w')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES and x.__class__ is not float and x.__class__ is not int and not _is_num(x):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_w_sigs)
+        if n.__class__ not in _TENSOR_TYPES and n.__class__ is not float and n.__class__ is not int and not _is_num(n):
+            raise _no_match_named('special_shifted_chebyshev_polynomial_w', ((x, _NO_DEFAULT), (n, _NO_DEFAULT),), (('out', out, None),), _special_shifted_chebyshev_polynomial_w_sigs)
+        if not isinstance(x, TensorImpl) and not isinstance(n, TensorImpl):
+            raise TypeError('special_shifted_chebyshev_polynomial_w() received an invalid combination of arguments: at most one of x, n may be a number')
+        if not isinstance(x, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_w_x_scalar(x, n)
+        if not isinstance(n, TensorImpl):
+            if out is not None:
+                return _op_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out=out)
+            return _op_special_shifted_chebyshev_polynomial_w_n_scalar(x, n)
         if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_w_x_scalar(x, n)
-    if not isinstance(n, TensorImpl):
-        if out is not None:
-            return _op_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out=out)
-        return _op_special_shifted_chebyshev_polynomial_w_n_scalar(x, n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
-        return _op_special_shifted_chebyshev_polynomial_w_out(x, n, out=out)
-    _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, n)
-    return _op_special_shifted_chebyshev_polynomial_w_default(x, n)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_shifted_chebyshev_polynomial_w', 'out', None, 'Tensor', out)
+            return _op_special_shifted_chebyshev_polynomial_w_out(x, n, out=out)
+        _ks = x._ks if x.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_shifted_chebyshev_polynomial_w_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, n)
+        return _op_special_shifted_chebyshev_polynomial_w_default(x, n)
+    except TypeError:
+        _r = _tf_duck_bound(special_shifted_chebyshev_polynomial_w, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_w')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_i0e(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_i0e', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_i0e', 'out', None, 'Tensor', out)
-        return _op_special_i0e_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_i0e_default(input)
+    if _TF:
+        _r = _tf_bound(special_i0e, locals(), ('input', 'out'), 'ember._C._special.special_i0e')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_i0e', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_i0e', 'out', None, 'Tensor', out)
+            return _op_special_i0e_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_i0e_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_i0e_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_i0e, locals(), ('input', 'out'), 'ember._C._special.special_i0e')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_i1(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_i1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_i1', 'out', None, 'Tensor', out)
-        return _op_special_i1_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_i1_default(input)
+    if _TF:
+        _r = _tf_bound(special_i1, locals(), ('input', 'out'), 'ember._C._special.special_i1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_i1', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_i1', 'out', None, 'Tensor', out)
+            return _op_special_i1_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_i1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_i1_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_i1, locals(), ('input', 'out'), 'ember._C._special.special_i1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_i1e(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_i1e', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_i1e', 'out', None, 'Tensor', out)
-        return _op_special_i1e_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_i1e_default(input)
+    if _TF:
+        _r = _tf_bound(special_i1e, locals(), ('input', 'out'), 'ember._C._special.special_i1e')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_i1e', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_i1e', 'out', None, 'Tensor', out)
+            return _op_special_i1e_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_i1e_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_i1e_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_i1e, locals(), ('input', 'out'), 'ember._C._special.special_i1e')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_erfcx(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_erfcx', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_erfcx', 'out', None, 'Tensor', out)
-        return _op_special_erfcx_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_erfcx_default(input)
+    if _TF:
+        _r = _tf_bound(special_erfcx, locals(), ('input', 'out'), 'ember._C._special.special_erfcx')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_erfcx', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_erfcx', 'out', None, 'Tensor', out)
+            return _op_special_erfcx_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_erfcx_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_erfcx_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_erfcx, locals(), ('input', 'out'), 'ember._C._special.special_erfcx')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_ndtri(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_ndtri', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_ndtri', 'out', None, 'Tensor', out)
-        return _op_special_ndtri_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_ndtri_default(input)
+    if _TF:
+        _r = _tf_bound(special_ndtri, locals(), ('input', 'out'), 'ember._C._special.special_ndtri')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_ndtri', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_ndtri', 'out', None, 'Tensor', out)
+            return _op_special_ndtri_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_ndtri_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_ndtri_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_ndtri, locals(), ('input', 'out'), 'ember._C._special.special_ndtri')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_log_ndtr(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_log_ndtr', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_log_ndtr', 'out', None, 'Tensor', out)
-        return _op_special_log_ndtr_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_log_ndtr_default(input)
+    if _TF:
+        _r = _tf_bound(special_log_ndtr, locals(), ('input', 'out'), 'ember._C._special.special_log_ndtr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_log_ndtr', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_log_ndtr', 'out', None, 'Tensor', out)
+            return _op_special_log_ndtr_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_log_ndtr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_log_ndtr_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_log_ndtr, locals(), ('input', 'out'), 'ember._C._special.special_log_ndtr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_airy_ai(x, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_airy_ai', 'x', 1, 'Tensor', x)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_airy_ai', 'out', None, 'Tensor', out)
-        return _op_special_airy_ai_out(x, out=out)
-    _ks = x._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x)
-    return _op_special_airy_ai_default(x)
+    if _TF:
+        _r = _tf_bound(special_airy_ai, locals(), ('x', 'out'), 'ember._C._special.special_airy_ai')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_airy_ai', 'x', 1, 'Tensor', x)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_airy_ai', 'out', None, 'Tensor', out)
+            return _op_special_airy_ai_out(x, out=out)
+        _ks = x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_airy_ai_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x)
+        return _op_special_airy_ai_default(x)
+    except TypeError:
+        _r = _tf_duck_bound(special_airy_ai, locals(), ('x', 'out'), 'ember._C._special.special_airy_ai')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_bessel_j0(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_bessel_j0', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_bessel_j0', 'out', None, 'Tensor', out)
-        return _op_special_bessel_j0_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_bessel_j0_default(input)
+    if _TF:
+        _r = _tf_bound(special_bessel_j0, locals(), ('input', 'out'), 'ember._C._special.special_bessel_j0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_bessel_j0', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_bessel_j0', 'out', None, 'Tensor', out)
+            return _op_special_bessel_j0_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_bessel_j0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_bessel_j0_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_bessel_j0, locals(), ('input', 'out'), 'ember._C._special.special_bessel_j0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_bessel_j1(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_bessel_j1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_bessel_j1', 'out', None, 'Tensor', out)
-        return _op_special_bessel_j1_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_bessel_j1_default(input)
+    if _TF:
+        _r = _tf_bound(special_bessel_j1, locals(), ('input', 'out'), 'ember._C._special.special_bessel_j1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_bessel_j1', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_bessel_j1', 'out', None, 'Tensor', out)
+            return _op_special_bessel_j1_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_bessel_j1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_bessel_j1_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_bessel_j1, locals(), ('input', 'out'), 'ember._C._special.special_bessel_j1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_bessel_y0(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_bessel_y0', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_bessel_y0', 'out', None, 'Tensor', out)
-        return _op_special_bessel_y0_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_bessel_y0_default(input)
+    if _TF:
+        _r = _tf_bound(special_bessel_y0, locals(), ('input', 'out'), 'ember._C._special.special_bessel_y0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_bessel_y0', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_bessel_y0', 'out', None, 'Tensor', out)
+            return _op_special_bessel_y0_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_bessel_y0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_bessel_y0_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_bessel_y0, locals(), ('input', 'out'), 'ember._C._special.special_bessel_y0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_bessel_y1(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_bessel_y1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_bessel_y1', 'out', None, 'Tensor', out)
-        return _op_special_bessel_y1_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_bessel_y1_default(input)
+    if _TF:
+        _r = _tf_bound(special_bessel_y1, locals(), ('input', 'out'), 'ember._C._special.special_bessel_y1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_bessel_y1', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_bessel_y1', 'out', None, 'Tensor', out)
+            return _op_special_bessel_y1_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_bessel_y1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_bessel_y1_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_bessel_y1, locals(), ('input', 'out'), 'ember._C._special.special_bessel_y1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_modified_bessel_i0(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_modified_bessel_i0', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_modified_bessel_i0', 'out', None, 'Tensor', out)
-        return _op_special_modified_bessel_i0_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_modified_bessel_i0_default(input)
+    if _TF:
+        _r = _tf_bound(special_modified_bessel_i0, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_i0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_modified_bessel_i0', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_modified_bessel_i0', 'out', None, 'Tensor', out)
+            return _op_special_modified_bessel_i0_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_modified_bessel_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_modified_bessel_i0_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_modified_bessel_i0, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_i0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_modified_bessel_i1(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_modified_bessel_i1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_modified_bessel_i1', 'out', None, 'Tensor', out)
-        return _op_special_modified_bessel_i1_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_modified_bessel_i1_default(input)
+    if _TF:
+        _r = _tf_bound(special_modified_bessel_i1, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_i1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_modified_bessel_i1', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_modified_bessel_i1', 'out', None, 'Tensor', out)
+            return _op_special_modified_bessel_i1_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_modified_bessel_i1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_modified_bessel_i1_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_modified_bessel_i1, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_i1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_modified_bessel_k0(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_modified_bessel_k0', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_modified_bessel_k0', 'out', None, 'Tensor', out)
-        return _op_special_modified_bessel_k0_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_modified_bessel_k0_default(input)
+    if _TF:
+        _r = _tf_bound(special_modified_bessel_k0, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_k0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_modified_bessel_k0', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_modified_bessel_k0', 'out', None, 'Tensor', out)
+            return _op_special_modified_bessel_k0_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_modified_bessel_k0_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_modified_bessel_k0, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_k0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_modified_bessel_k1(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_modified_bessel_k1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_modified_bessel_k1', 'out', None, 'Tensor', out)
-        return _op_special_modified_bessel_k1_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_modified_bessel_k1_default(input)
+    if _TF:
+        _r = _tf_bound(special_modified_bessel_k1, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_k1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_modified_bessel_k1', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_modified_bessel_k1', 'out', None, 'Tensor', out)
+            return _op_special_modified_bessel_k1_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_modified_bessel_k1_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_modified_bessel_k1, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_k1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_scaled_modified_bessel_k0(x, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_scaled_modified_bessel_k0', 'x', 1, 'Tensor', x)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_scaled_modified_bessel_k0', 'out', None, 'Tensor', out)
-        return _op_special_scaled_modified_bessel_k0_out(x, out=out)
-    _ks = x._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x)
-    return _op_special_scaled_modified_bessel_k0_default(x)
+    if _TF:
+        _r = _tf_bound(special_scaled_modified_bessel_k0, locals(), ('x', 'out'), 'ember._C._special.special_scaled_modified_bessel_k0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_scaled_modified_bessel_k0', 'x', 1, 'Tensor', x)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_scaled_modified_bessel_k0', 'out', None, 'Tensor', out)
+            return _op_special_scaled_modified_bessel_k0_out(x, out=out)
+        _ks = x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_scaled_modified_bessel_k0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x)
+        return _op_special_scaled_modified_bessel_k0_default(x)
+    except TypeError:
+        _r = _tf_duck_bound(special_scaled_modified_bessel_k0, locals(), ('x', 'out'), 'ember._C._special.special_scaled_modified_bessel_k0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_scaled_modified_bessel_k1(x, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_scaled_modified_bessel_k1', 'x', 1, 'Tensor', x)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_scaled_modified_bessel_k1', 'out', None, 'Tensor', out)
-        return _op_special_scaled_modified_bessel_k1_out(x, out=out)
-    _ks = x._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x)
-    return _op_special_scaled_modified_bessel_k1_default(x)
+    if _TF:
+        _r = _tf_bound(special_scaled_modified_bessel_k1, locals(), ('x', 'out'), 'ember._C._special.special_scaled_modified_bessel_k1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_scaled_modified_bessel_k1', 'x', 1, 'Tensor', x)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_scaled_modified_bessel_k1', 'out', None, 'Tensor', out)
+            return _op_special_scaled_modified_bessel_k1_out(x, out=out)
+        _ks = x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_scaled_modified_bessel_k1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x)
+        return _op_special_scaled_modified_bessel_k1_default(x)
+    except TypeError:
+        _r = _tf_duck_bound(special_scaled_modified_bessel_k1, locals(), ('x', 'out'), 'ember._C._special.special_scaled_modified_bessel_k1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_spherical_bessel_j0(x, *, out=None):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_spherical_bessel_j0', 'x', 1, 'Tensor', x)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_spherical_bessel_j0', 'out', None, 'Tensor', out)
-        return _op_special_spherical_bessel_j0_out(x, out=out)
-    _ks = x._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x)
-    return _op_special_spherical_bessel_j0_default(x)
+    if _TF:
+        _r = _tf_bound(special_spherical_bessel_j0, locals(), ('x', 'out'), 'ember._C._special.special_spherical_bessel_j0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_spherical_bessel_j0', 'x', 1, 'Tensor', x)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_spherical_bessel_j0', 'out', None, 'Tensor', out)
+            return _op_special_spherical_bessel_j0_out(x, out=out)
+        _ks = x._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_spherical_bessel_j0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x)
+        return _op_special_spherical_bessel_j0_default(x)
+    except TypeError:
+        _r = _tf_duck_bound(special_spherical_bessel_j0, locals(), ('x', 'out'), 'ember._C._special.special_spherical_bessel_j0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_zeta(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_zeta', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_zeta', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_zeta', 'out', None, 'Tensor', out)
-        return _op_special_zeta_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_special_zeta_default(input, other)
+    if _TF:
+        _r = _tf_bound(special_zeta, locals(), ('input', 'other', 'out'), 'ember._C._special.special_zeta')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_zeta', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_zeta', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_zeta', 'out', None, 'Tensor', out)
+            return _op_special_zeta_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_zeta_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_special_zeta_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(special_zeta, locals(), ('input', 'other', 'out'), 'ember._C._special.special_zeta')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_gammainc(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_gammainc', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_gammainc', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_gammainc', 'out', None, 'Tensor', out)
-        return _op_special_gammainc_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_special_gammainc_default(input, other)
+    if _TF:
+        _r = _tf_bound(special_gammainc, locals(), ('input', 'other', 'out'), 'ember._C._special.special_gammainc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_gammainc', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_gammainc', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_gammainc', 'out', None, 'Tensor', out)
+            return _op_special_gammainc_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_gammainc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_special_gammainc_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(special_gammainc, locals(), ('input', 'other', 'out'), 'ember._C._special.special_gammainc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_gammaincc(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_gammaincc', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_gammaincc', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_gammaincc', 'out', None, 'Tensor', out)
-        return _op_special_gammaincc_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_special_gammaincc_default(input, other)
+    if _TF:
+        _r = _tf_bound(special_gammaincc, locals(), ('input', 'other', 'out'), 'ember._C._special.special_gammaincc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_gammaincc', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_gammaincc', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_gammaincc', 'out', None, 'Tensor', out)
+            return _op_special_gammaincc_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_gammaincc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_special_gammaincc_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(special_gammaincc, locals(), ('input', 'other', 'out'), 'ember._C._special.special_gammaincc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def special_entr(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('special_entr', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_entr', 'out', None, 'Tensor', out)
-        return _op_special_entr_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_special_entr_default(input)
+    if _TF:
+        _r = _tf_bound(special_entr, locals(), ('input', 'out'), 'ember._C._special.special_entr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('special_entr', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_entr', 'out', None, 'Tensor', out)
+            return _op_special_entr_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_entr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_special_entr_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(special_entr, locals(), ('input', 'out'), 'ember._C._special.special_entr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _special_xlog1py_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def special_xlog1py(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('special_xlog1py', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _special_xlog1py_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('special_xlog1py', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _special_xlog1py_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('special_xlog1py() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(input, TensorImpl):
+    if _TF:
+        _r = _tf_bound(special_xlog1py, locals(), ('input', 'other', 'out'), 'ember._C._special.special_xlog1py')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('special_xlog1py', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _special_xlog1py_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('special_xlog1py', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _special_xlog1py_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('special_xlog1py() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(input, TensorImpl):
+            if out is not None:
+                return _op_special_xlog1py_self_scalar_out(input, other, out=out)
+            return _op_special_xlog1py_self_scalar(input, other)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_special_xlog1py_other_scalar_out(input, other, out=out)
+            return _op_special_xlog1py_other_scalar(input, other)
         if out is not None:
-            return _op_special_xlog1py_self_scalar_out(input, other, out=out)
-        return _op_special_xlog1py_self_scalar(input, other)
-    if not isinstance(other, TensorImpl):
-        if out is not None:
-            return _op_special_xlog1py_other_scalar_out(input, other, out=out)
-        return _op_special_xlog1py_other_scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('special_xlog1py', 'out', None, 'Tensor', out)
-        return _op_special_xlog1py_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_special_xlog1py_default(input, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('special_xlog1py', 'out', None, 'Tensor', out)
+            return _op_special_xlog1py_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_special_xlog1py_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_special_xlog1py_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(special_xlog1py, locals(), ('input', 'other', 'out'), 'ember._C._special.special_xlog1py')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['special_airy_ai', 'special_bessel_j0', 'special_bessel_j1', 'special_bessel_y0', 'special_bessel_y1', 'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_w', 'special_entr', 'special_erfcx', 'special_gammainc', 'special_gammaincc', 'special_hermite_polynomial_h', 'special_hermite_polynomial_he', 'special_i0e', 'special_i1', 'special_i1e', 'special_laguerre_polynomial_l', 'special_legendre_polynomial_p', 'special_log_ndtr', 'special_modified_bessel_i0', 'special_modified_bessel_i1', 'special_modified_bessel_k0', 'special_modified_bessel_k1', 'special_ndtri', 'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k1', 'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_w', 'special_spherical_bessel_j0', 'special_xlog1py', 'special_zeta']

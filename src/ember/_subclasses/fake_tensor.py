@@ -18,6 +18,7 @@ import weakref
 from ember._core.device import CPU, META, device as _device
 from ember._core.symint import SymBool, SymFloat, SymInt
 from ember._core.tls import state as _tls
+from ember._core.torch_function import _disabled_torch_function_impl
 from ember._core.dispatch_keys import META_BIT, PYTHON_BIT, DispatchKey
 from ember._dispatch.modes import TorchDispatchMode
 from ember._tensor import Tensor
@@ -69,6 +70,7 @@ class FakeTensor(Tensor):
 
     fake_mode = None
     fake_device = CPU
+    __torch_function__ = _disabled_torch_function_impl    # as torch's: ops on it are ops on tensors
     _alias_fields = ("fake_mode", "fake_device")   # copied by nn's alias (Parameter(fake), Buffer(fake))
 
     # inside a kernel the tensor is what it really is, a meta tensor (kernels allocate on their inputs' device)

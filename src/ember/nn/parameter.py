@@ -12,6 +12,7 @@ import numpy as np
 from .._core.dispatch_keys import PYTHON_BIT
 from .._core.tensor_impl import FACTORY_REFUSAL
 from .._core.tls import state as _tls
+from .._core.torch_function import _disabled_torch_function_impl
 from .._tensor import Tensor
 from . import _tensor_util as U
 
@@ -56,7 +57,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
-    __torch_function__ = None
+    # ops on a Parameter return plain tensors (torch: _disabled_torch_function_impl)
+    __torch_function__ = _disabled_torch_function_impl
 
 
 class _BufferMeta(type):
@@ -72,6 +74,10 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
     Assigning a Buffer to a Module attribute registers it as a buffer (persistent unless persistent=False).
     """
+
+    # no instance is ever of this class (`Buffer(t)` is t's alias flagged `_is_buffer`): outside the
+    # __torch_function__ protocol, so defining it does not make every binding look at its arguments
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
@@ -203,6 +209,10 @@ class UninitializedParameter(Parameter):
 class UninitializedBuffer(Tensor):
     """A buffer of a lazy module whose shape is not known yet (LazyBatchNorm's running_mean until the first
     forward)."""
+
+    # ops on it raise through __torch_dispatch__ (torch raises the same ValueError from a __torch_function__);
+    # outside the protocol, so `import ember.nn` does not make every binding look at its arguments
+    __torch_function__ = _disabled_torch_function_impl
 
     cls_to_become = Tensor
 

@@ -8,6 +8,7 @@ from ember._tensor import Tensor
 from ember.nn import Module
 
 from ..exc import Unsupported
+from ..._core.torch_function import _tf_of
 from ..resume_execution import ResumeIterator
 from ..source import (AttrSource, CoveredSource, ForeignGlobalSource, GlobalSource, ItemSource, IterItemSource,
                       from_library_module)
@@ -29,6 +30,10 @@ class VariableBuilder:
         if isinstance(value, Tensor):
             if source is None:
                 raise Unsupported("a tensor without a source (a constant tensor captured from a closure)")
+            if type(value) is not Tensor and _tf_of(type(value)) is not None:
+                # its __torch_function__ decides what each op does and returns (torch's dynamo traces it; ember
+                # runs such code eagerly): a graph break, so the results are eager's
+                raise Unsupported(f"a {type(value).__name__} tensor subclass with __torch_function__")
             return out.tensor_input(value, source)
         if isinstance(value, Module):
             if source is not None:

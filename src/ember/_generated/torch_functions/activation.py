@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_celu__default, _c_celu__default = _lazy(_G, '_op_celu__default', 'aten', 'celu_', 'default')
 _op_celu_default, _c_celu_default = _lazy(_G, '_op_celu_default', 'aten', 'celu', 'default')
@@ -28,164 +33,284 @@ _op_threshold_default, _c_threshold_default = _lazy(_G, '_op_threshold_default',
 _op_threshold_out, _c_threshold_out = _lazy(_G, '_op_threshold_out', 'aten', 'threshold', 'out')
 
 def relu(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('relu', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_relu_default(input)
+    if _TF:
+        _r = _tf_bound(relu, locals(), ('input',), 'ember.relu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('relu', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_relu_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(relu, locals(), ('input',), 'ember.relu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def relu_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_relu__default(input)
+    if _TF:
+        _r = _tf_bound(relu_, locals(), ('input',), 'ember.relu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('relu_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_relu__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(relu_, locals(), ('input',), 'ember.relu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def selu(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('selu', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_selu_default(input)
+    if _TF:
+        _r = _tf_bound(selu, locals(), ('input',), 'ember.selu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('selu', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_selu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_selu_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(selu, locals(), ('input',), 'ember.selu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def selu_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_selu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_selu__default(input)
+    if _TF:
+        _r = _tf_bound(selu_, locals(), ('input',), 'ember.selu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('selu_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_selu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_selu__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(selu_, locals(), ('input',), 'ember.selu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def celu(input, alpha=1.0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('celu', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
-    _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
-        _ks |= alpha._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, alpha)
-    return _op_celu_default(input, alpha)
+    if _TF:
+        _r = _tf_bound(celu, locals(), ('input',), 'ember.celu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('celu', 'input', 1, 'Tensor', input)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('celu', 'alpha', 2, 'Number', alpha)
+        _ks = input._ks
+        if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
+            _ks |= alpha._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_celu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, alpha)
+        return _op_celu_default(input, alpha)
+    except TypeError:
+        _r = _tf_duck_bound(celu, locals(), ('input',), 'ember.celu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def celu_(input, alpha=1.0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
-    _ks = input._ks
-    if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
-        _ks |= alpha._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_celu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, alpha)
-    return _op_celu__default(input, alpha)
+    if _TF:
+        _r = _tf_bound(celu_, locals(), ('input',), 'ember.celu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('celu_', 'input', 1, 'Tensor', input)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('celu_', 'alpha', 2, 'Number', alpha)
+        _ks = input._ks
+        if alpha.__class__ in _TENSOR_TYPES and alpha._ks != _ks:
+            _ks |= alpha._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_celu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, alpha)
+        return _op_celu__default(input, alpha)
+    except TypeError:
+        _r = _tf_duck_bound(celu_, locals(), ('input',), 'ember.celu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rrelu', 'input', 1, 'Tensor', input)
-    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
-        raise _bad_arg('rrelu', 'lower', 2, 'Number', lower)
-    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
-        raise _bad_arg('rrelu', 'upper', 3, 'Number', upper)
-    if training.__class__ is not bool:
-        raise _bad_arg('rrelu', 'training', 4, 'bool', training)
-    return _op_rrelu_default(input, lower, upper, training, generator)
+    if _TF:
+        _r = _tf_bound(rrelu, locals(), ('input',), 'ember.rrelu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rrelu', 'input', 1, 'Tensor', input)
+        if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+            raise _bad_arg('rrelu', 'lower', 2, 'Number', lower)
+        if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+            raise _bad_arg('rrelu', 'upper', 3, 'Number', upper)
+        if training.__class__ is not bool:
+            raise _bad_arg('rrelu', 'training', 4, 'bool', training)
+        return _op_rrelu_default(input, lower, upper, training, generator)
+    except TypeError:
+        _r = _tf_duck_bound(rrelu, locals(), ('input',), 'ember.rrelu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rrelu_', 'input', 1, 'Tensor', input)
-    if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
-        raise _bad_arg('rrelu_', 'lower', 2, 'Number', lower)
-    if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
-        raise _bad_arg('rrelu_', 'upper', 3, 'Number', upper)
-    if training.__class__ is not bool:
-        raise _bad_arg('rrelu_', 'training', 4, 'bool', training)
-    return _op_rrelu__default(input, lower, upper, training, generator)
+    if _TF:
+        _r = _tf_bound(rrelu_, locals(), ('input',), 'ember.rrelu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rrelu_', 'input', 1, 'Tensor', input)
+        if lower.__class__ is not int and lower.__class__ is not float and not _is_scalar(lower):
+            raise _bad_arg('rrelu_', 'lower', 2, 'Number', lower)
+        if upper.__class__ is not int and upper.__class__ is not float and not _is_scalar(upper):
+            raise _bad_arg('rrelu_', 'upper', 3, 'Number', upper)
+        if training.__class__ is not bool:
+            raise _bad_arg('rrelu_', 'training', 4, 'bool', training)
+        return _op_rrelu__default(input, lower, upper, training, generator)
+    except TypeError:
+        _r = _tf_duck_bound(rrelu_, locals(), ('input',), 'ember.rrelu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hardshrink(input, lambd=0.5, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hardshrink', 'input', 1, 'Tensor', input)
-    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
-        raise _bad_arg('hardshrink', 'lambd', 2, 'Number', lambd)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
-        return _op_hardshrink_out(input, lambd, out=out)
-    _ks = input._ks
-    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
-        _ks |= lambd._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, lambd)
-    return _op_hardshrink_default(input, lambd)
+    if _TF:
+        _r = _tf_bound(hardshrink, locals(), ('input', 'out'), 'ember.hardshrink')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hardshrink', 'input', 1, 'Tensor', input)
+        if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+            raise _bad_arg('hardshrink', 'lambd', 2, 'Number', lambd)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
+            return _op_hardshrink_out(input, lambd, out=out)
+        _ks = input._ks
+        if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
+            _ks |= lambd._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, lambd)
+        return _op_hardshrink_default(input, lambd)
+    except TypeError:
+        _r = _tf_duck_bound(hardshrink, locals(), ('input', 'out'), 'ember.hardshrink')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def threshold(input, threshold, value, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
-    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
-        raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('threshold', 'value', 3, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('threshold', 'out', None, 'Tensor', out)
-        return _op_threshold_out(input, threshold, value, out=out)
-    _ks = input._ks
-    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
-        _ks |= threshold._ks
-    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
-        _ks |= value._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, threshold, value)
-    return _op_threshold_default(input, threshold, value)
+    if _TF:
+        _r = _tf_bound(_G['threshold'], locals(), ('input', 'out'), 'ember.threshold')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('threshold', 'input', 1, 'Tensor', input)
+        if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+            raise _bad_arg('threshold', 'threshold', 2, 'Number', threshold)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('threshold', 'value', 3, 'Number', value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('threshold', 'out', None, 'Tensor', out)
+            return _op_threshold_out(input, threshold, value, out=out)
+        _ks = input._ks
+        if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
+            _ks |= threshold._ks
+        if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
+            _ks |= value._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_threshold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, threshold, value)
+        return _op_threshold_default(input, threshold, value)
+    except TypeError:
+        _r = _tf_duck_bound(_G['threshold'], locals(), ('input', 'out'), 'ember.threshold')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def threshold_(input, threshold, value):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
-    if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
-        raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('threshold_', 'value', 3, 'Number', value)
-    _ks = input._ks
-    if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
-        _ks |= threshold._ks
-    if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
-        _ks |= value._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_threshold__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, threshold, value)
-    return _op_threshold__default(input, threshold, value)
+    if _TF:
+        _r = _tf_bound(threshold_, locals(), ('input',), 'ember.threshold_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('threshold_', 'input', 1, 'Tensor', input)
+        if threshold.__class__ is not int and threshold.__class__ is not float and not _is_scalar(threshold):
+            raise _bad_arg('threshold_', 'threshold', 2, 'Number', threshold)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('threshold_', 'value', 3, 'Number', value)
+        _ks = input._ks
+        if threshold.__class__ in _TENSOR_TYPES and threshold._ks != _ks:
+            _ks |= threshold._ks
+        if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
+            _ks |= value._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_threshold__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, threshold, value)
+        return _op_threshold__default(input, threshold, value)
+    except TypeError:
+        _r = _tf_duck_bound(threshold_, locals(), ('input',), 'ember.threshold_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def prelu(input, weight):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
-    _ks = input._ks
-    _ks |= weight._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weight)
-    return _op_prelu_default(input, weight)
+    if _TF:
+        _r = _tf_bound(prelu, locals(), ('input', 'weight'), 'ember.prelu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('prelu', 'input', 1, 'Tensor', input)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('prelu', 'weight', 2, 'Tensor', weight)
+        _ks = input._ks
+        _ks |= weight._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight)
+        return _op_prelu_default(input, weight)
+    except TypeError:
+        _r = _tf_duck_bound(prelu, locals(), ('input', 'weight'), 'ember.prelu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['celu', 'celu_', 'hardshrink', 'prelu', 'relu', 'relu_', 'rrelu', 'rrelu_', 'selu', 'selu_', 'threshold', 'threshold_']

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,35 +15,47 @@ from ..return_types import (_scaled_dot_product_flash_attention_for_cpu as _rt__
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__scaled_dot_product_flash_attention_for_cpu_default, _c__scaled_dot_product_flash_attention_for_cpu_default = _lazy(_G, '_op__scaled_dot_product_flash_attention_for_cpu_default', 'aten', '_scaled_dot_product_flash_attention_for_cpu', 'default')
 
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
-    if query.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'query', 1, 'Tensor', query)
-    if key.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'key', 2, 'Tensor', key)
-    if value.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'value', 3, 'Tensor', value)
-    if dropout_p.__class__ is not float and not _is_double(dropout_p):
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'dropout_p', 4, 'float', dropout_p)
-    if is_causal.__class__ is not bool:
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'is_causal', 5, 'bool', is_causal)
-    if attn_mask is None and scale is None:
-        _ks = query._ks
-        _ks |= key._ks
-        _ks |= value._ks
-        if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
-            _ks |= dropout_p._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
-        return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
-    if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask', None, 'Tensor', attn_mask)
-    if scale is not None and scale.__class__ is not float and not _is_double(scale):
-        raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
-    return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
+    if _TF:
+        _r = _tf_bound(_scaled_dot_product_flash_attention_for_cpu, locals(), ('query', 'key', 'value', 'attn_mask'), 'ember._scaled_dot_product_flash_attention_for_cpu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if query.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'query', 1, 'Tensor', query)
+        if key.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'key', 2, 'Tensor', key)
+        if value.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'value', 3, 'Tensor', value)
+        if dropout_p.__class__ is not float and not _is_double(dropout_p):
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'dropout_p', 4, 'float', dropout_p)
+        if is_causal.__class__ is not bool:
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'is_causal', 5, 'bool', is_causal)
+        if attn_mask is None and scale is None:
+            _ks = query._ks
+            _ks |= key._ks
+            _ks |= value._ks
+            if dropout_p.__class__ in _TENSOR_TYPES and dropout_p._ks != _ks:
+                _ks |= dropout_p._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c__scaled_dot_product_flash_attention_for_cpu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt__scaled_dot_product_flash_attention_for_cpu(*_k(query, key, value, dropout_p, is_causal))
+            return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal))
+        if attn_mask is not None and attn_mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'attn_mask', None, 'Tensor', attn_mask)
+        if scale is not None and scale.__class__ is not float and not _is_double(scale):
+            raise _bad_arg('_scaled_dot_product_flash_attention_for_cpu', 'scale', None, 'float', scale)
+        return _rt__scaled_dot_product_flash_attention_for_cpu(*_op__scaled_dot_product_flash_attention_for_cpu_default(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
+    except TypeError:
+        _r = _tf_duck_bound(_scaled_dot_product_flash_attention_for_cpu, locals(), ('query', 'key', 'value', 'attn_mask'), 'ember._scaled_dot_product_flash_attention_for_cpu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_scaled_dot_product_flash_attention_for_cpu']

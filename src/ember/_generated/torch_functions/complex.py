@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__conj_default, _c__conj_default = _lazy(_G, '_op__conj_default', 'aten', '_conj', 'default')
 _op__neg_view_default, _c__neg_view_default = _lazy(_G, '_op__neg_view_default', 'aten', '_neg_view', 'default')
@@ -30,145 +35,265 @@ _op_view_as_complex_default, _c_view_as_complex_default = _lazy(_G, '_op_view_as
 _op_view_as_real_default, _c_view_as_real_default = _lazy(_G, '_op_view_as_real_default', 'aten', 'view_as_real', 'default')
 
 def conj_physical(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
-        return _op_conj_physical_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_conj_physical_default(input)
+    if _TF:
+        _r = _tf_bound(conj_physical, locals(), ('input', 'out'), 'ember.conj_physical')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conj_physical', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
+            return _op_conj_physical_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_conj_physical_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(conj_physical, locals(), ('input', 'out'), 'ember.conj_physical')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def conj_physical_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_conj_physical__default(input)
+    if _TF:
+        _r = _tf_bound(conj_physical_, locals(), ('input',), 'ember.conj_physical_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conj_physical_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_conj_physical__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(conj_physical_, locals(), ('input',), 'ember.conj_physical_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def conj(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conj', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_conj_default(input)
+    if _TF:
+        _r = _tf_bound(conj, locals(), ('input',), 'ember.conj')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conj', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_conj_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(conj, locals(), ('input',), 'ember.conj')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _conj(input):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op__conj_default(input)
+    if _TF:
+        _r = _tf_bound(_conj, locals(), ('input',), 'ember._conj')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('_conj', 'input', 1, 'Tensor', input)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op__conj_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(_conj, locals(), ('input',), 'ember._conj')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _neg_view(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op__neg_view_default(input)
+    if _TF:
+        _r = _tf_bound(_neg_view, locals(), ('input',), 'ember._neg_view')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_neg_view', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op__neg_view_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(_neg_view, locals(), ('input',), 'ember._neg_view')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def resolve_conj(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_resolve_conj_default(input)
+    if _TF:
+        _r = _tf_bound(resolve_conj, locals(), ('input',), 'ember.resolve_conj')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('resolve_conj', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_resolve_conj_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(resolve_conj, locals(), ('input',), 'ember.resolve_conj')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def resolve_neg(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_resolve_neg_default(input)
+    if _TF:
+        _r = _tf_bound(resolve_neg, locals(), ('input',), 'ember.resolve_neg')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('resolve_neg', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_resolve_neg_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(resolve_neg, locals(), ('input',), 'ember.resolve_neg')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def view_as_real(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_view_as_real_default(input)
+    if _TF:
+        _r = _tf_bound(view_as_real, locals(), ('input',), 'ember.view_as_real')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('view_as_real', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_view_as_real_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_view_as_real_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(view_as_real, locals(), ('input',), 'ember.view_as_real')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def view_as_complex(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_view_as_complex_default(input)
+    if _TF:
+        _r = _tf_bound(view_as_complex, locals(), ('input',), 'ember.view_as_complex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('view_as_complex', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_view_as_complex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_view_as_complex_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(view_as_complex, locals(), ('input',), 'ember.view_as_complex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def complex(real, imag, *, out=None):
-    if real.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('complex', 'real', 1, 'Tensor', real)
-    if imag.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('complex', 'imag', 2, 'Tensor', imag)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('complex', 'out', None, 'Tensor', out)
-        return _op_complex_out(real, imag, out=out)
-    _ks = real._ks
-    _ks |= imag._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_complex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(real, imag)
-    return _op_complex_default(real, imag)
+    if _TF:
+        _r = _tf_bound(complex, locals(), ('real', 'imag', 'out'), 'ember.complex')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if real.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('complex', 'real', 1, 'Tensor', real)
+        if imag.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('complex', 'imag', 2, 'Tensor', imag)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('complex', 'out', None, 'Tensor', out)
+            return _op_complex_out(real, imag, out=out)
+        _ks = real._ks
+        _ks |= imag._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_complex_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(real, imag)
+        return _op_complex_default(real, imag)
+    except TypeError:
+        _r = _tf_duck_bound(complex, locals(), ('real', 'imag', 'out'), 'ember.complex')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def polar(abs, angle, *, out=None):
-    if abs.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('polar', 'abs', 1, 'Tensor', abs)
-    if angle.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('polar', 'angle', 2, 'Tensor', angle)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('polar', 'out', None, 'Tensor', out)
-        return _op_polar_out(abs, angle, out=out)
-    _ks = abs._ks
-    _ks |= angle._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polar_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(abs, angle)
-    return _op_polar_default(abs, angle)
+    if _TF:
+        _r = _tf_bound(polar, locals(), ('abs', 'angle', 'out'), 'ember.polar')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if abs.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('polar', 'abs', 1, 'Tensor', abs)
+        if angle.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('polar', 'angle', 2, 'Tensor', angle)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('polar', 'out', None, 'Tensor', out)
+            return _op_polar_out(abs, angle, out=out)
+        _ks = abs._ks
+        _ks |= angle._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_polar_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(abs, angle)
+        return _op_polar_default(abs, angle)
+    except TypeError:
+        _r = _tf_duck_bound(polar, locals(), ('abs', 'angle', 'out'), 'ember.polar')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def angle(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('angle', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('angle', 'out', None, 'Tensor', out)
-        return _op_angle_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_angle_default(input)
+    if _TF:
+        _r = _tf_bound(angle, locals(), ('input', 'out'), 'ember.angle')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('angle', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('angle', 'out', None, 'Tensor', out)
+            return _op_angle_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_angle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_angle_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(angle, locals(), ('input', 'out'), 'ember.angle')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_conj', '_neg_view', 'angle', 'complex', 'conj', 'conj_physical', 'conj_physical_', 'polar', 'resolve_conj', 'resolve_neg', 'view_as_complex', 'view_as_real']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_conv1d_default, _c_conv1d_default = _lazy(_G, '_op_conv1d_default', 'aten', 'conv1d', 'default')
 _op_conv1d_padding, _c_conv1d_padding = _lazy(_G, '_op_conv1d_padding', 'aten', 'conv1d', 'padding')
@@ -24,25 +29,35 @@ _op_conv_transpose3d_input, _c_conv_transpose3d_input = _lazy(_G, '_op_conv_tran
 _op_convolution_default, _c_convolution_default = _lazy(_G, '_op_convolution_default', 'aten', 'convolution', 'default')
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
-    if not _is_intseq(stride):
-        raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intseq(padding):
-        raise _bad_arg('convolution', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intseq(dilation):
-        raise _bad_arg('convolution', 'dilation', 6, 'tuple of ints', dilation)
-    if transposed.__class__ is not bool:
-        raise _bad_arg('convolution', 'transposed', 7, 'bool', transposed)
-    if not _is_intseq(output_padding):
-        raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('convolution', 'groups', 9, 'int', groups)
-    return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if _TF:
+        _r = _tf_bound(convolution, locals(), ('input', 'weight', 'bias'), 'ember.convolution')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('convolution', 'input', 1, 'Tensor', input)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('convolution', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('convolution', 'bias', 3, 'Tensor', bias)
+        if not _is_intseq(stride):
+            raise _bad_arg('convolution', 'stride', 4, 'tuple of ints', stride)
+        if not _is_intseq(padding):
+            raise _bad_arg('convolution', 'padding', 5, 'tuple of ints', padding)
+        if not _is_intseq(dilation):
+            raise _bad_arg('convolution', 'dilation', 6, 'tuple of ints', dilation)
+        if transposed.__class__ is not bool:
+            raise _bad_arg('convolution', 'transposed', 7, 'bool', transposed)
+        if not _is_intseq(output_padding):
+            raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
+        if groups.__class__ is not int and not _is_int(groups):
+            raise _bad_arg('convolution', 'groups', 9, 'int', groups)
+        return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    except TypeError:
+        _r = _tf_duck_bound(convolution, locals(), ('input', 'weight', 'bias'), 'ember.convolution')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     s = 0
@@ -125,32 +140,42 @@ _conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
 _conv1d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv1d(*args, **kwargs):
-    best = None
-    for c, b in _conv1d_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _conv1d_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_conv1d_e'):
-                raise _e from None
-            raise _unbound_call('conv1d', _p[0], args, kwargs, _m) from None
-    raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
+    if _TF:
+        _r = _tf_varargs(conv1d, args, kwargs, 'ember.conv1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _conv1d_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _conv1d_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_conv1d_e'):
+                    raise _e from None
+                raise _unbound_call('conv1d', _p[0], args, kwargs, _m) from None
+        raise _no_match('conv1d', args, kwargs, _conv1d_sigs, False)
+    except TypeError:
+        _r = _tf_duck(conv1d, args, kwargs, 'ember.conv1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     s = 0
@@ -233,32 +258,42 @@ _conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
 _conv2d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv2d(*args, **kwargs):
-    best = None
-    for c, b in _conv2d_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _conv2d_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_conv2d_e'):
-                raise _e from None
-            raise _unbound_call('conv2d', _p[0], args, kwargs, _m) from None
-    raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
+    if _TF:
+        _r = _tf_varargs(conv2d, args, kwargs, 'ember.conv2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _conv2d_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _conv2d_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_conv2d_e'):
+                    raise _e from None
+                raise _unbound_call('conv2d', _p[0], args, kwargs, _m) from None
+        raise _no_match('conv2d', args, kwargs, _conv2d_sigs, False)
+    except TypeError:
+        _r = _tf_duck(conv2d, args, kwargs, 'ember.conv2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
     s = 0
@@ -341,88 +376,128 @@ _conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
 _conv3d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv3d(*args, **kwargs):
-    best = None
-    for c, b in _conv3d_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _conv3d_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_conv3d_e'):
-                raise _e from None
-            raise _unbound_call('conv3d', _p[0], args, kwargs, _m) from None
-    raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
+    if _TF:
+        _r = _tf_varargs(conv3d, args, kwargs, 'ember.conv3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _conv3d_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _conv3d_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_conv3d_e'):
+                    raise _e from None
+                raise _unbound_call('conv3d', _p[0], args, kwargs, _m) from None
+        raise _no_match('conv3d', args, kwargs, _conv3d_sigs, False)
+    except TypeError:
+        _r = _tf_duck(conv3d, args, kwargs, 'ember.conv3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
-    if not _is_intlist(stride):
-        raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('conv_transpose1d', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(output_padding):
-        raise _bad_arg('conv_transpose1d', 'output_padding', 6, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('conv_transpose1d', 'groups', 7, 'int', groups)
-    if not _is_intlist(dilation):
-        raise _bad_arg('conv_transpose1d', 'dilation', 8, 'tuple of ints', dilation)
-    return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if _TF:
+        _r = _tf_bound(conv_transpose1d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose1d', 'input', 1, 'Tensor', input)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose1d', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose1d', 'bias', 3, 'Tensor', bias)
+        if not _is_intlist(stride):
+            raise _bad_arg('conv_transpose1d', 'stride', 4, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('conv_transpose1d', 'padding', 5, 'tuple of ints', padding)
+        if not _is_intlist(output_padding):
+            raise _bad_arg('conv_transpose1d', 'output_padding', 6, 'tuple of ints', output_padding)
+        if groups.__class__ is not int and not _is_int(groups):
+            raise _bad_arg('conv_transpose1d', 'groups', 7, 'int', groups)
+        if not _is_intlist(dilation):
+            raise _bad_arg('conv_transpose1d', 'dilation', 8, 'tuple of ints', dilation)
+        return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    except TypeError:
+        _r = _tf_duck_bound(conv_transpose1d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
-    if not _is_intlist(stride):
-        raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('conv_transpose2d', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(output_padding):
-        raise _bad_arg('conv_transpose2d', 'output_padding', 6, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('conv_transpose2d', 'groups', 7, 'int', groups)
-    if not _is_intlist(dilation):
-        raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
-    return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if _TF:
+        _r = _tf_bound(conv_transpose2d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose2d', 'input', 1, 'Tensor', input)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose2d', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose2d', 'bias', 3, 'Tensor', bias)
+        if not _is_intlist(stride):
+            raise _bad_arg('conv_transpose2d', 'stride', 4, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('conv_transpose2d', 'padding', 5, 'tuple of ints', padding)
+        if not _is_intlist(output_padding):
+            raise _bad_arg('conv_transpose2d', 'output_padding', 6, 'tuple of ints', output_padding)
+        if groups.__class__ is not int and not _is_int(groups):
+            raise _bad_arg('conv_transpose2d', 'groups', 7, 'int', groups)
+        if not _is_intlist(dilation):
+            raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
+        return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    except TypeError:
+        _r = _tf_duck_bound(conv_transpose2d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def conv_transpose3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0), groups=1, dilation=(1, 1, 1)):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose3d', 'input', 1, 'Tensor', input)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose3d', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('conv_transpose3d', 'bias', 3, 'Tensor', bias)
-    if not _is_intlist(stride):
-        raise _bad_arg('conv_transpose3d', 'stride', 4, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('conv_transpose3d', 'padding', 5, 'tuple of ints', padding)
-    if not _is_intlist(output_padding):
-        raise _bad_arg('conv_transpose3d', 'output_padding', 6, 'tuple of ints', output_padding)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('conv_transpose3d', 'groups', 7, 'int', groups)
-    if not _is_intlist(dilation):
-        raise _bad_arg('conv_transpose3d', 'dilation', 8, 'tuple of ints', dilation)
-    return _op_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if _TF:
+        _r = _tf_bound(conv_transpose3d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose3d', 'input', 1, 'Tensor', input)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose3d', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('conv_transpose3d', 'bias', 3, 'Tensor', bias)
+        if not _is_intlist(stride):
+            raise _bad_arg('conv_transpose3d', 'stride', 4, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('conv_transpose3d', 'padding', 5, 'tuple of ints', padding)
+        if not _is_intlist(output_padding):
+            raise _bad_arg('conv_transpose3d', 'output_padding', 6, 'tuple of ints', output_padding)
+        if groups.__class__ is not int and not _is_int(groups):
+            raise _bad_arg('conv_transpose3d', 'groups', 7, 'int', groups)
+        if not _is_intlist(dilation):
+            raise _bad_arg('conv_transpose3d', 'dilation', 8, 'tuple of ints', dilation)
+        return _op_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    except TypeError:
+        _r = _tf_duck_bound(conv_transpose3d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__to_copy_default, _c__to_copy_default = _lazy(_G, '_op__to_copy_default', 'aten', '_to_copy', 'default')
 _op_clone_default, _c_clone_default = _lazy(_G, '_op_clone_default', 'aten', 'clone', 'default')
@@ -22,49 +27,79 @@ _op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__defaul
 _op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
 
 def clone(input, *, memory_format=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('clone', 'input', 1, 'Tensor', input)
-    if memory_format is None:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op_clone_default(input)
-    return _op_clone_default(input, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(clone, locals(), ('input',), 'ember.clone')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('clone', 'input', 1, 'Tensor', input)
+        if memory_format is None:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input)
+            return _op_clone_default(input)
+        return _op_clone_default(input, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(clone, locals(), ('input',), 'ember.clone')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
-    if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
-        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op__to_copy_default(input)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('_to_copy', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('_to_copy', 'pin_memory', None, 'bool', pin_memory)
-    if non_blocking.__class__ is not bool:
-        raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
-    return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(_to_copy, locals(), ('input',), 'ember._to_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('_to_copy', 'input', 1, 'Tensor', input)
+        if dtype is None and layout is None and device is None and pin_memory is None and non_blocking is False and memory_format is None:
+            _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c__to_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input)
+            return _op__to_copy_default(input)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('_to_copy', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('_to_copy', 'pin_memory', None, 'bool', pin_memory)
+        if non_blocking.__class__ is not bool:
+            raise _bad_arg('_to_copy', 'non_blocking', None, 'bool', non_blocking)
+        return _op__to_copy_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, non_blocking=non_blocking, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(_to_copy, locals(), ('input',), 'ember._to_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def resize_as_(input, the_template, *, memory_format=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('resize_as_', 'input', 1, 'Tensor', input)
-    if the_template.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('resize_as_', 'the_template', 2, 'Tensor', the_template)
-    if memory_format is None:
-        _ks = input._ks
-        _ks |= the_template._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, the_template)
-        return _op_resize_as__default(input, the_template)
-    return _op_resize_as__default(input, the_template, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(resize_as_, locals(), ('input', 'the_template'), 'ember.resize_as_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('resize_as_', 'input', 1, 'Tensor', input)
+        if the_template.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('resize_as_', 'the_template', 2, 'Tensor', the_template)
+        if memory_format is None:
+            _ks = input._ks
+            _ks |= the_template._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, the_template)
+            return _op_resize_as__default(input, the_template)
+        return _op_resize_as__default(input, the_template, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(resize_as_, locals(), ('input', 'the_template'), 'ember.resize_as_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _fill__c0(input, value):
     s = 0
@@ -122,32 +157,42 @@ _fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
 _fill__sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill_(*args, **kwargs):
-    best = None
-    for c, b in _fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _fill__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_fill__e'):
-                raise _e from None
-            raise _unbound_call('fill_', _p[0], args, kwargs, _m) from None
-    raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+    if _TF:
+        _r = _tf_varargs(fill_, args, kwargs, 'ember.fill_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _fill__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _fill__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_fill__e'):
+                    raise _e from None
+                raise _unbound_call('fill_', _p[0], args, kwargs, _m) from None
+        raise _no_match('fill_', args, kwargs, _fill__sigs, False)
+    except TypeError:
+        _r = _tf_duck(fill_, args, kwargs, 'ember.fill_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _fill_c0(input, value):
     s = 0
@@ -205,41 +250,61 @@ _fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
 _fill_sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill(*args, **kwargs):
-    best = None
-    for c, b in _fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _fill_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_fill_e'):
-                raise _e from None
-            raise _unbound_call('fill', _p[0], args, kwargs, _m) from None
-    raise _no_match('fill', args, kwargs, _fill_sigs, False)
+    if _TF:
+        _r = _tf_varargs(fill, args, kwargs, 'ember.fill')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _fill_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _fill_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_fill_e'):
+                    raise _e from None
+                raise _unbound_call('fill', _p[0], args, kwargs, _m) from None
+        raise _no_match('fill', args, kwargs, _fill_sigs, False)
+    except TypeError:
+        _r = _tf_duck(fill, args, kwargs, 'ember.fill')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def zero_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_zero__default(input)
+    if _TF:
+        _r = _tf_bound(zero_, locals(), ('input',), 'ember.zero_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('zero_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_zero__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(zero_, locals(), ('input',), 'ember.zero_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_to_copy', 'clone', 'fill', 'fill_', 'resize_as_', 'zero_']

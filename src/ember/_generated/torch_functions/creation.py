@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_arange_default, _c_arange_default = _lazy(_G, '_op_arange_default', 'aten', 'arange', 'default')
 _op_arange_out, _c_arange_out = _lazy(_G, '_op_arange_out', 'aten', 'arange', 'out')
@@ -62,126 +67,186 @@ _op_zeros_like_default, _c_zeros_like_default = _lazy(_G, '_op_zeros_like_defaul
 _op_zeros_out, _c_zeros_out = _lazy(_G, '_op_zeros_out', 'aten', 'zeros', 'out')
 
 def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
-    if size is None:
-        if not _va:
-            raise TypeError('empty() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("empty() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('empty', 'size', 1, 'tuple of ints', size)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('empty', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('empty', 'pin_memory', None, 'bool', pin_memory)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('empty', 'out', None, 'Tensor', out)
-        return _op_empty_out(size, memory_format=memory_format, out=out)
-    r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(empty, locals(), ('out',), 'ember.empty')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('empty() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("empty() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('empty', 'size', 1, 'tuple of ints', size)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('empty', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('empty', 'pin_memory', None, 'bool', pin_memory)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('empty', 'out', None, 'Tensor', out)
+            return _op_empty_out(size, memory_format=memory_format, out=out)
+        r = _op_empty_memory_format(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(empty, locals(), ('out',), 'ember.empty')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if not _is_intseq(size):
-        raise _bad_arg('empty_strided', 'size', 1, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('empty_strided', 'stride', 2, 'tuple of ints', stride)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('empty_strided', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('empty_strided', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_empty_strided_default(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(empty_strided, locals(), (), 'ember.empty_strided')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(size):
+            raise _bad_arg('empty_strided', 'size', 1, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('empty_strided', 'stride', 2, 'tuple of ints', stride)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('empty_strided', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('empty_strided', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_empty_strided_default(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(empty_strided, locals(), (), 'ember.empty_strided')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if size is None:
-        if not _va:
-            raise TypeError('zeros() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("zeros() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('zeros', 'size', 1, 'tuple of ints', size)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('zeros', 'pin_memory', None, 'bool', pin_memory)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('zeros', 'out', None, 'Tensor', out)
-        return _op_zeros_out(size, out=out)
-    r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(zeros, locals(), ('out',), 'ember.zeros')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('zeros() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("zeros() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('zeros', 'size', 1, 'tuple of ints', size)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('zeros', 'pin_memory', None, 'bool', pin_memory)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('zeros', 'out', None, 'Tensor', out)
+            return _op_zeros_out(size, out=out)
+        r = _op_zeros_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(zeros, locals(), ('out',), 'ember.zeros')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if size is None:
-        if not _va:
-            raise TypeError('ones() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("ones() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('ones', 'size', 1, 'tuple of ints', size)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('ones', 'pin_memory', None, 'bool', pin_memory)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ones', 'out', None, 'Tensor', out)
-        return _op_ones_out(size, out=out)
-    r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(ones, locals(), ('out',), 'ember.ones')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('ones() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("ones() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('ones', 'size', 1, 'tuple of ints', size)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('ones', 'pin_memory', None, 'bool', pin_memory)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ones', 'out', None, 'Tensor', out)
+            return _op_ones_out(size, out=out)
+        r = _op_ones_default(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(ones, locals(), ('out',), 'ember.ones')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if not _is_intseq(size):
-        raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
-    if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
-        raise _bad_arg('full', 'fill_value', 2, 'Number', fill_value)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('full', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('full', 'pin_memory', None, 'bool', pin_memory)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('full', 'out', None, 'Tensor', out)
-        return _op_full_out(size, fill_value, out=out)
-    r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(full, locals(), ('out',), 'ember.full')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(size):
+            raise _bad_arg('full', 'size', 1, 'tuple of ints', size)
+        if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
+            raise _bad_arg('full', 'fill_value', 2, 'Number', fill_value)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('full', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('full', 'pin_memory', None, 'bool', pin_memory)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('full', 'out', None, 'Tensor', out)
+            return _op_full_out(size, fill_value, out=out)
+        r = _op_full_default(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(full, locals(), ('out',), 'ember.full')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if s.__class__ is not int and s.__class__ is not float and not _is_scalar(s):
-        raise _bad_arg('scalar_tensor', 's', 1, 'Number', s)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('scalar_tensor', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('scalar_tensor', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_scalar_tensor_default(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(scalar_tensor, locals(), (), 'ember.scalar_tensor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if s.__class__ is not int and s.__class__ is not float and not _is_scalar(s):
+            raise _bad_arg('scalar_tensor', 's', 1, 'Number', s)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('scalar_tensor', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('scalar_tensor', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_scalar_tensor_default(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(scalar_tensor, locals(), (), 'ember.scalar_tensor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _arange_c0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
@@ -295,52 +360,72 @@ _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, 
 _arange_sigs = ('(Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(Number start, Number end, Number step = 1, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
-    best = None
-    for c, b in _arange_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _arange_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_arange_e'):
-                raise _e from None
-            raise _unbound_call('arange', _p[0], args, kwargs, _m) from None
-    raise _no_match('arange', args, kwargs, _arange_sigs, False)
+    if _TF:
+        _r = _tf_varargs(arange, args, kwargs, 'ember.arange')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _arange_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _arange_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_arange_e'):
+                    raise _e from None
+                raise _unbound_call('arange', _p[0], args, kwargs, _m) from None
+        raise _no_match('arange', args, kwargs, _arange_sigs, False)
+    except TypeError:
+        _r = _tf_duck(arange, args, kwargs, 'ember.arange')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
-        raise _bad_arg('linspace', 'start', 1, 'Number', start)
-    if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
-        raise _bad_arg('linspace', 'end', 2, 'Number', end)
-    if steps.__class__ is not int and not _is_int(steps):
-        raise _bad_arg('linspace', 'steps', 3, 'int', steps)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('linspace', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('linspace', 'pin_memory', None, 'bool', pin_memory)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('linspace', 'out', None, 'Tensor', out)
-        return _op_linspace_out(start, end, steps, out=out)
-    r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(linspace, locals(), ('out',), 'ember.linspace')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if start.__class__ is not int and start.__class__ is not float and not _is_scalar(start):
+            raise _bad_arg('linspace', 'start', 1, 'Number', start)
+        if end.__class__ is not int and end.__class__ is not float and not _is_scalar(end):
+            raise _bad_arg('linspace', 'end', 2, 'Number', end)
+        if steps.__class__ is not int and not _is_int(steps):
+            raise _bad_arg('linspace', 'steps', 3, 'int', steps)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('linspace', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('linspace', 'pin_memory', None, 'bool', pin_memory)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('linspace', 'out', None, 'Tensor', out)
+            return _op_linspace_out(start, end, steps, out=out)
+        r = _op_linspace_default(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(linspace, locals(), ('out',), 'ember.linspace')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _eye_c0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
@@ -409,32 +494,42 @@ _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
 _eye_sigs = ('(int n, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, int m, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
-    best = None
-    for c, b in _eye_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _eye_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_eye_e'):
-                raise _e from None
-            raise _unbound_call('eye', _p[0], args, kwargs, _m) from None
-    raise _no_match('eye', args, kwargs, _eye_sigs, False)
+    if _TF:
+        _r = _tf_varargs(eye, args, kwargs, 'ember.eye')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _eye_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _eye_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_eye_e'):
+                    raise _e from None
+                raise _unbound_call('eye', _p[0], args, kwargs, _m) from None
+        raise _no_match('eye', args, kwargs, _eye_sigs, False)
+    except TypeError:
+        _r = _tf_duck(eye, args, kwargs, 'ember.eye')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _hann_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     s = 0
@@ -495,32 +590,42 @@ _hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_
 _hann_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hann_window(*args, **kwargs):
-    best = None
-    for c, b in _hann_window_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _hann_window_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_hann_window_e'):
-                raise _e from None
-            raise _unbound_call('hann_window', _p[0], args, kwargs, _m) from None
-    raise _no_match('hann_window', args, kwargs, _hann_window_sigs, False)
+    if _TF:
+        _r = _tf_varargs(hann_window, args, kwargs, 'ember.hann_window')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _hann_window_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _hann_window_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_hann_window_e'):
+                    raise _e from None
+                raise _unbound_call('hann_window', _p[0], args, kwargs, _m) from None
+        raise _no_match('hann_window', args, kwargs, _hann_window_sigs, False)
+    except TypeError:
+        _r = _tf_duck(hann_window, args, kwargs, 'ember.hann_window')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _hamming_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     s = 0
@@ -651,32 +756,42 @@ _hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_windo
 _hamming_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hamming_window(*args, **kwargs):
-    best = None
-    for c, b in _hamming_window_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _hamming_window_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_hamming_window_e'):
-                raise _e from None
-            raise _unbound_call('hamming_window', _p[0], args, kwargs, _m) from None
-    raise _no_match('hamming_window', args, kwargs, _hamming_window_sigs, False)
+    if _TF:
+        _r = _tf_varargs(hamming_window, args, kwargs, 'ember.hamming_window')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _hamming_window_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _hamming_window_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_hamming_window_e'):
+                    raise _e from None
+                raise _unbound_call('hamming_window', _p[0], args, kwargs, _m) from None
+        raise _no_match('hamming_window', args, kwargs, _hamming_window_sigs, False)
+    except TypeError:
+        _r = _tf_duck(hamming_window, args, kwargs, 'ember.hamming_window')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _blackman_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     s = 0
@@ -737,32 +852,42 @@ _blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_w
 _blackman_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def blackman_window(*args, **kwargs):
-    best = None
-    for c, b in _blackman_window_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _blackman_window_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_blackman_window_e'):
-                raise _e from None
-            raise _unbound_call('blackman_window', _p[0], args, kwargs, _m) from None
-    raise _no_match('blackman_window', args, kwargs, _blackman_window_sigs, False)
+    if _TF:
+        _r = _tf_varargs(blackman_window, args, kwargs, 'ember.blackman_window')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _blackman_window_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _blackman_window_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_blackman_window_e'):
+                    raise _e from None
+                raise _unbound_call('blackman_window', _p[0], args, kwargs, _m) from None
+        raise _no_match('blackman_window', args, kwargs, _blackman_window_sigs, False)
+    except TypeError:
+        _r = _tf_duck(blackman_window, args, kwargs, 'ember.blackman_window')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _bartlett_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     s = 0
@@ -823,32 +948,42 @@ _bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_w
 _bartlett_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def bartlett_window(*args, **kwargs):
-    best = None
-    for c, b in _bartlett_window_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _bartlett_window_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_bartlett_window_e'):
-                raise _e from None
-            raise _unbound_call('bartlett_window', _p[0], args, kwargs, _m) from None
-    raise _no_match('bartlett_window', args, kwargs, _bartlett_window_sigs, False)
+    if _TF:
+        _r = _tf_varargs(bartlett_window, args, kwargs, 'ember.bartlett_window')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _bartlett_window_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _bartlett_window_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_bartlett_window_e'):
+                    raise _e from None
+                raise _unbound_call('bartlett_window', _p[0], args, kwargs, _m) from None
+        raise _no_match('bartlett_window', args, kwargs, _bartlett_window_sigs, False)
+    except TypeError:
+        _r = _tf_duck(bartlett_window, args, kwargs, 'ember.bartlett_window')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _kaiser_window_c0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     s = 0
@@ -942,114 +1077,184 @@ _kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1
 _kaiser_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def kaiser_window(*args, **kwargs):
-    best = None
-    for c, b in _kaiser_window_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _kaiser_window_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_kaiser_window_e'):
-                raise _e from None
-            raise _unbound_call('kaiser_window', _p[0], args, kwargs, _m) from None
-    raise _no_match('kaiser_window', args, kwargs, _kaiser_window_sigs, False)
+    if _TF:
+        _r = _tf_varargs(kaiser_window, args, kwargs, 'ember.kaiser_window')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _kaiser_window_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _kaiser_window_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_kaiser_window_e'):
+                    raise _e from None
+                raise _unbound_call('kaiser_window', _p[0], args, kwargs, _m) from None
+        raise _no_match('kaiser_window', args, kwargs, _kaiser_window_sigs, False)
+    except TypeError:
+        _r = _tf_duck(kaiser_window, args, kwargs, 'ember.kaiser_window')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('empty_like', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('empty_like', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(empty_like, locals(), ('input',), 'ember.empty_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('empty_like', 'input', 1, 'Tensor', input)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('empty_like', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('empty_like', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_empty_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(empty_like, locals(), ('input',), 'ember.empty_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('zeros_like', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('zeros_like', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(zeros_like, locals(), ('input',), 'ember.zeros_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('zeros_like', 'input', 1, 'Tensor', input)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('zeros_like', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('zeros_like', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_zeros_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(zeros_like, locals(), ('input',), 'ember.zeros_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('ones_like', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('ones_like', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(ones_like, locals(), ('input',), 'ember.ones_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ones_like', 'input', 1, 'Tensor', input)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('ones_like', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('ones_like', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_ones_like_default(input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(ones_like, locals(), ('input',), 'ember.ones_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
-    if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
-        raise _bad_arg('full_like', 'fill_value', 2, 'Number', fill_value)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('full_like', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('full_like', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(full_like, locals(), ('input',), 'ember.full_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('full_like', 'input', 1, 'Tensor', input)
+        if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
+            raise _bad_arg('full_like', 'fill_value', 2, 'Number', fill_value)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('full_like', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('full_like', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_full_like_default(input, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(full_like, locals(), ('input',), 'ember.full_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
-    if row.__class__ is not int and not _is_int(row):
-        raise _bad_arg('tril_indices', 'row', 1, 'int', row)
-    if col.__class__ is not int and not _is_int(col):
-        raise _bad_arg('tril_indices', 'col', 2, 'int', col)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('tril_indices', 'offset', 3, 'int', offset)
-    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
-        raise _bad_arg('tril_indices', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(tril_indices, locals(), (), 'ember.tril_indices')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if row.__class__ is not int and not _is_int(row):
+            raise _bad_arg('tril_indices', 'row', 1, 'int', row)
+        if col.__class__ is not int and not _is_int(col):
+            raise _bad_arg('tril_indices', 'col', 2, 'int', col)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('tril_indices', 'offset', 3, 'int', offset)
+        if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+            raise _bad_arg('tril_indices', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('tril_indices', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_tril_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(tril_indices, locals(), (), 'ember.tril_indices')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
-    if row.__class__ is not int and not _is_int(row):
-        raise _bad_arg('triu_indices', 'row', 1, 'int', row)
-    if col.__class__ is not int and not _is_int(col):
-        raise _bad_arg('triu_indices', 'col', 2, 'int', col)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('triu_indices', 'offset', 3, 'int', offset)
-    if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
-        raise _bad_arg('triu_indices', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
-    r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-    if requires_grad:
-        r._factory_requires_grad()
-    return r
+    if _TF:
+        _r = _tf_bound(triu_indices, locals(), (), 'ember.triu_indices')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if row.__class__ is not int and not _is_int(row):
+            raise _bad_arg('triu_indices', 'row', 1, 'int', row)
+        if col.__class__ is not int and not _is_int(col):
+            raise _bad_arg('triu_indices', 'col', 2, 'int', col)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('triu_indices', 'offset', 3, 'int', offset)
+        if dtype is not None and dtype != 'long' and not _is_dtype(dtype):
+            raise _bad_arg('triu_indices', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('triu_indices', 'pin_memory', None, 'bool', pin_memory)
+        r = _op_triu_indices_default(row, col, offset, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        if requires_grad:
+            r._factory_requires_grad()
+        return r
+    except TypeError:
+        _r = _tf_duck_bound(triu_indices, locals(), (), 'ember.triu_indices')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _logspace_c0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
@@ -1166,31 +1371,41 @@ _logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
 _logspace_sigs = ('(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def logspace(*args, **kwargs):
-    best = None
-    for c, b in _logspace_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _logspace_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_logspace_e'):
-                raise _e from None
-            raise _unbound_call('logspace', _p[0], args, kwargs, _m) from None
-    raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
+    if _TF:
+        _r = _tf_varargs(logspace, args, kwargs, 'ember.logspace')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _logspace_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _logspace_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_logspace_e'):
+                    raise _e from None
+                raise _unbound_call('logspace', _p[0], args, kwargs, _m) from None
+        raise _no_match('logspace', args, kwargs, _logspace_sigs, False)
+    except TypeError:
+        _r = _tf_duck(logspace, args, kwargs, 'ember.logspace')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['arange', 'bartlett_window', 'blackman_window', 'empty', 'empty_like', 'empty_strided', 'eye', 'full', 'full_like', 'hamming_window', 'hann_window', 'kaiser_window', 'linspace', 'logspace', 'ones', 'ones_like', 'scalar_tensor', 'tril_indices', 'triu_indices', 'zeros', 'zeros_like']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_cdist_default, _c_cdist_default = _lazy(_G, '_op_cdist_default', 'aten', 'cdist', 'default')
 _op_cosine_similarity_default, _c_cosine_similarity_default = _lazy(_G, '_op_cosine_similarity_default', 'aten', 'cosine_similarity', 'default')
@@ -19,99 +24,149 @@ _op_pairwise_distance_default, _c_pairwise_distance_default = _lazy(_G, '_op_pai
 _op_pdist_default, _c_pdist_default = _lazy(_G, '_op_pdist_default', 'aten', 'pdist', 'default')
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    if x1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
-    if x2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('pairwise_distance', 'eps', 4, 'float', eps)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
-    _ks = x1._ks
-    _ks |= x2._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x1, x2, p, eps, keepdim)
-    return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
+    if _TF:
+        _r = _tf_bound(pairwise_distance, locals(), ('x1', 'x2'), 'ember.pairwise_distance')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pairwise_distance', 'x1', 1, 'Tensor', x1)
+        if x2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pairwise_distance', 'x2', 2, 'Tensor', x2)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('pairwise_distance', 'p', 3, 'float', p)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('pairwise_distance', 'eps', 4, 'float', eps)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('pairwise_distance', 'keepdim', 5, 'bool', keepdim)
+        _ks = x1._ks
+        _ks |= x2._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pairwise_distance_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x1, x2, p, eps, keepdim)
+        return _op_pairwise_distance_default(x1, x2, p, eps, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(pairwise_distance, locals(), ('x1', 'x2'), 'ember.pairwise_distance')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
-    if x1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
-    if x2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
-    _ks = x1._ks
-    _ks |= x2._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x1, x2, dim, eps)
-    return _op_cosine_similarity_default(x1, x2, dim, eps)
+    if _TF:
+        _r = _tf_bound(cosine_similarity, locals(), ('x1', 'x2'), 'ember.cosine_similarity')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosine_similarity', 'x1', 1, 'Tensor', x1)
+        if x2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosine_similarity', 'x2', 2, 'Tensor', x2)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cosine_similarity', 'dim', 3, 'int', dim)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('cosine_similarity', 'eps', 4, 'float', eps)
+        _ks = x1._ks
+        _ks |= x2._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cosine_similarity_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x1, x2, dim, eps)
+        return _op_cosine_similarity_default(x1, x2, dim, eps)
+    except TypeError:
+        _r = _tf_duck_bound(cosine_similarity, locals(), ('x1', 'x2'), 'ember.cosine_similarity')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def dist(input, other, p=2):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dist', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dist', 'other', 2, 'Tensor', other)
-    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
-        raise _bad_arg('dist', 'p', 3, 'Number', p)
-    _ks = input._ks
-    _ks |= other._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other, p)
-    return _op_dist_default(input, other, p)
+    if _TF:
+        _r = _tf_bound(dist, locals(), ('input', 'other'), 'ember.dist')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dist', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dist', 'other', 2, 'Tensor', other)
+        if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+            raise _bad_arg('dist', 'p', 3, 'Number', p)
+        _ks = input._ks
+        _ks |= other._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other, p)
+        return _op_dist_default(input, other, p)
+    except TypeError:
+        _r = _tf_duck_bound(dist, locals(), ('input', 'other'), 'ember.dist')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def pdist(input, p=2.0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pdist', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('pdist', 'p', 2, 'float', p)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pdist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p)
-    return _op_pdist_default(input, p)
+    if _TF:
+        _r = _tf_bound(pdist, locals(), ('input',), 'ember.pdist')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pdist', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('pdist', 'p', 2, 'float', p)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pdist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p)
+        return _op_pdist_default(input, p)
+    except TypeError:
+        _r = _tf_duck_bound(pdist, locals(), ('input',), 'ember.pdist')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
-    if x1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
-    if x2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('cdist', 'p', 3, 'float', p)
-    if compute_mode is not None and compute_mode.__class__ is not int and not _is_int(compute_mode):
-        raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
-    _ks = x1._ks
-    _ks |= x2._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if compute_mode.__class__ in _TENSOR_TYPES and compute_mode._ks != _ks:
-        _ks |= compute_mode._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cdist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x1, x2, p, compute_mode)
-    return _op_cdist_default(x1, x2, p, compute_mode)
+    if _TF:
+        _r = _tf_bound(cdist, locals(), ('x1', 'x2'), 'ember.cdist')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cdist', 'x1', 1, 'Tensor', x1)
+        if x2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cdist', 'x2', 2, 'Tensor', x2)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('cdist', 'p', 3, 'float', p)
+        if compute_mode is not None and compute_mode.__class__ is not int and not _is_int(compute_mode):
+            raise _bad_arg('cdist', 'compute_mode', 4, 'int', compute_mode)
+        _ks = x1._ks
+        _ks |= x2._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if compute_mode.__class__ in _TENSOR_TYPES and compute_mode._ks != _ks:
+            _ks |= compute_mode._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cdist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x1, x2, p, compute_mode)
+        return _op_cdist_default(x1, x2, p, compute_mode)
+    except TypeError:
+        _r = _tf_duck_bound(cdist, locals(), ('x1', 'x2'), 'ember.cdist')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['cdist', 'cosine_similarity', 'dist', 'pairwise_distance', 'pdist']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_alpha_dropout__default, _c_alpha_dropout__default = _lazy(_G, '_op_alpha_dropout__default', 'aten', 'alpha_dropout_', 'default')
 _op_alpha_dropout_default, _c_alpha_dropout_default = _lazy(_G, '_op_alpha_dropout_default', 'aten', 'alpha_dropout', 'default')
@@ -23,147 +28,237 @@ _op_feature_dropout_default, _c_feature_dropout_default = _lazy(_G, '_op_feature
 _op_native_dropout_default, _c_native_dropout_default = _lazy(_G, '_op_native_dropout_default', 'aten', 'native_dropout', 'default')
 
 def native_dropout(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('native_dropout', 'p', 2, 'float', p)
-    if train is not None and train.__class__ is not bool:
-        raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_native_dropout_default(input, p, train)
+    if _TF:
+        _r = _tf_bound(native_dropout, locals(), ('input',), 'ember.native_dropout')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_dropout', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('native_dropout', 'p', 2, 'float', p)
+        if train is not None and train.__class__ is not bool:
+            raise _bad_arg('native_dropout', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_native_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_native_dropout_default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(native_dropout, locals(), ('input',), 'ember.native_dropout')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def dropout(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('dropout', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_dropout_default(input, p, train)
+    if _TF:
+        _r = _tf_bound(dropout, locals(), ('input',), 'ember.dropout')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dropout', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('dropout', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('dropout', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_dropout_default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(dropout, locals(), ('input',), 'ember.dropout')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def feature_dropout(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_feature_dropout_default(input, p, train)
+    if _TF:
+        _r = _tf_bound(feature_dropout, locals(), ('input',), 'ember.feature_dropout')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('feature_dropout', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('feature_dropout', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('feature_dropout', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_feature_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_feature_dropout_default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(feature_dropout, locals(), ('input',), 'ember.feature_dropout')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def alpha_dropout(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_alpha_dropout_default(input, p, train)
+    if _TF:
+        _r = _tf_bound(alpha_dropout, locals(), ('input',), 'ember.alpha_dropout')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('alpha_dropout', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('alpha_dropout', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('alpha_dropout', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_alpha_dropout_default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(alpha_dropout, locals(), ('input',), 'ember.alpha_dropout')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def feature_alpha_dropout(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_feature_alpha_dropout_default(input, p, train)
+    if _TF:
+        _r = _tf_bound(feature_alpha_dropout, locals(), ('input',), 'ember.feature_alpha_dropout')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('feature_alpha_dropout', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('feature_alpha_dropout', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('feature_alpha_dropout', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_feature_alpha_dropout_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_feature_alpha_dropout_default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(feature_alpha_dropout, locals(), ('input',), 'ember.feature_alpha_dropout')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def dropout_(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dropout_', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('dropout_', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('dropout_', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_dropout__default(input, p, train)
+    if _TF:
+        _r = _tf_bound(dropout_, locals(), ('input',), 'ember.dropout_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dropout_', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('dropout_', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('dropout_', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_dropout__default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(dropout_, locals(), ('input',), 'ember.dropout_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def feature_dropout_(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('feature_dropout_', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('feature_dropout_', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('feature_dropout_', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_feature_dropout__default(input, p, train)
+    if _TF:
+        _r = _tf_bound(feature_dropout_, locals(), ('input',), 'ember.feature_dropout_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('feature_dropout_', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('feature_dropout_', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('feature_dropout_', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_feature_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_feature_dropout__default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(feature_dropout_, locals(), ('input',), 'ember.feature_dropout_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def alpha_dropout_(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('alpha_dropout_', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('alpha_dropout_', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('alpha_dropout_', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_alpha_dropout__default(input, p, train)
+    if _TF:
+        _r = _tf_bound(alpha_dropout_, locals(), ('input',), 'ember.alpha_dropout_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('alpha_dropout_', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('alpha_dropout_', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('alpha_dropout_', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_alpha_dropout__default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(alpha_dropout_, locals(), ('input',), 'ember.alpha_dropout_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def feature_alpha_dropout_(input, p, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('feature_alpha_dropout_', 'input', 1, 'Tensor', input)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('feature_alpha_dropout_', 'p', 2, 'float', p)
-    if train.__class__ is not bool:
-        raise _bad_arg('feature_alpha_dropout_', 'train', 3, 'bool', train)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, train)
-    return _op_feature_alpha_dropout__default(input, p, train)
+    if _TF:
+        _r = _tf_bound(feature_alpha_dropout_, locals(), ('input',), 'ember.feature_alpha_dropout_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('feature_alpha_dropout_', 'input', 1, 'Tensor', input)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('feature_alpha_dropout_', 'p', 2, 'float', p)
+        if train.__class__ is not bool:
+            raise _bad_arg('feature_alpha_dropout_', 'train', 3, 'bool', train)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_feature_alpha_dropout__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, train)
+        return _op_feature_alpha_dropout__default(input, p, train)
+    except TypeError:
+        _r = _tf_duck_bound(feature_alpha_dropout_, locals(), ('input',), 'ember.feature_alpha_dropout_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['alpha_dropout', 'alpha_dropout_', 'dropout', 'dropout_', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'native_dropout']

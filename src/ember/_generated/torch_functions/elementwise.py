@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (frexp as _rt_frexp)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_abs__default, _c_abs__default = _lazy(_G, '_op_abs__default', 'aten', 'abs_', 'default')
 _op_abs_default, _c_abs_default = _lazy(_G, '_op_abs_default', 'aten', 'abs', 'default')
@@ -373,60 +378,90 @@ _op_xlogy__Scalar_Other, _c_xlogy__Scalar_Other = _lazy(_G, '_op_xlogy__Scalar_O
 _op_xlogy__Tensor, _c_xlogy__Tensor = _lazy(_G, '_op_xlogy__Tensor', 'aten', 'xlogy_', 'Tensor')
 
 def add(input, other, *, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('add', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('add', 'other', 2, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-            _ks |= other._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, other)
-        return _op_add_Tensor(input, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_add_out(input, other, alpha=alpha, out=out)
-    return _op_add_Tensor(input, other, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(add, locals(), ('input', 'other', 'out'), 'ember.add')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('add', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('add', 'other', 2, 'Tensor', other)
+        if out is None and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+            if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+                _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, other)
+            return _op_add_Tensor(input, other)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('add', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            return _op_add_out(input, other, alpha=alpha, out=out)
+        return _op_add_Tensor(input, other, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(add, locals(), ('input', 'other', 'out'), 'ember.add')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sub(input, other, *, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('sub', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('sub', 'other', 2, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
+    if _TF:
+        _r = _tf_bound(sub, locals(), ('input', 'other', 'out'), 'ember.sub')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('sub', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('sub', 'other', 2, 'Tensor', other)
+        if out is None and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+            if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+                _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, other)
+            return _op_sub_Tensor(input, other)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            return _op_sub_out(input, other, alpha=alpha, out=out)
+        return _op_sub_Tensor(input, other, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(sub, locals(), ('input', 'other', 'out'), 'ember.sub')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def mul(input, other, *, out=None):
+    if _TF:
+        _r = _tf_bound(mul, locals(), ('input', 'other', 'out'), 'ember.mul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('mul', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('mul', 'other', 2, 'Tensor', other)
+        if out is not None:
+            return _op_mul_out(input, other, out=out)
         _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
         if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other)
-        return _op_sub_Tensor(input, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_sub_out(input, other, alpha=alpha, out=out)
-    return _op_sub_Tensor(input, other, alpha=alpha)
-
-def mul(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('mul', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('mul', 'other', 2, 'Tensor', other)
-    if out is not None:
-        return _op_mul_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_mul_Tensor(input, other)
+        return _op_mul_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(mul, locals(), ('input', 'other', 'out'), 'ember.mul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _div_c0(input, other, *, out=None):
     s = 0
@@ -492,32 +527,42 @@ _div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
 _div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def div(*args, **kwargs):
-    best = None
-    for c, b in _div_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _div_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_div_e'):
-                raise _e from None
-            raise _unbound_call('div', _p[0], args, kwargs, _m) from None
-    raise _no_match('div', args, kwargs, _div_sigs, False)
+    if _TF:
+        _r = _tf_varargs(div, args, kwargs, 'ember.div')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _div_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _div_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_div_e'):
+                    raise _e from None
+                raise _unbound_call('div', _p[0], args, kwargs, _m) from None
+        raise _no_match('div', args, kwargs, _div_sigs, False)
+    except TypeError:
+        _r = _tf_duck(div, args, kwargs, 'ember.div')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _rsub_c0(input, other, *, alpha=1):
     s = 0
@@ -591,663 +636,1053 @@ _rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
 _rsub_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1)', '(Tensor input, Number other, Number alpha = 1)')
 
 def rsub(*args, **kwargs):
-    best = None
-    for c, b in _rsub_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _rsub_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_rsub_e'):
-                raise _e from None
-            raise _unbound_call('rsub', _p[0], args, kwargs, _m) from None
-    raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
+    if _TF:
+        _r = _tf_varargs(rsub, args, kwargs, 'ember.rsub')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _rsub_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _rsub_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_rsub_e'):
+                    raise _e from None
+                raise _unbound_call('rsub', _p[0], args, kwargs, _m) from None
+        raise _no_match('rsub', args, kwargs, _rsub_sigs, False)
+    except TypeError:
+        _r = _tf_duck(rsub, args, kwargs, 'ember.rsub')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def floor_divide(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
-    if out is not None:
-        return _op_floor_divide_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_floor_divide_default(input, other)
+    if _TF:
+        _r = _tf_bound(floor_divide, locals(), ('input', 'other', 'out'), 'ember.floor_divide')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('floor_divide', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('floor_divide', 'other', 2, 'Tensor', other)
+        if out is not None:
+            return _op_floor_divide_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_floor_divide_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(floor_divide, locals(), ('input', 'other', 'out'), 'ember.floor_divide')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _remainder_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def remainder(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('remainder', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _remainder_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('remainder', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _remainder_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_remainder_Scalar(input, other)
-    if not isinstance(input, TensorImpl):
-        if out is None:
-            return _op_remainder_Scalar_Tensor(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
-        return _op_remainder_Tensor_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_remainder_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(remainder, locals(), ('input', 'other', 'out'), 'ember.remainder')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('remainder', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _remainder_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('remainder', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _remainder_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('remainder() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_remainder_Scalar(input, other)
+        if not isinstance(input, TensorImpl):
+            if out is None:
+                return _op_remainder_Scalar_Tensor(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('remainder', 'out', None, 'Tensor', out)
+            return _op_remainder_Tensor_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_remainder_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(remainder, locals(), ('input', 'other', 'out'), 'ember.remainder')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _float_power_sigs = ('(Tensor input, Tensor exponent, *, Tensor out = None)', '(Number input, Tensor exponent, *, Tensor out = None)', '(Tensor input, Number exponent, *, Tensor out = None)')
 def float_power(input, exponent, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('float_power', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _float_power_sigs)
-    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _no_match_named('float_power', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _float_power_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
-        raise TypeError('float_power() received an invalid combination of arguments: at most one of input, exponent may be a number')
-    if not isinstance(input, TensorImpl):
+    if _TF:
+        _r = _tf_bound(float_power, locals(), ('input', 'exponent', 'out'), 'ember.float_power')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('float_power', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _float_power_sigs)
+        if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
+            raise _no_match_named('float_power', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _float_power_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
+            raise TypeError('float_power() received an invalid combination of arguments: at most one of input, exponent may be a number')
+        if not isinstance(input, TensorImpl):
+            if out is not None:
+                return _op_float_power_Scalar_out(input, exponent, out=out)
+            return _op_float_power_Scalar(input, exponent)
+        if not isinstance(exponent, TensorImpl):
+            if out is not None:
+                return _op_float_power_Tensor_Scalar_out(input, exponent, out=out)
+            return _op_float_power_Tensor_Scalar(input, exponent)
         if out is not None:
-            return _op_float_power_Scalar_out(input, exponent, out=out)
-        return _op_float_power_Scalar(input, exponent)
-    if not isinstance(exponent, TensorImpl):
-        if out is not None:
-            return _op_float_power_Tensor_Scalar_out(input, exponent, out=out)
-        return _op_float_power_Tensor_Scalar(input, exponent)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('float_power', 'out', None, 'Tensor', out)
-        return _op_float_power_Tensor_Tensor_out(input, exponent, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
-        _ks |= exponent._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, exponent)
-    return _op_float_power_Tensor_Tensor(input, exponent)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('float_power', 'out', None, 'Tensor', out)
+            return _op_float_power_Tensor_Tensor_out(input, exponent, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
+            _ks |= exponent._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, exponent)
+        return _op_float_power_Tensor_Tensor(input, exponent)
+    except TypeError:
+        _r = _tf_duck_bound(float_power, locals(), ('input', 'exponent', 'out'), 'ember.float_power')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _pow_sigs = ('(Tensor input, Tensor exponent, *, Tensor out = None)', '(Tensor input, Number exponent)', '(Number input, Tensor exponent)')
 def pow(input, exponent, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('pow', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _pow_sigs)
-    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _no_match_named('pow', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _pow_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
-        raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
-    if not isinstance(exponent, TensorImpl):
-        if out is None:
-            return _op_pow_Tensor_Scalar(input, exponent)
-    if not isinstance(input, TensorImpl):
-        if out is None:
-            return _op_pow_Scalar(input, exponent)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('pow', 'out', None, 'Tensor', out)
-        return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
-        _ks |= exponent._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, exponent)
-    return _op_pow_Tensor_Tensor(input, exponent)
+    if _TF:
+        _r = _tf_bound(pow, locals(), ('input', 'exponent', 'out'), 'ember.pow')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('pow', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _pow_sigs)
+        if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
+            raise _no_match_named('pow', ((input, _NO_DEFAULT), (exponent, _NO_DEFAULT),), (('out', out, None),), _pow_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(exponent, TensorImpl):
+            raise TypeError('pow() received an invalid combination of arguments: at most one of input, exponent may be a number')
+        if not isinstance(exponent, TensorImpl):
+            if out is None:
+                return _op_pow_Tensor_Scalar(input, exponent)
+        if not isinstance(input, TensorImpl):
+            if out is None:
+                return _op_pow_Scalar(input, exponent)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('pow', 'out', None, 'Tensor', out)
+            return _op_pow_Tensor_Tensor_out(input, exponent, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
+            _ks |= exponent._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, exponent)
+        return _op_pow_Tensor_Tensor(input, exponent)
+    except TypeError:
+        _r = _tf_duck_bound(pow, locals(), ('input', 'exponent', 'out'), 'ember.pow')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _eq_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def eq(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('eq', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _eq_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('eq', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _eq_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_eq_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('eq', 'out', None, 'Tensor', out)
-        return _op_eq_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_eq_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(eq, locals(), ('input', 'other', 'out'), 'ember.eq')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('eq', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _eq_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('eq', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _eq_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_eq_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('eq', 'out', None, 'Tensor', out)
+            return _op_eq_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_eq_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(eq, locals(), ('input', 'other', 'out'), 'ember.eq')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _ne_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def ne(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('ne', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ne_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('ne', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ne_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_ne_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ne', 'out', None, 'Tensor', out)
-        return _op_ne_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_ne_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(ne, locals(), ('input', 'other', 'out'), 'ember.ne')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('ne', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ne_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('ne', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ne_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_ne_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ne', 'out', None, 'Tensor', out)
+            return _op_ne_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_ne_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(ne, locals(), ('input', 'other', 'out'), 'ember.ne')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _lt_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def lt(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('lt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _lt_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('lt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _lt_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_lt_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lt', 'out', None, 'Tensor', out)
-        return _op_lt_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_lt_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(lt, locals(), ('input', 'other', 'out'), 'ember.lt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('lt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _lt_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('lt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _lt_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_lt_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lt', 'out', None, 'Tensor', out)
+            return _op_lt_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_lt_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(lt, locals(), ('input', 'other', 'out'), 'ember.lt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _le_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def le(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('le', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _le_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('le', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _le_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_le_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('le', 'out', None, 'Tensor', out)
-        return _op_le_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_le_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(le, locals(), ('input', 'other', 'out'), 'ember.le')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('le', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _le_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('le', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _le_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_le_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('le', 'out', None, 'Tensor', out)
+            return _op_le_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_le_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(le, locals(), ('input', 'other', 'out'), 'ember.le')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _gt_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def gt(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('gt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _gt_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('gt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _gt_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_gt_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gt', 'out', None, 'Tensor', out)
-        return _op_gt_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_gt_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(gt, locals(), ('input', 'other', 'out'), 'ember.gt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('gt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _gt_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('gt', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _gt_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_gt_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gt', 'out', None, 'Tensor', out)
+            return _op_gt_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_gt_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(gt, locals(), ('input', 'other', 'out'), 'ember.gt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _ge_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def ge(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('ge', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ge_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('ge', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ge_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_ge_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ge', 'out', None, 'Tensor', out)
-        return _op_ge_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_ge_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(ge, locals(), ('input', 'other', 'out'), 'ember.ge')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('ge', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ge_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('ge', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _ge_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_ge_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ge', 'out', None, 'Tensor', out)
+            return _op_ge_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_ge_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(ge, locals(), ('input', 'other', 'out'), 'ember.ge')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logical_and(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
-        return _op_logical_and_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_logical_and_default(input, other)
+    if _TF:
+        _r = _tf_bound(logical_and, locals(), ('input', 'other', 'out'), 'ember.logical_and')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_and', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_and', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
+            return _op_logical_and_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_logical_and_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(logical_and, locals(), ('input', 'other', 'out'), 'ember.logical_and')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logical_or(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
-        return _op_logical_or_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_logical_or_default(input, other)
+    if _TF:
+        _r = _tf_bound(logical_or, locals(), ('input', 'other', 'out'), 'ember.logical_or')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_or', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_or', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
+            return _op_logical_or_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_logical_or_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(logical_or, locals(), ('input', 'other', 'out'), 'ember.logical_or')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logical_xor(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
-        return _op_logical_xor_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_logical_xor_default(input, other)
+    if _TF:
+        _r = _tf_bound(logical_xor, locals(), ('input', 'other', 'out'), 'ember.logical_xor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_xor', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_xor', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
+            return _op_logical_xor_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_logical_xor_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(logical_xor, locals(), ('input', 'other', 'out'), 'ember.logical_xor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _bitwise_and_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_and(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('bitwise_and', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_and_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_and', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_and_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_bitwise_and_Scalar(input, other)
-    if not isinstance(input, TensorImpl):
-        if out is None:
-            return _op_bitwise_and_Scalar_Tensor(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
-        return _op_bitwise_and_Tensor_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_bitwise_and_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(bitwise_and, locals(), ('input', 'other', 'out'), 'ember.bitwise_and')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('bitwise_and', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_and_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_and', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_and_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('bitwise_and() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_bitwise_and_Scalar(input, other)
+        if not isinstance(input, TensorImpl):
+            if out is None:
+                return _op_bitwise_and_Scalar_Tensor(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
+            return _op_bitwise_and_Tensor_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_bitwise_and_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(bitwise_and, locals(), ('input', 'other', 'out'), 'ember.bitwise_and')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _bitwise_or_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_or(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('bitwise_or', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_or_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_or', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_or_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_bitwise_or_Scalar(input, other)
-    if not isinstance(input, TensorImpl):
-        if out is None:
-            return _op_bitwise_or_Scalar_Tensor(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
-        return _op_bitwise_or_Tensor_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_bitwise_or_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(bitwise_or, locals(), ('input', 'other', 'out'), 'ember.bitwise_or')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('bitwise_or', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_or_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_or', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_or_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('bitwise_or() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_bitwise_or_Scalar(input, other)
+        if not isinstance(input, TensorImpl):
+            if out is None:
+                return _op_bitwise_or_Scalar_Tensor(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
+            return _op_bitwise_or_Tensor_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_bitwise_or_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(bitwise_or, locals(), ('input', 'other', 'out'), 'ember.bitwise_or')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _bitwise_xor_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_xor(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('bitwise_xor', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_xor_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_xor', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_xor_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_bitwise_xor_Scalar(input, other)
-    if not isinstance(input, TensorImpl):
-        if out is None:
-            return _op_bitwise_xor_Scalar_Tensor(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
-        return _op_bitwise_xor_Tensor_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_bitwise_xor_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(bitwise_xor, locals(), ('input', 'other', 'out'), 'ember.bitwise_xor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('bitwise_xor', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_xor_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_xor', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_xor_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('bitwise_xor() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_bitwise_xor_Scalar(input, other)
+        if not isinstance(input, TensorImpl):
+            if out is None:
+                return _op_bitwise_xor_Scalar_Tensor(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
+            return _op_bitwise_xor_Tensor_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_bitwise_xor_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(bitwise_xor, locals(), ('input', 'other', 'out'), 'ember.bitwise_xor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def neg(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('neg', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('neg', 'out', None, 'Tensor', out)
-        return _op_neg_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_neg_default(input)
+    if _TF:
+        _r = _tf_bound(neg, locals(), ('input', 'out'), 'ember.neg')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('neg', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('neg', 'out', None, 'Tensor', out)
+            return _op_neg_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_neg_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(neg, locals(), ('input', 'out'), 'ember.neg')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def neg_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_neg__default(input)
+    if _TF:
+        _r = _tf_bound(neg_, locals(), ('input',), 'ember.neg_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('neg_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_neg__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(neg_, locals(), ('input',), 'ember.neg_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def abs(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('abs', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('abs', 'out', None, 'Tensor', out)
-        return _op_abs_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_abs_default(input)
+    if _TF:
+        _r = _tf_bound(abs, locals(), ('input', 'out'), 'ember.abs')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('abs', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('abs', 'out', None, 'Tensor', out)
+            return _op_abs_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_abs_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(abs, locals(), ('input', 'out'), 'ember.abs')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def abs_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_abs__default(input)
+    if _TF:
+        _r = _tf_bound(abs_, locals(), ('input',), 'ember.abs_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('abs_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_abs__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(abs_, locals(), ('input',), 'ember.abs_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def exp(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('exp', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp', 'out', None, 'Tensor', out)
-        return _op_exp_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_exp_default(input)
+    if _TF:
+        _r = _tf_bound(exp, locals(), ('input', 'out'), 'ember.exp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('exp', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('exp', 'out', None, 'Tensor', out)
+            return _op_exp_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_exp_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(exp, locals(), ('input', 'out'), 'ember.exp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def exp_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_exp__default(input)
+    if _TF:
+        _r = _tf_bound(exp_, locals(), ('input',), 'ember.exp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('exp_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_exp__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(exp_, locals(), ('input',), 'ember.exp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log', 'out', None, 'Tensor', out)
-        return _op_log_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log_default(input)
+    if _TF:
+        _r = _tf_bound(log, locals(), ('input', 'out'), 'ember.log')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log', 'out', None, 'Tensor', out)
+            return _op_log_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log, locals(), ('input', 'out'), 'ember.log')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log__default(input)
+    if _TF:
+        _r = _tf_bound(log_, locals(), ('input',), 'ember.log_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log_, locals(), ('input',), 'ember.log_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sqrt(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
-        return _op_sqrt_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sqrt_default(input)
+    if _TF:
+        _r = _tf_bound(sqrt, locals(), ('input', 'out'), 'ember.sqrt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sqrt', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
+            return _op_sqrt_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sqrt_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sqrt, locals(), ('input', 'out'), 'ember.sqrt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sqrt_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sqrt__default(input)
+    if _TF:
+        _r = _tf_bound(sqrt_, locals(), ('input',), 'ember.sqrt_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sqrt_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sqrt__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sqrt_, locals(), ('input',), 'ember.sqrt_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rsqrt(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
-        return _op_rsqrt_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_rsqrt_default(input)
+    if _TF:
+        _r = _tf_bound(rsqrt, locals(), ('input', 'out'), 'ember.rsqrt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rsqrt', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
+            return _op_rsqrt_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_rsqrt_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(rsqrt, locals(), ('input', 'out'), 'ember.rsqrt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rsqrt_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_rsqrt__default(input)
+    if _TF:
+        _r = _tf_bound(rsqrt_, locals(), ('input',), 'ember.rsqrt_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rsqrt_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_rsqrt__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(rsqrt_, locals(), ('input',), 'ember.rsqrt_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sin(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sin', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sin', 'out', None, 'Tensor', out)
-        return _op_sin_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sin_default(input)
+    if _TF:
+        _r = _tf_bound(sin, locals(), ('input', 'out'), 'ember.sin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sin', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sin', 'out', None, 'Tensor', out)
+            return _op_sin_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sin_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sin, locals(), ('input', 'out'), 'ember.sin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sin_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sin__default(input)
+    if _TF:
+        _r = _tf_bound(sin_, locals(), ('input',), 'ember.sin_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sin_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sin__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sin_, locals(), ('input',), 'ember.sin_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cos(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cos', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cos', 'out', None, 'Tensor', out)
-        return _op_cos_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_cos_default(input)
+    if _TF:
+        _r = _tf_bound(cos, locals(), ('input', 'out'), 'ember.cos')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cos', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cos', 'out', None, 'Tensor', out)
+            return _op_cos_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_cos_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(cos, locals(), ('input', 'out'), 'ember.cos')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cos_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_cos__default(input)
+    if _TF:
+        _r = _tf_bound(cos_, locals(), ('input',), 'ember.cos_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cos_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_cos__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(cos_, locals(), ('input',), 'ember.cos_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tanh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
-        return _op_tanh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_tanh_default(input)
+    if _TF:
+        _r = _tf_bound(tanh, locals(), ('input', 'out'), 'ember.tanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tanh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tanh', 'out', None, 'Tensor', out)
+            return _op_tanh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_tanh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(tanh, locals(), ('input', 'out'), 'ember.tanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tanh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_tanh__default(input)
+    if _TF:
+        _r = _tf_bound(tanh_, locals(), ('input',), 'ember.tanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tanh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_tanh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(tanh_, locals(), ('input',), 'ember.tanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sigmoid(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
-        return _op_sigmoid_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sigmoid_default(input)
+    if _TF:
+        _r = _tf_bound(sigmoid, locals(), ('input', 'out'), 'ember.sigmoid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sigmoid', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
+            return _op_sigmoid_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sigmoid_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sigmoid, locals(), ('input', 'out'), 'ember.sigmoid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sigmoid_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sigmoid__default(input)
+    if _TF:
+        _r = _tf_bound(sigmoid_, locals(), ('input',), 'ember.sigmoid_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sigmoid_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sigmoid__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sigmoid_, locals(), ('input',), 'ember.sigmoid_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def bitwise_not(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
-        return _op_bitwise_not_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_bitwise_not_default(input)
+    if _TF:
+        _r = _tf_bound(bitwise_not, locals(), ('input', 'out'), 'ember.bitwise_not')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bitwise_not', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
+            return _op_bitwise_not_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_bitwise_not_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(bitwise_not, locals(), ('input', 'out'), 'ember.bitwise_not')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logical_not(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
-        return _op_logical_not_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_logical_not_default(input)
+    if _TF:
+        _r = _tf_bound(logical_not, locals(), ('input', 'out'), 'ember.logical_not')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_not', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
+            return _op_logical_not_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_logical_not_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(logical_not, locals(), ('input', 'out'), 'ember.logical_not')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clamp_c0(input, min=None, max=None, *, out=None):
     s = 0
@@ -1328,32 +1763,42 @@ _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
 _clamp_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clamp(*args, **kwargs):
-    best = None
-    for c, b in _clamp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clamp_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clamp_e'):
-                raise _e from None
-            raise _unbound_call('clamp', _p[0], args, kwargs, _m) from None
-    raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
+    if _TF:
+        _r = _tf_varargs(clamp, args, kwargs, 'ember.clamp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clamp_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clamp_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clamp_e'):
+                    raise _e from None
+                raise _unbound_call('clamp', _p[0], args, kwargs, _m) from None
+        raise _no_match('clamp', args, kwargs, _clamp_sigs, False)
+    except TypeError:
+        _r = _tf_duck(clamp, args, kwargs, 'ember.clamp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clamp__c0(input, min=None, max=None):
     s = 0
@@ -1426,32 +1871,42 @@ _clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
 _clamp__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clamp_(*args, **kwargs):
-    best = None
-    for c, b in _clamp__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clamp__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clamp__e'):
-                raise _e from None
-            raise _unbound_call('clamp_', _p[0], args, kwargs, _m) from None
-    raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
+    if _TF:
+        _r = _tf_varargs(clamp_, args, kwargs, 'ember.clamp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clamp__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clamp__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clamp__e'):
+                    raise _e from None
+                raise _unbound_call('clamp_', _p[0], args, kwargs, _m) from None
+        raise _no_match('clamp_', args, kwargs, _clamp__sigs, False)
+    except TypeError:
+        _r = _tf_duck(clamp_, args, kwargs, 'ember.clamp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clamp_min_c0(input, min, *, out=None):
     s = 0
@@ -1517,32 +1972,42 @@ _clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1)
 _clamp_min_sigs = ('(Tensor input, Tensor min, *, Tensor out = None)', '(Tensor input, Number min, *, Tensor out = None)')
 
 def clamp_min(*args, **kwargs):
-    best = None
-    for c, b in _clamp_min_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clamp_min_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clamp_min_e'):
-                raise _e from None
-            raise _unbound_call('clamp_min', _p[0], args, kwargs, _m) from None
-    raise _no_match('clamp_min', args, kwargs, _clamp_min_sigs, False)
+    if _TF:
+        _r = _tf_varargs(clamp_min, args, kwargs, 'ember.clamp_min')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clamp_min_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clamp_min_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clamp_min_e'):
+                    raise _e from None
+                raise _unbound_call('clamp_min', _p[0], args, kwargs, _m) from None
+        raise _no_match('clamp_min', args, kwargs, _clamp_min_sigs, False)
+    except TypeError:
+        _r = _tf_duck(clamp_min, args, kwargs, 'ember.clamp_min')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clamp_max_c0(input, max, *, out=None):
     s = 0
@@ -1608,32 +2073,42 @@ _clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1)
 _clamp_max_sigs = ('(Tensor input, Tensor max, *, Tensor out = None)', '(Tensor input, Number max, *, Tensor out = None)')
 
 def clamp_max(*args, **kwargs):
-    best = None
-    for c, b in _clamp_max_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clamp_max_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clamp_max_e'):
-                raise _e from None
-            raise _unbound_call('clamp_max', _p[0], args, kwargs, _m) from None
-    raise _no_match('clamp_max', args, kwargs, _clamp_max_sigs, False)
+    if _TF:
+        _r = _tf_varargs(clamp_max, args, kwargs, 'ember.clamp_max')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clamp_max_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clamp_max_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clamp_max_e'):
+                    raise _e from None
+                raise _unbound_call('clamp_max', _p[0], args, kwargs, _m) from None
+        raise _no_match('clamp_max', args, kwargs, _clamp_max_sigs, False)
+    except TypeError:
+        _r = _tf_duck(clamp_max, args, kwargs, 'ember.clamp_max')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _where_c0(condition, input, other, *, out=None):
     s = 0
@@ -1707,274 +2182,464 @@ _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
 _where_sigs = ('(Tensor condition)', '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)')
 
 def where(*args, **kwargs):
-    best = None
-    for c, b in _where_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _where_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_where_e'):
-                raise _e from None
-            raise _unbound_call('where', _p[0], args, kwargs, _m) from None
-    raise _no_match('where', args, kwargs, _where_sigs, False)
+    if _TF:
+        _r = _tf_varargs(where, args, kwargs, 'ember.where')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _where_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _where_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_where_e'):
+                    raise _e from None
+                raise _unbound_call('where', _p[0], args, kwargs, _m) from None
+        raise _no_match('where', args, kwargs, _where_sigs, False)
+    except TypeError:
+        _r = _tf_duck(where, args, kwargs, 'ember.where')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
-    if rtol.__class__ is not float and not _is_double(rtol):
-        raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
-    if atol.__class__ is not float and not _is_double(atol):
-        raise _bad_arg('isclose', 'atol', 4, 'float', atol)
-    if equal_nan.__class__ is not bool:
-        raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
-    _ks = input._ks
-    _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
-        _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
-        _ks |= atol._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other, rtol, atol, equal_nan)
-    return _op_isclose_default(input, other, rtol, atol, equal_nan)
+    if _TF:
+        _r = _tf_bound(isclose, locals(), ('input', 'other'), 'ember.isclose')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isclose', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isclose', 'other', 2, 'Tensor', other)
+        if rtol.__class__ is not float and not _is_double(rtol):
+            raise _bad_arg('isclose', 'rtol', 3, 'float', rtol)
+        if atol.__class__ is not float and not _is_double(atol):
+            raise _bad_arg('isclose', 'atol', 4, 'float', atol)
+        if equal_nan.__class__ is not bool:
+            raise _bad_arg('isclose', 'equal_nan', 5, 'bool', equal_nan)
+        _ks = input._ks
+        _ks |= other._ks
+        if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
+            _ks |= rtol._ks
+        if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
+            _ks |= atol._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other, rtol, atol, equal_nan)
+        return _op_isclose_default(input, other, rtol, atol, equal_nan)
+    except TypeError:
+        _r = _tf_duck_bound(isclose, locals(), ('input', 'other'), 'ember.isclose')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
-    if rtol.__class__ is not float and not _is_double(rtol):
-        raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
-    if atol.__class__ is not float and not _is_double(atol):
-        raise _bad_arg('allclose', 'atol', 4, 'float', atol)
-    if equal_nan.__class__ is not bool:
-        raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
-    _ks = input._ks
-    _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
-        _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
-        _ks |= atol._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other, rtol, atol, equal_nan)
-    return _op_allclose_default(input, other, rtol, atol, equal_nan)
+    if _TF:
+        _r = _tf_bound(allclose, locals(), ('input', 'other'), 'ember.allclose')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('allclose', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('allclose', 'other', 2, 'Tensor', other)
+        if rtol.__class__ is not float and not _is_double(rtol):
+            raise _bad_arg('allclose', 'rtol', 3, 'float', rtol)
+        if atol.__class__ is not float and not _is_double(atol):
+            raise _bad_arg('allclose', 'atol', 4, 'float', atol)
+        if equal_nan.__class__ is not bool:
+            raise _bad_arg('allclose', 'equal_nan', 5, 'bool', equal_nan)
+        _ks = input._ks
+        _ks |= other._ks
+        if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
+            _ks |= rtol._ks
+        if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
+            _ks |= atol._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other, rtol, atol, equal_nan)
+        return _op_allclose_default(input, other, rtol, atol, equal_nan)
+    except TypeError:
+        _r = _tf_duck_bound(allclose, locals(), ('input', 'other'), 'ember.allclose')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def exp2(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp2', 'out', None, 'Tensor', out)
-        return _op_exp2_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_exp2_default(input)
+    if _TF:
+        _r = _tf_bound(exp2, locals(), ('input', 'out'), 'ember.exp2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('exp2', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('exp2', 'out', None, 'Tensor', out)
+            return _op_exp2_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_exp2_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(exp2, locals(), ('input', 'out'), 'ember.exp2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def exp2_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_exp2__default(input)
+    if _TF:
+        _r = _tf_bound(exp2_, locals(), ('input',), 'ember.exp2_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('exp2_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_exp2__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(exp2_, locals(), ('input',), 'ember.exp2_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def expm1(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('expm1', 'out', None, 'Tensor', out)
-        return _op_expm1_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_expm1_default(input)
+    if _TF:
+        _r = _tf_bound(expm1, locals(), ('input', 'out'), 'ember.expm1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('expm1', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('expm1', 'out', None, 'Tensor', out)
+            return _op_expm1_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_expm1_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(expm1, locals(), ('input', 'out'), 'ember.expm1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def expm1_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_expm1__default(input)
+    if _TF:
+        _r = _tf_bound(expm1_, locals(), ('input',), 'ember.expm1_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('expm1_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_expm1__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(expm1_, locals(), ('input',), 'ember.expm1_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log1p(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log1p', 'out', None, 'Tensor', out)
-        return _op_log1p_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log1p_default(input)
+    if _TF:
+        _r = _tf_bound(log1p, locals(), ('input', 'out'), 'ember.log1p')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log1p', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log1p', 'out', None, 'Tensor', out)
+            return _op_log1p_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log1p_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log1p, locals(), ('input', 'out'), 'ember.log1p')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log1p_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log1p__default(input)
+    if _TF:
+        _r = _tf_bound(log1p_, locals(), ('input',), 'ember.log1p_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log1p_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log1p__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log1p_, locals(), ('input',), 'ember.log1p_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log2(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log2', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log2', 'out', None, 'Tensor', out)
-        return _op_log2_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log2_default(input)
+    if _TF:
+        _r = _tf_bound(log2, locals(), ('input', 'out'), 'ember.log2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log2', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log2', 'out', None, 'Tensor', out)
+            return _op_log2_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log2_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log2, locals(), ('input', 'out'), 'ember.log2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log2_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log2__default(input)
+    if _TF:
+        _r = _tf_bound(log2_, locals(), ('input',), 'ember.log2_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log2_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log2__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log2_, locals(), ('input',), 'ember.log2_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log10(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log10', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log10', 'out', None, 'Tensor', out)
-        return _op_log10_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log10_default(input)
+    if _TF:
+        _r = _tf_bound(log10, locals(), ('input', 'out'), 'ember.log10')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log10', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log10', 'out', None, 'Tensor', out)
+            return _op_log10_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log10_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log10, locals(), ('input', 'out'), 'ember.log10')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log10_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_log10__default(input)
+    if _TF:
+        _r = _tf_bound(log10_, locals(), ('input',), 'ember.log10_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log10_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_log10__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(log10_, locals(), ('input',), 'ember.log10_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sign(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sign', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sign', 'out', None, 'Tensor', out)
-        return _op_sign_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sign_default(input)
+    if _TF:
+        _r = _tf_bound(sign, locals(), ('input', 'out'), 'ember.sign')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sign', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sign', 'out', None, 'Tensor', out)
+            return _op_sign_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sign_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sign, locals(), ('input', 'out'), 'ember.sign')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sgn(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sgn', 'out', None, 'Tensor', out)
-        return _op_sgn_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sgn_default(input)
+    if _TF:
+        _r = _tf_bound(sgn, locals(), ('input', 'out'), 'ember.sgn')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sgn', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sgn', 'out', None, 'Tensor', out)
+            return _op_sgn_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sgn_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sgn, locals(), ('input', 'out'), 'ember.sgn')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def floor(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('floor', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('floor', 'out', None, 'Tensor', out)
-        return _op_floor_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_floor_default(input)
+    if _TF:
+        _r = _tf_bound(floor, locals(), ('input', 'out'), 'ember.floor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('floor', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('floor', 'out', None, 'Tensor', out)
+            return _op_floor_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_floor_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(floor, locals(), ('input', 'out'), 'ember.floor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def floor_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_floor__default(input)
+    if _TF:
+        _r = _tf_bound(floor_, locals(), ('input',), 'ember.floor_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('floor_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_floor__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(floor_, locals(), ('input',), 'ember.floor_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ceil(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ceil', 'out', None, 'Tensor', out)
-        return _op_ceil_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_ceil_default(input)
+    if _TF:
+        _r = _tf_bound(ceil, locals(), ('input', 'out'), 'ember.ceil')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ceil', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ceil', 'out', None, 'Tensor', out)
+            return _op_ceil_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_ceil_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(ceil, locals(), ('input', 'out'), 'ember.ceil')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ceil_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_ceil__default(input)
+    if _TF:
+        _r = _tf_bound(ceil_, locals(), ('input',), 'ember.ceil_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ceil_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_ceil__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(ceil_, locals(), ('input',), 'ember.ceil_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _round_c0(input, *, out=None):
     s = 0
@@ -2026,32 +2691,42 @@ _round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
 _round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
 
 def round(*args, **kwargs):
-    best = None
-    for c, b in _round_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _round_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_round_e'):
-                raise _e from None
-            raise _unbound_call('round', _p[0], args, kwargs, _m) from None
-    raise _no_match('round', args, kwargs, _round_sigs, False)
+    if _TF:
+        _r = _tf_varargs(round, args, kwargs, 'ember.round')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _round_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _round_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_round_e'):
+                    raise _e from None
+                raise _unbound_call('round', _p[0], args, kwargs, _m) from None
+        raise _no_match('round', args, kwargs, _round_sigs, False)
+    except TypeError:
+        _r = _tf_duck(round, args, kwargs, 'ember.round')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _round__c0(input):
     s = 0
@@ -2095,520 +2770,900 @@ _round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
 _round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
 
 def round_(*args, **kwargs):
-    best = None
-    for c, b in _round__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _round__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_round__e'):
-                raise _e from None
-            raise _unbound_call('round_', _p[0], args, kwargs, _m) from None
-    raise _no_match('round_', args, kwargs, _round__sigs, False)
+    if _TF:
+        _r = _tf_varargs(round_, args, kwargs, 'ember.round_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _round__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _round__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_round__e'):
+                    raise _e from None
+                raise _unbound_call('round_', _p[0], args, kwargs, _m) from None
+        raise _no_match('round_', args, kwargs, _round__sigs, False)
+    except TypeError:
+        _r = _tf_duck(round_, args, kwargs, 'ember.round_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def trunc(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('trunc', 'out', None, 'Tensor', out)
-        return _op_trunc_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_trunc_default(input)
+    if _TF:
+        _r = _tf_bound(trunc, locals(), ('input', 'out'), 'ember.trunc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('trunc', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('trunc', 'out', None, 'Tensor', out)
+            return _op_trunc_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_trunc_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(trunc, locals(), ('input', 'out'), 'ember.trunc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def trunc_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_trunc__default(input)
+    if _TF:
+        _r = _tf_bound(trunc_, locals(), ('input',), 'ember.trunc_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('trunc_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_trunc__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(trunc_, locals(), ('input',), 'ember.trunc_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def frac(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('frac', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('frac', 'out', None, 'Tensor', out)
-        return _op_frac_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_frac_default(input)
+    if _TF:
+        _r = _tf_bound(frac, locals(), ('input', 'out'), 'ember.frac')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('frac', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('frac', 'out', None, 'Tensor', out)
+            return _op_frac_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_frac_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(frac, locals(), ('input', 'out'), 'ember.frac')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def frac_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_frac__default(input)
+    if _TF:
+        _r = _tf_bound(frac_, locals(), ('input',), 'ember.frac_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('frac_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_frac__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(frac_, locals(), ('input',), 'ember.frac_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def reciprocal(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
-        return _op_reciprocal_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_reciprocal_default(input)
+    if _TF:
+        _r = _tf_bound(reciprocal, locals(), ('input', 'out'), 'ember.reciprocal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reciprocal', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
+            return _op_reciprocal_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_reciprocal_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(reciprocal, locals(), ('input', 'out'), 'ember.reciprocal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def reciprocal_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_reciprocal__default(input)
+    if _TF:
+        _r = _tf_bound(reciprocal_, locals(), ('input',), 'ember.reciprocal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reciprocal_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_reciprocal__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(reciprocal_, locals(), ('input',), 'ember.reciprocal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def square(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('square', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('square', 'out', None, 'Tensor', out)
-        return _op_square_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_square_default(input)
+    if _TF:
+        _r = _tf_bound(square, locals(), ('input', 'out'), 'ember.square')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('square', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('square', 'out', None, 'Tensor', out)
+            return _op_square_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_square_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(square, locals(), ('input', 'out'), 'ember.square')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def square_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('square_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_square__default(input)
+    if _TF:
+        _r = _tf_bound(square_, locals(), ('input',), 'ember.square_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('square_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_square__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(square_, locals(), ('input',), 'ember.square_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def erf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('erf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erf', 'out', None, 'Tensor', out)
-        return _op_erf_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_erf_default(input)
+    if _TF:
+        _r = _tf_bound(erf, locals(), ('input', 'out'), 'ember.erf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('erf', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('erf', 'out', None, 'Tensor', out)
+            return _op_erf_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_erf_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(erf, locals(), ('input', 'out'), 'ember.erf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def erf_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_erf__default(input)
+    if _TF:
+        _r = _tf_bound(erf_, locals(), ('input',), 'ember.erf_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('erf_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_erf__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(erf_, locals(), ('input',), 'ember.erf_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def erfc(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erfc', 'out', None, 'Tensor', out)
-        return _op_erfc_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_erfc_default(input)
+    if _TF:
+        _r = _tf_bound(erfc, locals(), ('input', 'out'), 'ember.erfc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('erfc', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('erfc', 'out', None, 'Tensor', out)
+            return _op_erfc_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_erfc_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(erfc, locals(), ('input', 'out'), 'ember.erfc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def erfc_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_erfc__default(input)
+    if _TF:
+        _r = _tf_bound(erfc_, locals(), ('input',), 'ember.erfc_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('erfc_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_erfc__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(erfc_, locals(), ('input',), 'ember.erfc_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def erfinv(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
-        return _op_erfinv_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_erfinv_default(input)
+    if _TF:
+        _r = _tf_bound(erfinv, locals(), ('input', 'out'), 'ember.erfinv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('erfinv', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
+            return _op_erfinv_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_erfinv_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(erfinv, locals(), ('input', 'out'), 'ember.erfinv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def asin(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('asin', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('asin', 'out', None, 'Tensor', out)
-        return _op_asin_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_asin_default(input)
+    if _TF:
+        _r = _tf_bound(asin, locals(), ('input', 'out'), 'ember.asin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('asin', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('asin', 'out', None, 'Tensor', out)
+            return _op_asin_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_asin_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(asin, locals(), ('input', 'out'), 'ember.asin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def asin_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_asin__default(input)
+    if _TF:
+        _r = _tf_bound(asin_, locals(), ('input',), 'ember.asin_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('asin_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_asin__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(asin_, locals(), ('input',), 'ember.asin_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def acos(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('acos', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('acos', 'out', None, 'Tensor', out)
-        return _op_acos_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_acos_default(input)
+    if _TF:
+        _r = _tf_bound(acos, locals(), ('input', 'out'), 'ember.acos')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('acos', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('acos', 'out', None, 'Tensor', out)
+            return _op_acos_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_acos_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(acos, locals(), ('input', 'out'), 'ember.acos')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def acos_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_acos__default(input)
+    if _TF:
+        _r = _tf_bound(acos_, locals(), ('input',), 'ember.acos_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('acos_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_acos__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(acos_, locals(), ('input',), 'ember.acos_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def atan(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atan', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atan', 'out', None, 'Tensor', out)
-        return _op_atan_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_atan_default(input)
+    if _TF:
+        _r = _tf_bound(atan, locals(), ('input', 'out'), 'ember.atan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atan', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('atan', 'out', None, 'Tensor', out)
+            return _op_atan_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_atan_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(atan, locals(), ('input', 'out'), 'ember.atan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def atan_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_atan__default(input)
+    if _TF:
+        _r = _tf_bound(atan_, locals(), ('input',), 'ember.atan_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atan_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_atan__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(atan_, locals(), ('input',), 'ember.atan_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sinh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sinh', 'out', None, 'Tensor', out)
-        return _op_sinh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sinh_default(input)
+    if _TF:
+        _r = _tf_bound(sinh, locals(), ('input', 'out'), 'ember.sinh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sinh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sinh', 'out', None, 'Tensor', out)
+            return _op_sinh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sinh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sinh, locals(), ('input', 'out'), 'ember.sinh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sinh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sinh__default(input)
+    if _TF:
+        _r = _tf_bound(sinh_, locals(), ('input',), 'ember.sinh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sinh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sinh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sinh_, locals(), ('input',), 'ember.sinh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cosh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cosh', 'out', None, 'Tensor', out)
-        return _op_cosh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_cosh_default(input)
+    if _TF:
+        _r = _tf_bound(cosh, locals(), ('input', 'out'), 'ember.cosh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cosh', 'out', None, 'Tensor', out)
+            return _op_cosh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_cosh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(cosh, locals(), ('input', 'out'), 'ember.cosh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cosh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_cosh__default(input)
+    if _TF:
+        _r = _tf_bound(cosh_, locals(), ('input',), 'ember.cosh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_cosh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(cosh_, locals(), ('input',), 'ember.cosh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tan(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tan', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tan', 'out', None, 'Tensor', out)
-        return _op_tan_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_tan_default(input)
+    if _TF:
+        _r = _tf_bound(tan, locals(), ('input', 'out'), 'ember.tan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tan', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tan', 'out', None, 'Tensor', out)
+            return _op_tan_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_tan_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(tan, locals(), ('input', 'out'), 'ember.tan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tan_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_tan__default(input)
+    if _TF:
+        _r = _tf_bound(tan_, locals(), ('input',), 'ember.tan_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tan_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_tan__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(tan_, locals(), ('input',), 'ember.tan_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def asinh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('asinh', 'out', None, 'Tensor', out)
-        return _op_asinh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_asinh_default(input)
+    if _TF:
+        _r = _tf_bound(asinh, locals(), ('input', 'out'), 'ember.asinh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('asinh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('asinh', 'out', None, 'Tensor', out)
+            return _op_asinh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_asinh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(asinh, locals(), ('input', 'out'), 'ember.asinh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def asinh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_asinh__default(input)
+    if _TF:
+        _r = _tf_bound(asinh_, locals(), ('input',), 'ember.asinh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('asinh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_asinh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(asinh_, locals(), ('input',), 'ember.asinh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def acosh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('acosh', 'out', None, 'Tensor', out)
-        return _op_acosh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_acosh_default(input)
+    if _TF:
+        _r = _tf_bound(acosh, locals(), ('input', 'out'), 'ember.acosh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('acosh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('acosh', 'out', None, 'Tensor', out)
+            return _op_acosh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_acosh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(acosh, locals(), ('input', 'out'), 'ember.acosh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def acosh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_acosh__default(input)
+    if _TF:
+        _r = _tf_bound(acosh_, locals(), ('input',), 'ember.acosh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('acosh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_acosh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(acosh_, locals(), ('input',), 'ember.acosh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def atanh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atanh', 'out', None, 'Tensor', out)
-        return _op_atanh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_atanh_default(input)
+    if _TF:
+        _r = _tf_bound(atanh, locals(), ('input', 'out'), 'ember.atanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atanh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('atanh', 'out', None, 'Tensor', out)
+            return _op_atanh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_atanh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(atanh, locals(), ('input', 'out'), 'ember.atanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def atanh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_atanh__default(input)
+    if _TF:
+        _r = _tf_bound(atanh_, locals(), ('input',), 'ember.atanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atanh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_atanh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(atanh_, locals(), ('input',), 'ember.atanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
-    if nan is not None and nan.__class__ is not float and not _is_double(nan):
-        raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
-    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
-        raise _bad_arg('nan_to_num', 'posinf', 3, 'float', posinf)
-    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
-        raise _bad_arg('nan_to_num', 'neginf', 4, 'float', neginf)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
-        return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
-    _ks = input._ks
-    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
-        _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
-        _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
-        _ks |= neginf._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, nan, posinf, neginf)
-    return _op_nan_to_num_default(input, nan, posinf, neginf)
+    if _TF:
+        _r = _tf_bound(nan_to_num, locals(), ('input', 'out'), 'ember.nan_to_num')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nan_to_num', 'input', 1, 'Tensor', input)
+        if nan is not None and nan.__class__ is not float and not _is_double(nan):
+            raise _bad_arg('nan_to_num', 'nan', 2, 'float', nan)
+        if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+            raise _bad_arg('nan_to_num', 'posinf', 3, 'float', posinf)
+        if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+            raise _bad_arg('nan_to_num', 'neginf', 4, 'float', neginf)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
+            return _op_nan_to_num_out(input, nan, posinf, neginf, out=out)
+        _ks = input._ks
+        if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
+            _ks |= nan._ks
+        if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
+            _ks |= posinf._ks
+        if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
+            _ks |= neginf._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, nan, posinf, neginf)
+        return _op_nan_to_num_default(input, nan, posinf, neginf)
+    except TypeError:
+        _r = _tf_duck_bound(nan_to_num, locals(), ('input', 'out'), 'ember.nan_to_num')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
-    if nan is not None and nan.__class__ is not float and not _is_double(nan):
-        raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
-    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
-        raise _bad_arg('nan_to_num_', 'posinf', 3, 'float', posinf)
-    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
-        raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
-    _ks = input._ks
-    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
-        _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
-        _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
-        _ks |= neginf._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, nan, posinf, neginf)
-    return _op_nan_to_num__default(input, nan, posinf, neginf)
+    if _TF:
+        _r = _tf_bound(nan_to_num_, locals(), ('input',), 'ember.nan_to_num_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nan_to_num_', 'input', 1, 'Tensor', input)
+        if nan is not None and nan.__class__ is not float and not _is_double(nan):
+            raise _bad_arg('nan_to_num_', 'nan', 2, 'float', nan)
+        if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+            raise _bad_arg('nan_to_num_', 'posinf', 3, 'float', posinf)
+        if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+            raise _bad_arg('nan_to_num_', 'neginf', 4, 'float', neginf)
+        _ks = input._ks
+        if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
+            _ks |= nan._ks
+        if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
+            _ks |= posinf._ks
+        if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
+            _ks |= neginf._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, nan, posinf, neginf)
+        return _op_nan_to_num__default(input, nan, posinf, neginf)
+    except TypeError:
+        _r = _tf_duck_bound(nan_to_num_, locals(), ('input',), 'ember.nan_to_num_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logit(input, eps=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logit', 'input', 1, 'Tensor', input)
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('logit', 'eps', 2, 'float', eps)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logit', 'out', None, 'Tensor', out)
-        return _op_logit_out(input, eps, out=out)
-    _ks = input._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, eps)
-    return _op_logit_default(input, eps)
+    if _TF:
+        _r = _tf_bound(logit, locals(), ('input', 'out'), 'ember.logit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logit', 'input', 1, 'Tensor', input)
+        if eps is not None and eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('logit', 'eps', 2, 'float', eps)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logit', 'out', None, 'Tensor', out)
+            return _op_logit_out(input, eps, out=out)
+        _ks = input._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, eps)
+        return _op_logit_default(input, eps)
+    except TypeError:
+        _r = _tf_duck_bound(logit, locals(), ('input', 'out'), 'ember.logit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logit_(input, eps=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('logit_', 'eps', 2, 'float', eps)
-    _ks = input._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, eps)
-    return _op_logit__default(input, eps)
+    if _TF:
+        _r = _tf_bound(logit_, locals(), ('input',), 'ember.logit_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logit_', 'input', 1, 'Tensor', input)
+        if eps is not None and eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('logit_', 'eps', 2, 'float', eps)
+        _ks = input._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, eps)
+        return _op_logit__default(input, eps)
+    except TypeError:
+        _r = _tf_duck_bound(logit_, locals(), ('input',), 'ember.logit_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hypot(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hypot', 'out', None, 'Tensor', out)
-        return _op_hypot_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_hypot_default(input, other)
+    if _TF:
+        _r = _tf_bound(hypot, locals(), ('input', 'other', 'out'), 'ember.hypot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hypot', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hypot', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hypot', 'out', None, 'Tensor', out)
+            return _op_hypot_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_hypot_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(hypot, locals(), ('input', 'other', 'out'), 'ember.hypot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def atan2(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atan2', 'out', None, 'Tensor', out)
-        return _op_atan2_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_atan2_default(input, other)
+    if _TF:
+        _r = _tf_bound(atan2, locals(), ('input', 'other', 'out'), 'ember.atan2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atan2', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atan2', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('atan2', 'out', None, 'Tensor', out)
+            return _op_atan2_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_atan2_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(atan2, locals(), ('input', 'other', 'out'), 'ember.atan2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _lerp_c0(input, end, weight, *, out=None):
     s = 0
@@ -2684,155 +3739,235 @@ _lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
 _lerp_sigs = ('(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)', '(Tensor input, Tensor end, Number weight, *, Tensor out = None)')
 
 def lerp(*args, **kwargs):
-    best = None
-    for c, b in _lerp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _lerp_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_lerp_e'):
-                raise _e from None
-            raise _unbound_call('lerp', _p[0], args, kwargs, _m) from None
-    raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
+    if _TF:
+        _r = _tf_varargs(lerp, args, kwargs, 'ember.lerp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _lerp_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _lerp_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_lerp_e'):
+                    raise _e from None
+                raise _unbound_call('lerp', _p[0], args, kwargs, _m) from None
+        raise _no_match('lerp', args, kwargs, _lerp_sigs, False)
+    except TypeError:
+        _r = _tf_duck(lerp, args, kwargs, 'ember.lerp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _fmod_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def fmod(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('fmod', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _fmod_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('fmod', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _fmod_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(fmod, locals(), ('input', 'other', 'out'), 'ember.fmod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('fmod', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _fmod_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('fmod', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _fmod_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_fmod_Scalar_out(input, other, out=out)
+            return _op_fmod_Scalar(input, other)
         if out is not None:
-            return _op_fmod_Scalar_out(input, other, out=out)
-        return _op_fmod_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmod', 'out', None, 'Tensor', out)
-        return _op_fmod_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_fmod_Tensor(input, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fmod', 'out', None, 'Tensor', out)
+            return _op_fmod_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_fmod_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(fmod, locals(), ('input', 'other', 'out'), 'ember.fmod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _copysign_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def copysign(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('copysign', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _copysign_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('copysign', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _copysign_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(copysign, locals(), ('input', 'other', 'out'), 'ember.copysign')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('copysign', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _copysign_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('copysign', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _copysign_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_copysign_Scalar_out(input, other, out=out)
+            return _op_copysign_Scalar(input, other)
         if out is not None:
-            return _op_copysign_Scalar_out(input, other, out=out)
-        return _op_copysign_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('copysign', 'out', None, 'Tensor', out)
-        return _op_copysign_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_copysign_Tensor(input, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('copysign', 'out', None, 'Tensor', out)
+            return _op_copysign_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_copysign_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(copysign, locals(), ('input', 'other', 'out'), 'ember.copysign')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def heaviside(input, values, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('heaviside', 'input', 1, 'Tensor', input)
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('heaviside', 'values', 2, 'Tensor', values)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
-        return _op_heaviside_out(input, values, out=out)
-    _ks = input._ks
-    _ks |= values._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, values)
-    return _op_heaviside_default(input, values)
+    if _TF:
+        _r = _tf_bound(heaviside, locals(), ('input', 'values', 'out'), 'ember.heaviside')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('heaviside', 'input', 1, 'Tensor', input)
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('heaviside', 'values', 2, 'Tensor', values)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
+            return _op_heaviside_out(input, values, out=out)
+        _ks = input._ks
+        _ks |= values._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, values)
+        return _op_heaviside_default(input, values)
+    except TypeError:
+        _r = _tf_duck_bound(heaviside, locals(), ('input', 'values', 'out'), 'ember.heaviside')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def gcd(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gcd', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gcd', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gcd', 'out', None, 'Tensor', out)
-        return _op_gcd_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_gcd_default(input, other)
+    if _TF:
+        _r = _tf_bound(gcd, locals(), ('input', 'other', 'out'), 'ember.gcd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gcd', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gcd', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gcd', 'out', None, 'Tensor', out)
+            return _op_gcd_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_gcd_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(gcd, locals(), ('input', 'other', 'out'), 'ember.gcd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def gcd_(input, other):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gcd_', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gcd_', 'other', 2, 'Tensor', other)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_gcd__default(input, other)
+    if _TF:
+        _r = _tf_bound(gcd_, locals(), ('input', 'other'), 'ember.gcd_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gcd_', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gcd_', 'other', 2, 'Tensor', other)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_gcd__default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(gcd_, locals(), ('input', 'other'), 'ember.gcd_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def lcm(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lcm', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lcm', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lcm', 'out', None, 'Tensor', out)
-        return _op_lcm_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_lcm_default(input, other)
+    if _TF:
+        _r = _tf_bound(lcm, locals(), ('input', 'other', 'out'), 'ember.lcm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lcm', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lcm', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lcm', 'out', None, 'Tensor', out)
+            return _op_lcm_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_lcm_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(lcm, locals(), ('input', 'other', 'out'), 'ember.lcm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def lcm_(input, other):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lcm_', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lcm_', 'other', 2, 'Tensor', other)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_lcm__default(input, other)
+    if _TF:
+        _r = _tf_bound(lcm_, locals(), ('input', 'other'), 'ember.lcm_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lcm_', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lcm_', 'other', 2, 'Tensor', other)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_lcm__default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(lcm_, locals(), ('input', 'other'), 'ember.lcm_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _isin_c0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
     s = 0
@@ -2958,120 +4093,190 @@ _isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
 _isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
 
 def isin(*args, **kwargs):
-    best = None
-    for c, b in _isin_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _isin_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_isin_e'):
-                raise _e from None
-            raise _unbound_call('isin', _p[0], args, kwargs, _m) from None
-    raise _no_match('isin', args, kwargs, _isin_sigs, False)
+    if _TF:
+        _r = _tf_varargs(isin, args, kwargs, 'ember.isin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _isin_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _isin_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_isin_e'):
+                    raise _e from None
+                raise _unbound_call('isin', _p[0], args, kwargs, _m) from None
+        raise _no_match('isin', args, kwargs, _isin_sigs, False)
+    except TypeError:
+        _r = _tf_duck(isin, args, kwargs, 'ember.isin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def maximum(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('maximum', 'out', None, 'Tensor', out)
-        return _op_maximum_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_maximum_default(input, other)
+    if _TF:
+        _r = _tf_bound(maximum, locals(), ('input', 'other', 'out'), 'ember.maximum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('maximum', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('maximum', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('maximum', 'out', None, 'Tensor', out)
+            return _op_maximum_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_maximum_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(maximum, locals(), ('input', 'other', 'out'), 'ember.maximum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def minimum(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('minimum', 'out', None, 'Tensor', out)
-        return _op_minimum_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_minimum_default(input, other)
+    if _TF:
+        _r = _tf_bound(minimum, locals(), ('input', 'other', 'out'), 'ember.minimum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('minimum', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('minimum', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('minimum', 'out', None, 'Tensor', out)
+            return _op_minimum_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_minimum_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(minimum, locals(), ('input', 'other', 'out'), 'ember.minimum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fmax(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmax', 'out', None, 'Tensor', out)
-        return _op_fmax_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_fmax_default(input, other)
+    if _TF:
+        _r = _tf_bound(fmax, locals(), ('input', 'other', 'out'), 'ember.fmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fmax', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fmax', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fmax', 'out', None, 'Tensor', out)
+            return _op_fmax_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_fmax_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(fmax, locals(), ('input', 'other', 'out'), 'ember.fmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fmin(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmin', 'out', None, 'Tensor', out)
-        return _op_fmin_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_fmin_default(input, other)
+    if _TF:
+        _r = _tf_bound(fmin, locals(), ('input', 'other', 'out'), 'ember.fmin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fmin', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fmin', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fmin', 'out', None, 'Tensor', out)
+            return _op_fmin_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_fmin_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(fmin, locals(), ('input', 'other', 'out'), 'ember.fmin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def positive(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('positive', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_positive_default(input)
+    if _TF:
+        _r = _tf_bound(positive, locals(), ('input',), 'ember.positive')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('positive', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_positive_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(positive, locals(), ('input',), 'ember.positive')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isreal(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isreal', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_isreal_default(input)
+    if _TF:
+        _r = _tf_bound(isreal, locals(), ('input',), 'ember.isreal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isreal', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_isreal_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(isreal, locals(), ('input',), 'ember.isreal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clamp_min__c0(input, min):
     s = 0
@@ -3129,32 +4334,42 @@ _clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min
 _clamp_min__sigs = ('(Tensor input, Tensor min)', '(Tensor input, Number min)')
 
 def clamp_min_(*args, **kwargs):
-    best = None
-    for c, b in _clamp_min__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clamp_min__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clamp_min__e'):
-                raise _e from None
-            raise _unbound_call('clamp_min_', _p[0], args, kwargs, _m) from None
-    raise _no_match('clamp_min_', args, kwargs, _clamp_min__sigs, False)
+    if _TF:
+        _r = _tf_varargs(clamp_min_, args, kwargs, 'ember.clamp_min_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clamp_min__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clamp_min__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clamp_min__e'):
+                    raise _e from None
+                raise _unbound_call('clamp_min_', _p[0], args, kwargs, _m) from None
+        raise _no_match('clamp_min_', args, kwargs, _clamp_min__sigs, False)
+    except TypeError:
+        _r = _tf_duck(clamp_min_, args, kwargs, 'ember.clamp_min_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clamp_max__c0(input, max):
     s = 0
@@ -3212,578 +4427,958 @@ _clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max
 _clamp_max__sigs = ('(Tensor input, Tensor max)', '(Tensor input, Number max)')
 
 def clamp_max_(*args, **kwargs):
-    best = None
-    for c, b in _clamp_max__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clamp_max__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clamp_max__e'):
-                raise _e from None
-            raise _unbound_call('clamp_max_', _p[0], args, kwargs, _m) from None
-    raise _no_match('clamp_max_', args, kwargs, _clamp_max__sigs, False)
+    if _TF:
+        _r = _tf_varargs(clamp_max_, args, kwargs, 'ember.clamp_max_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clamp_max__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clamp_max__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clamp_max__e'):
+                    raise _e from None
+                raise _unbound_call('clamp_max_', _p[0], args, kwargs, _m) from None
+        raise _no_match('clamp_max_', args, kwargs, _clamp_max__sigs, False)
+    except TypeError:
+        _r = _tf_duck(clamp_max_, args, kwargs, 'ember.clamp_max_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def negative_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('negative_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_negative__default(input)
+    if _TF:
+        _r = _tf_bound(negative_, locals(), ('input',), 'ember.negative_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('negative_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_negative__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(negative_, locals(), ('input',), 'ember.negative_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fix_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fix_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_fix__default(input)
+    if _TF:
+        _r = _tf_bound(fix_, locals(), ('input',), 'ember.fix_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fix_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_fix__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(fix_, locals(), ('input',), 'ember.fix_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isnan(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_isnan_default(input)
+    if _TF:
+        _r = _tf_bound(isnan, locals(), ('input',), 'ember.isnan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isnan', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_isnan_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(isnan, locals(), ('input',), 'ember.isnan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isinf(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_isinf_default(input)
+    if _TF:
+        _r = _tf_bound(isinf, locals(), ('input',), 'ember.isinf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isinf', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_isinf_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(isinf, locals(), ('input',), 'ember.isinf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isfinite(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_isfinite_default(input)
+    if _TF:
+        _r = _tf_bound(isfinite, locals(), ('input',), 'ember.isfinite')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isfinite', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_isfinite_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(isfinite, locals(), ('input',), 'ember.isfinite')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def signbit(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('signbit', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('signbit', 'out', None, 'Tensor', out)
-        return _op_signbit_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_signbit_default(input)
+    if _TF:
+        _r = _tf_bound(signbit, locals(), ('input', 'out'), 'ember.signbit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('signbit', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('signbit', 'out', None, 'Tensor', out)
+            return _op_signbit_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_signbit_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(signbit, locals(), ('input', 'out'), 'ember.signbit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isposinf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
-        return _op_isposinf_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_isposinf_default(input)
+    if _TF:
+        _r = _tf_bound(isposinf, locals(), ('input', 'out'), 'ember.isposinf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isposinf', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
+            return _op_isposinf_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_isposinf_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(isposinf, locals(), ('input', 'out'), 'ember.isposinf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def isneginf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
-        return _op_isneginf_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_isneginf_default(input)
+    if _TF:
+        _r = _tf_bound(isneginf, locals(), ('input', 'out'), 'ember.isneginf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isneginf', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
+            return _op_isneginf_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_isneginf_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(isneginf, locals(), ('input', 'out'), 'ember.isneginf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
-    if tensor1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
-    if tensor2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
-    if out is None and value.__class__ is int and value == 1:
-        _ks = input._ks
-        _ks |= tensor1._ks
-        _ks |= tensor2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, tensor1, tensor2)
-        return _op_addcmul_default(input, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcmul', 'value', None, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
-        return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
-    return _op_addcmul_default(input, tensor1, tensor2, value=value)
+    if _TF:
+        _r = _tf_bound(addcmul, locals(), ('input', 'tensor1', 'tensor2', 'out'), 'ember.addcmul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul', 'input', 1, 'Tensor', input)
+        if tensor1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul', 'tensor1', 2, 'Tensor', tensor1)
+        if tensor2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul', 'tensor2', 3, 'Tensor', tensor2)
+        if out is None and value.__class__ is int and value == 1:
+            _ks = input._ks
+            _ks |= tensor1._ks
+            _ks |= tensor2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, tensor1, tensor2)
+            return _op_addcmul_default(input, tensor1, tensor2)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('addcmul', 'value', None, 'Number', value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
+            return _op_addcmul_out(input, tensor1, tensor2, value=value, out=out)
+        return _op_addcmul_default(input, tensor1, tensor2, value=value)
+    except TypeError:
+        _r = _tf_duck_bound(addcmul, locals(), ('input', 'tensor1', 'tensor2', 'out'), 'ember.addcmul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
-    if tensor1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
-    if tensor2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
-    if out is None and value.__class__ is int and value == 1:
-        _ks = input._ks
-        _ks |= tensor1._ks
-        _ks |= tensor2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, tensor1, tensor2)
-        return _op_addcdiv_default(input, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcdiv', 'value', None, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
-        return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
-    return _op_addcdiv_default(input, tensor1, tensor2, value=value)
+    if _TF:
+        _r = _tf_bound(addcdiv, locals(), ('input', 'tensor1', 'tensor2', 'out'), 'ember.addcdiv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv', 'input', 1, 'Tensor', input)
+        if tensor1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv', 'tensor1', 2, 'Tensor', tensor1)
+        if tensor2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv', 'tensor2', 3, 'Tensor', tensor2)
+        if out is None and value.__class__ is int and value == 1:
+            _ks = input._ks
+            _ks |= tensor1._ks
+            _ks |= tensor2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, tensor1, tensor2)
+            return _op_addcdiv_default(input, tensor1, tensor2)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('addcdiv', 'value', None, 'Number', value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
+            return _op_addcdiv_out(input, tensor1, tensor2, value=value, out=out)
+        return _op_addcdiv_default(input, tensor1, tensor2, value=value)
+    except TypeError:
+        _r = _tf_duck_bound(addcdiv, locals(), ('input', 'tensor1', 'tensor2', 'out'), 'ember.addcdiv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _xlogy_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def xlogy(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('xlogy', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _xlogy_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('xlogy', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _xlogy_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(input, TensorImpl):
+    if _TF:
+        _r = _tf_bound(xlogy, locals(), ('input', 'other', 'out'), 'ember.xlogy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('xlogy', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _xlogy_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('xlogy', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _xlogy_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('xlogy() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(input, TensorImpl):
+            if out is not None:
+                return _op_xlogy_OutScalar_Self(input, other, out=out)
+            return _op_xlogy_Scalar_Self(input, other)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_xlogy_OutScalar_Other(input, other, out=out)
+            return _op_xlogy_Scalar_Other(input, other)
         if out is not None:
-            return _op_xlogy_OutScalar_Self(input, other, out=out)
-        return _op_xlogy_Scalar_Self(input, other)
-    if not isinstance(other, TensorImpl):
-        if out is not None:
-            return _op_xlogy_OutScalar_Other(input, other, out=out)
-        return _op_xlogy_Scalar_Other(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
-        return _op_xlogy_OutTensor(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_xlogy_Tensor(input, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
+            return _op_xlogy_OutTensor(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_xlogy_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(xlogy, locals(), ('input', 'other', 'out'), 'ember.xlogy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _xlogy__sigs = ('(Tensor input, Tensor other)', '(Tensor input, Number other)')
 def xlogy_(input, other):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('xlogy_', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (), _xlogy__sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('xlogy_', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (), _xlogy__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_xlogy__Scalar_Other(input, other)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_xlogy__Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(xlogy_, locals(), ('input', 'other'), 'ember.xlogy_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('xlogy_', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (), _xlogy__sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('xlogy_', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (), _xlogy__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_xlogy__Scalar_Other(input, other)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_xlogy__Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(xlogy_, locals(), ('input', 'other'), 'ember.xlogy_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logaddexp(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
-        return _op_logaddexp_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_logaddexp_default(input, other)
+    if _TF:
+        _r = _tf_bound(logaddexp, locals(), ('input', 'other', 'out'), 'ember.logaddexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logaddexp', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logaddexp', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
+            return _op_logaddexp_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_logaddexp_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(logaddexp, locals(), ('input', 'other', 'out'), 'ember.logaddexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def deg2rad(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('deg2rad', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
-        return _op_deg2rad_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_deg2rad_default(input)
+    if _TF:
+        _r = _tf_bound(deg2rad, locals(), ('input', 'out'), 'ember.deg2rad')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('deg2rad', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
+            return _op_deg2rad_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_deg2rad_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(deg2rad, locals(), ('input', 'out'), 'ember.deg2rad')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def deg2rad_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_deg2rad__default(input)
+    if _TF:
+        _r = _tf_bound(deg2rad_, locals(), ('input',), 'ember.deg2rad_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('deg2rad_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_deg2rad__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(deg2rad_, locals(), ('input',), 'ember.deg2rad_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rad2deg(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rad2deg', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
-        return _op_rad2deg_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_rad2deg_default(input)
+    if _TF:
+        _r = _tf_bound(rad2deg, locals(), ('input', 'out'), 'ember.rad2deg')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rad2deg', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
+            return _op_rad2deg_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_rad2deg_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(rad2deg, locals(), ('input', 'out'), 'ember.rad2deg')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rad2deg_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_rad2deg__default(input)
+    if _TF:
+        _r = _tf_bound(rad2deg_, locals(), ('input',), 'ember.rad2deg_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rad2deg_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_rad2deg__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(rad2deg_, locals(), ('input',), 'ember.rad2deg_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logaddexp2(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logaddexp2', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logaddexp2', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
-        return _op_logaddexp2_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_logaddexp2_default(input, other)
+    if _TF:
+        _r = _tf_bound(logaddexp2, locals(), ('input', 'other', 'out'), 'ember.logaddexp2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logaddexp2', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logaddexp2', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
+            return _op_logaddexp2_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_logaddexp2_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(logaddexp2, locals(), ('input', 'other', 'out'), 'ember.logaddexp2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nextafter(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nextafter', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nextafter', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
-        return _op_nextafter_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_nextafter_default(input, other)
+    if _TF:
+        _r = _tf_bound(nextafter, locals(), ('input', 'other', 'out'), 'ember.nextafter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nextafter', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nextafter', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
+            return _op_nextafter_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_nextafter_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(nextafter, locals(), ('input', 'other', 'out'), 'ember.nextafter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ldexp(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ldexp', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ldexp', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
-        return _op_ldexp_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_ldexp_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(ldexp, locals(), ('input', 'other', 'out'), 'ember.ldexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ldexp', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ldexp', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
+            return _op_ldexp_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_ldexp_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(ldexp, locals(), ('input', 'other', 'out'), 'ember.ldexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ldexp_(input, other):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ldexp_', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ldexp_', 'other', 2, 'Tensor', other)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_ldexp__default(input, other)
+    if _TF:
+        _r = _tf_bound(ldexp_, locals(), ('input', 'other'), 'ember.ldexp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ldexp_', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ldexp_', 'other', 2, 'Tensor', other)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_ldexp__default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(ldexp_, locals(), ('input', 'other'), 'ember.ldexp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def frexp(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('frexp', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_frexp(*_k(input))
-    return _rt_frexp(*_op_frexp_Tensor(input))
+    if _TF:
+        _r = _tf_bound(frexp, locals(), ('input', 'out'), 'ember.frexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('frexp', 'input', 1, 'Tensor', input)
+        if out is not None:
+            return _rt_frexp(*_op_frexp_Tensor_out(input, mantissa=out[0], exponent=out[1]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_frexp(*_k(input))
+        return _rt_frexp(*_op_frexp_Tensor(input))
+    except TypeError:
+        _r = _tf_duck_bound(frexp, locals(), ('input', 'out'), 'ember.frexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _bitwise_left_shift_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)')
 def bitwise_left_shift(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('bitwise_left_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_left_shift_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_left_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_left_shift_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_left_shift() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(bitwise_left_shift, locals(), ('input', 'other', 'out'), 'ember.bitwise_left_shift')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('bitwise_left_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_left_shift_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_left_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_left_shift_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('bitwise_left_shift() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_bitwise_left_shift_Tensor_Scalar_out(input, other, out=out)
+            return _op_bitwise_left_shift_Tensor_Scalar(input, other)
+        if not isinstance(input, TensorImpl):
+            if out is not None:
+                return _op_bitwise_left_shift_Scalar_Tensor_out(input, other, out=out)
+            return _op_bitwise_left_shift_Scalar_Tensor(input, other)
         if out is not None:
-            return _op_bitwise_left_shift_Tensor_Scalar_out(input, other, out=out)
-        return _op_bitwise_left_shift_Tensor_Scalar(input, other)
-    if not isinstance(input, TensorImpl):
-        if out is not None:
-            return _op_bitwise_left_shift_Scalar_Tensor_out(input, other, out=out)
-        return _op_bitwise_left_shift_Scalar_Tensor(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
-        return _op_bitwise_left_shift_Tensor_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_bitwise_left_shift_Tensor(input, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
+            return _op_bitwise_left_shift_Tensor_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_bitwise_left_shift_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(bitwise_left_shift, locals(), ('input', 'other', 'out'), 'ember.bitwise_left_shift')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _bitwise_right_shift_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)')
 def bitwise_right_shift(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('bitwise_right_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_right_shift_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_right_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_right_shift_sigs)
-    if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
-        raise TypeError('bitwise_right_shift() received an invalid combination of arguments: at most one of input, other may be a number')
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(bitwise_right_shift, locals(), ('input', 'other', 'out'), 'ember.bitwise_right_shift')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('bitwise_right_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_right_shift_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_right_shift', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _bitwise_right_shift_sigs)
+        if not isinstance(input, TensorImpl) and not isinstance(other, TensorImpl):
+            raise TypeError('bitwise_right_shift() received an invalid combination of arguments: at most one of input, other may be a number')
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_bitwise_right_shift_Tensor_Scalar_out(input, other, out=out)
+            return _op_bitwise_right_shift_Tensor_Scalar(input, other)
+        if not isinstance(input, TensorImpl):
+            if out is not None:
+                return _op_bitwise_right_shift_Scalar_Tensor_out(input, other, out=out)
+            return _op_bitwise_right_shift_Scalar_Tensor(input, other)
         if out is not None:
-            return _op_bitwise_right_shift_Tensor_Scalar_out(input, other, out=out)
-        return _op_bitwise_right_shift_Tensor_Scalar(input, other)
-    if not isinstance(input, TensorImpl):
-        if out is not None:
-            return _op_bitwise_right_shift_Scalar_Tensor_out(input, other, out=out)
-        return _op_bitwise_right_shift_Scalar_Tensor(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
-        return _op_bitwise_right_shift_Tensor_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_bitwise_right_shift_Tensor(input, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
+            return _op_bitwise_right_shift_Tensor_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_bitwise_right_shift_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(bitwise_right_shift, locals(), ('input', 'other', 'out'), 'ember.bitwise_right_shift')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arcsin(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
-        return _op_arcsin_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arcsin_default(input)
+    if _TF:
+        _r = _tf_bound(arcsin, locals(), ('input', 'out'), 'ember.arcsin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arcsin', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
+            return _op_arcsin_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arcsin_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arcsin, locals(), ('input', 'out'), 'ember.arcsin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arcsin_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arcsin__default(input)
+    if _TF:
+        _r = _tf_bound(arcsin_, locals(), ('input',), 'ember.arcsin_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arcsin_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arcsin__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arcsin_, locals(), ('input',), 'ember.arcsin_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arccos(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arccos', 'out', None, 'Tensor', out)
-        return _op_arccos_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arccos_default(input)
+    if _TF:
+        _r = _tf_bound(arccos, locals(), ('input', 'out'), 'ember.arccos')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arccos', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arccos', 'out', None, 'Tensor', out)
+            return _op_arccos_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arccos_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arccos, locals(), ('input', 'out'), 'ember.arccos')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arccos_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arccos__default(input)
+    if _TF:
+        _r = _tf_bound(arccos_, locals(), ('input',), 'ember.arccos_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arccos_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arccos__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arccos_, locals(), ('input',), 'ember.arccos_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arctan(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctan', 'out', None, 'Tensor', out)
-        return _op_arctan_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arctan_default(input)
+    if _TF:
+        _r = _tf_bound(arctan, locals(), ('input', 'out'), 'ember.arctan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctan', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arctan', 'out', None, 'Tensor', out)
+            return _op_arctan_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arctan_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arctan, locals(), ('input', 'out'), 'ember.arctan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arctan_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arctan__default(input)
+    if _TF:
+        _r = _tf_bound(arctan_, locals(), ('input',), 'ember.arctan_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctan_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arctan__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arctan_, locals(), ('input',), 'ember.arctan_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arcsinh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
-        return _op_arcsinh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arcsinh_default(input)
+    if _TF:
+        _r = _tf_bound(arcsinh, locals(), ('input', 'out'), 'ember.arcsinh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arcsinh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
+            return _op_arcsinh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arcsinh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arcsinh, locals(), ('input', 'out'), 'ember.arcsinh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arcsinh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arcsinh__default(input)
+    if _TF:
+        _r = _tf_bound(arcsinh_, locals(), ('input',), 'ember.arcsinh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arcsinh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arcsinh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arcsinh_, locals(), ('input',), 'ember.arcsinh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arccosh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
-        return _op_arccosh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arccosh_default(input)
+    if _TF:
+        _r = _tf_bound(arccosh, locals(), ('input', 'out'), 'ember.arccosh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arccosh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
+            return _op_arccosh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arccosh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arccosh, locals(), ('input', 'out'), 'ember.arccosh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arccosh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arccosh__default(input)
+    if _TF:
+        _r = _tf_bound(arccosh_, locals(), ('input',), 'ember.arccosh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arccosh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arccosh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arccosh_, locals(), ('input',), 'ember.arccosh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arctanh(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
-        return _op_arctanh_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arctanh_default(input)
+    if _TF:
+        _r = _tf_bound(arctanh, locals(), ('input', 'out'), 'ember.arctanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctanh', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
+            return _op_arctanh_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arctanh_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arctanh, locals(), ('input', 'out'), 'ember.arctanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arctanh_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_arctanh__default(input)
+    if _TF:
+        _r = _tf_bound(arctanh_, locals(), ('input',), 'ember.arctanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctanh_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_arctanh__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(arctanh_, locals(), ('input',), 'ember.arctanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def arctan2(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
-        return _op_arctan2_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_arctan2_default(input, other)
+    if _TF:
+        _r = _tf_bound(arctan2, locals(), ('input', 'other', 'out'), 'ember.arctan2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctan2', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctan2', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
+            return _op_arctan2_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_arctan2_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(arctan2, locals(), ('input', 'other', 'out'), 'ember.arctan2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clip_c0(input, min=None, max=None, *, out=None):
     s = 0
@@ -3864,32 +5459,42 @@ _clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
 _clip_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clip(*args, **kwargs):
-    best = None
-    for c, b in _clip_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clip_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clip_e'):
-                raise _e from None
-            raise _unbound_call('clip', _p[0], args, kwargs, _m) from None
-    raise _no_match('clip', args, kwargs, _clip_sigs, False)
+    if _TF:
+        _r = _tf_varargs(clip, args, kwargs, 'ember.clip')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clip_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clip_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clip_e'):
+                    raise _e from None
+                raise _unbound_call('clip', _p[0], args, kwargs, _m) from None
+        raise _no_match('clip', args, kwargs, _clip_sigs, False)
+    except TypeError:
+        _r = _tf_duck(clip, args, kwargs, 'ember.clip')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _clip__c0(input, min=None, max=None):
     s = 0
@@ -3962,32 +5567,42 @@ _clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
 _clip__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clip_(*args, **kwargs):
-    best = None
-    for c, b in _clip__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _clip__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_clip__e'):
-                raise _e from None
-            raise _unbound_call('clip_', _p[0], args, kwargs, _m) from None
-    raise _no_match('clip_', args, kwargs, _clip__sigs, False)
+    if _TF:
+        _r = _tf_varargs(clip_, args, kwargs, 'ember.clip_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _clip__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _clip__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_clip__e'):
+                    raise _e from None
+                raise _unbound_call('clip_', _p[0], args, kwargs, _m) from None
+        raise _no_match('clip_', args, kwargs, _clip__sigs, False)
+    except TypeError:
+        _r = _tf_duck(clip_, args, kwargs, 'ember.clip_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _subtract_c0(input, other, *, alpha=1, out=None):
     s = 0
@@ -4070,74 +5685,114 @@ _subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
 _subtract_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)', '(Tensor input, Number other, Number alpha = 1)')
 
 def subtract(*args, **kwargs):
-    best = None
-    for c, b in _subtract_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _subtract_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_subtract_e'):
-                raise _e from None
-            raise _unbound_call('subtract', _p[0], args, kwargs, _m) from None
-    raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
+    if _TF:
+        _r = _tf_varargs(subtract, args, kwargs, 'ember.subtract')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _subtract_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _subtract_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_subtract_e'):
+                    raise _e from None
+                raise _unbound_call('subtract', _p[0], args, kwargs, _m) from None
+        raise _no_match('subtract', args, kwargs, _subtract_sigs, False)
+    except TypeError:
+        _r = _tf_duck(subtract, args, kwargs, 'ember.subtract')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def absolute(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('absolute', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('absolute', 'out', None, 'Tensor', out)
-        return _op_absolute_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_absolute_default(input)
+    if _TF:
+        _r = _tf_bound(absolute, locals(), ('input', 'out'), 'ember.absolute')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('absolute', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('absolute', 'out', None, 'Tensor', out)
+            return _op_absolute_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_absolute_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(absolute, locals(), ('input', 'out'), 'ember.absolute')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def negative(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('negative', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('negative', 'out', None, 'Tensor', out)
-        return _op_negative_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_negative_default(input)
+    if _TF:
+        _r = _tf_bound(negative, locals(), ('input', 'out'), 'ember.negative')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('negative', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('negative', 'out', None, 'Tensor', out)
+            return _op_negative_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_negative_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(negative, locals(), ('input', 'out'), 'ember.negative')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fix(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fix', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fix', 'out', None, 'Tensor', out)
-        return _op_fix_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_fix_default(input)
+    if _TF:
+        _r = _tf_bound(fix, locals(), ('input', 'out'), 'ember.fix')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fix', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fix', 'out', None, 'Tensor', out)
+            return _op_fix_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_fix_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(fix, locals(), ('input', 'out'), 'ember.fix')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _divide_c0(input, other, *, out=None):
     s = 0
@@ -4203,173 +5858,253 @@ _divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
 _divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def divide(*args, **kwargs):
-    best = None
-    for c, b in _divide_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _divide_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_divide_e'):
-                raise _e from None
-            raise _unbound_call('divide', _p[0], args, kwargs, _m) from None
-    raise _no_match('divide', args, kwargs, _divide_sigs, False)
+    if _TF:
+        _r = _tf_varargs(divide, args, kwargs, 'ember.divide')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _divide_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _divide_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_divide_e'):
+                    raise _e from None
+                raise _unbound_call('divide', _p[0], args, kwargs, _m) from None
+        raise _no_match('divide', args, kwargs, _divide_sigs, False)
+    except TypeError:
+        _r = _tf_duck(divide, args, kwargs, 'ember.divide')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def true_divide(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('true_divide', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('true_divide', 'other', 2, 'Tensor', other)
-    if out is not None:
-        return _op_true_divide_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_true_divide_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(true_divide, locals(), ('input', 'other', 'out'), 'ember.true_divide')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('true_divide', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('true_divide', 'other', 2, 'Tensor', other)
+        if out is not None:
+            return _op_true_divide_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_true_divide_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(true_divide, locals(), ('input', 'other', 'out'), 'ember.true_divide')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def multiply(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _bad_arg('multiply', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('multiply', 'other', 2, 'Tensor', other)
-    if out is not None:
-        return _op_multiply_out(input, other, out=out)
-    _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_multiply_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(multiply, locals(), ('input', 'other', 'out'), 'ember.multiply')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _bad_arg('multiply', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('multiply', 'other', 2, 'Tensor', other)
+        if out is not None:
+            return _op_multiply_out(input, other, out=out)
+        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_multiply_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(multiply, locals(), ('input', 'other', 'out'), 'ember.multiply')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _greater_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def greater(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('greater', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('greater', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_greater_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('greater', 'out', None, 'Tensor', out)
-        return _op_greater_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_greater_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(greater, locals(), ('input', 'other', 'out'), 'ember.greater')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('greater', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('greater', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_greater_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('greater', 'out', None, 'Tensor', out)
+            return _op_greater_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_greater_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(greater, locals(), ('input', 'other', 'out'), 'ember.greater')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _greater_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def greater_equal(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('greater_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_equal_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('greater_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_equal_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_greater_equal_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
-        return _op_greater_equal_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_greater_equal_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(greater_equal, locals(), ('input', 'other', 'out'), 'ember.greater_equal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('greater_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_equal_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('greater_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _greater_equal_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_greater_equal_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
+            return _op_greater_equal_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_greater_equal_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(greater_equal, locals(), ('input', 'other', 'out'), 'ember.greater_equal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _less_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def less(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('less', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('less', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_less_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('less', 'out', None, 'Tensor', out)
-        return _op_less_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_less_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(less, locals(), ('input', 'other', 'out'), 'ember.less')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('less', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('less', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_less_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('less', 'out', None, 'Tensor', out)
+            return _op_less_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_less_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(less, locals(), ('input', 'other', 'out'), 'ember.less')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _less_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def less_equal(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('less_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_equal_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('less_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_equal_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_less_equal_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
-        return _op_less_equal_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_less_equal_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(less_equal, locals(), ('input', 'other', 'out'), 'ember.less_equal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('less_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_equal_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('less_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _less_equal_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_less_equal_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
+            return _op_less_equal_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_less_equal_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(less_equal, locals(), ('input', 'other', 'out'), 'ember.less_equal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _not_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def not_equal(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('not_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _not_equal_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('not_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _not_equal_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_not_equal_Scalar(input, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
-        return _op_not_equal_Tensor_out(input, other, out=out)
-    _ks = input._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_not_equal_Tensor(input, other)
+    if _TF:
+        _r = _tf_bound(not_equal, locals(), ('input', 'other', 'out'), 'ember.not_equal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('not_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _not_equal_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('not_equal', ((input, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), _not_equal_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_not_equal_Scalar(input, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
+            return _op_not_equal_Tensor_out(input, other, out=out)
+        _ks = input._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_not_equal_Tensor(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(not_equal, locals(), ('input', 'other', 'out'), 'ember.not_equal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addcdiv', 'addcmul', 'allclose', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'ceil', 'ceil_', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'deg2rad', 'deg2rad_', 'div', 'divide', 'eq', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'fix', 'fix_', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'gcd', 'gcd_', 'ge', 'greater', 'greater_equal', 'gt', 'heaviside', 'hypot', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'logaddexp', 'logaddexp2', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'lt', 'maximum', 'minimum', 'mul', 'multiply', 'nan_to_num', 'nan_to_num_', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'not_equal', 'positive', 'pow', 'rad2deg', 'rad2deg_', 'reciprocal', 'reciprocal_', 'remainder', 'round', 'round_', 'rsqrt', 'rsqrt_', 'rsub', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinh', 'sinh_', 'sqrt', 'sqrt_', 'square', 'square_', 'sub', 'subtract', 'tan', 'tan_', 'tanh', 'tanh_', 'true_divide', 'trunc', 'trunc_', 'where', 'xlogy', 'xlogy_']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_digamma_default, _c_digamma_default = _lazy(_G, '_op_digamma_default', 'aten', 'digamma', 'default')
 _op_digamma_out, _c_digamma_out = _lazy(_G, '_op_digamma_out', 'aten', 'digamma', 'out')
@@ -32,148 +37,248 @@ _op_sinc_default, _c_sinc_default = _lazy(_G, '_op_sinc_default', 'aten', 'sinc'
 _op_sinc_out, _c_sinc_out = _lazy(_G, '_op_sinc_out', 'aten', 'sinc', 'out')
 
 def lgamma(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lgamma', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
-        return _op_lgamma_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_lgamma_default(input)
+    if _TF:
+        _r = _tf_bound(lgamma, locals(), ('input', 'out'), 'ember.lgamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lgamma', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
+            return _op_lgamma_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_lgamma_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(lgamma, locals(), ('input', 'out'), 'ember.lgamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def digamma(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('digamma', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('digamma', 'out', None, 'Tensor', out)
-        return _op_digamma_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_digamma_default(input)
+    if _TF:
+        _r = _tf_bound(digamma, locals(), ('input', 'out'), 'ember.digamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('digamma', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('digamma', 'out', None, 'Tensor', out)
+            return _op_digamma_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_digamma_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(digamma, locals(), ('input', 'out'), 'ember.digamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def i0(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('i0', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('i0', 'out', None, 'Tensor', out)
-        return _op_i0_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_i0_default(input)
+    if _TF:
+        _r = _tf_bound(i0, locals(), ('input', 'out'), 'ember.i0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('i0', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('i0', 'out', None, 'Tensor', out)
+            return _op_i0_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_i0_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(i0, locals(), ('input', 'out'), 'ember.i0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def i0_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('i0_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_i0__default(input)
+    if _TF:
+        _r = _tf_bound(i0_, locals(), ('input',), 'ember.i0_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('i0_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_i0__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(i0_, locals(), ('input',), 'ember.i0_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sinc(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sinc', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sinc', 'out', None, 'Tensor', out)
-        return _op_sinc_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sinc_default(input)
+    if _TF:
+        _r = _tf_bound(sinc, locals(), ('input', 'out'), 'ember.sinc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sinc', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sinc', 'out', None, 'Tensor', out)
+            return _op_sinc_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sinc_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sinc, locals(), ('input', 'out'), 'ember.sinc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def sinc_(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('sinc_', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_sinc__default(input)
+    if _TF:
+        _r = _tf_bound(sinc_, locals(), ('input',), 'ember.sinc_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('sinc_', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_sinc__default(input)
+    except TypeError:
+        _r = _tf_duck_bound(sinc_, locals(), ('input',), 'ember.sinc_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def polygamma(n, input, *, out=None):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('polygamma', 'n', 1, 'int', n)
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('polygamma', 'input', 2, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
-        return _op_polygamma_out(n, input, out=out)
-    _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
-    _ks |= input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(n, input)
-    return _op_polygamma_default(n, input)
+    if _TF:
+        _r = _tf_bound(polygamma, locals(), ('input', 'out'), 'ember.polygamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('polygamma', 'n', 1, 'int', n)
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('polygamma', 'input', 2, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
+            return _op_polygamma_out(n, input, out=out)
+        _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
+        _ks |= input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(n, input)
+        return _op_polygamma_default(n, input)
+    except TypeError:
+        _r = _tf_duck_bound(polygamma, locals(), ('input', 'out'), 'ember.polygamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mvlgamma(input, p, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mvlgamma', 'input', 1, 'Tensor', input)
-    if p.__class__ is not int and not _is_int(p):
-        raise _bad_arg('mvlgamma', 'p', 2, 'int', p)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
-        return _op_mvlgamma_out(input, p, out=out)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p)
-    return _op_mvlgamma_default(input, p)
+    if _TF:
+        _r = _tf_bound(mvlgamma, locals(), ('input', 'out'), 'ember.mvlgamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mvlgamma', 'input', 1, 'Tensor', input)
+        if p.__class__ is not int and not _is_int(p):
+            raise _bad_arg('mvlgamma', 'p', 2, 'int', p)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
+            return _op_mvlgamma_out(input, p, out=out)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p)
+        return _op_mvlgamma_default(input, p)
+    except TypeError:
+        _r = _tf_duck_bound(mvlgamma, locals(), ('input', 'out'), 'ember.mvlgamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def igamma(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igamma', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igamma', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('igamma', 'out', None, 'Tensor', out)
-        return _op_igamma_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_igamma_default(input, other)
+    if _TF:
+        _r = _tf_bound(igamma, locals(), ('input', 'other', 'out'), 'ember.igamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igamma', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igamma', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('igamma', 'out', None, 'Tensor', out)
+            return _op_igamma_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_igamma_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(igamma, locals(), ('input', 'other', 'out'), 'ember.igamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def igammac(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igammac', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igammac', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('igammac', 'out', None, 'Tensor', out)
-        return _op_igammac_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_igammac_default(input, other)
+    if _TF:
+        _r = _tf_bound(igammac, locals(), ('input', 'other', 'out'), 'ember.igammac')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igammac', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igammac', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('igammac', 'out', None, 'Tensor', out)
+            return _op_igammac_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_igammac_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(igammac, locals(), ('input', 'other', 'out'), 'ember.igammac')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['digamma', 'i0', 'i0_', 'igamma', 'igammac', 'lgamma', 'mvlgamma', 'polygamma', 'sinc', 'sinc_']

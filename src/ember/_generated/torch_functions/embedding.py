@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__embedding_bag_default, _c__embedding_bag_default = _lazy(_G, '_op__embedding_bag_default', 'aten', '_embedding_bag', 'default')
 _op_embedding_bag_default, _c_embedding_bag_default = _lazy(_G, '_op_embedding_bag_default', 'aten', 'embedding_bag', 'default')
@@ -19,25 +24,35 @@ _op_embedding_default, _c_embedding_default = _lazy(_G, '_op_embedding_default',
 _op_embedding_renorm__default, _c_embedding_renorm__default = _lazy(_G, '_op_embedding_renorm__default', 'aten', 'embedding_renorm_', 'default')
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
-    if indices.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
-    if padding_idx.__class__ is not int and not _is_int(padding_idx):
-        raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
-    if scale_grad_by_freq.__class__ is not bool:
-        raise _bad_arg('embedding', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
-    if sparse.__class__ is not bool:
-        raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
-    _ks = weight._ks
-    _ks |= indices._ks
-    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
-        _ks |= padding_idx._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
-    return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if _TF:
+        _r = _tf_bound(embedding, locals(), ('weight', 'indices'), 'ember.embedding')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('embedding', 'weight', 1, 'Tensor', weight)
+        if indices.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('embedding', 'indices', 2, 'Tensor', indices)
+        if padding_idx.__class__ is not int and not _is_int(padding_idx):
+            raise _bad_arg('embedding', 'padding_idx', 3, 'int', padding_idx)
+        if scale_grad_by_freq.__class__ is not bool:
+            raise _bad_arg('embedding', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+        if sparse.__class__ is not bool:
+            raise _bad_arg('embedding', 'sparse', 5, 'bool', sparse)
+        _ks = weight._ks
+        _ks |= indices._ks
+        if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
+            _ks |= padding_idx._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_embedding_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        return _op_embedding_default(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    except TypeError:
+        _r = _tf_duck_bound(embedding, locals(), ('weight', 'indices'), 'ember.embedding')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _embedding_bag_c0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
     s = 0
@@ -156,86 +171,116 @@ _embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1
 _embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor per_sample_weights, bool include_last_offset, int padding_idx)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)')
 
 def embedding_bag(*args, **kwargs):
-    best = None
-    for c, b in _embedding_bag_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _embedding_bag_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_embedding_bag_e'):
-                raise _e from None
-            raise _unbound_call('embedding_bag', _p[0], args, kwargs, _m) from None
-    raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
+    if _TF:
+        _r = _tf_varargs(embedding_bag, args, kwargs, 'ember.embedding_bag')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _embedding_bag_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _embedding_bag_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_embedding_bag_e'):
+                    raise _e from None
+                raise _unbound_call('embedding_bag', _p[0], args, kwargs, _m) from None
+        raise _no_match('embedding_bag', args, kwargs, _embedding_bag_sigs, False)
+    except TypeError:
+        _r = _tf_duck(embedding_bag, args, kwargs, 'ember.embedding_bag')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
-    if indices.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
-    if offsets.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
-    if scale_grad_by_freq.__class__ is not bool:
-        raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
-    if mode.__class__ is not int and not _is_int(mode):
-        raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
-    if sparse.__class__ is not bool:
-        raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
-    if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
-    if include_last_offset.__class__ is not bool:
-        raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
-    if padding_idx.__class__ is not int and not _is_int(padding_idx):
-        raise _bad_arg('_embedding_bag', 'padding_idx', 9, 'int', padding_idx)
-    _ks = weight._ks
-    _ks |= indices._ks
-    _ks |= offsets._ks
-    if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
-        _ks |= mode._ks
-    if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
-        _ks |= per_sample_weights._ks
-    if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
-        _ks |= padding_idx._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
-    return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    if _TF:
+        _r = _tf_bound(_embedding_bag, locals(), ('weight', 'indices', 'offsets', 'per_sample_weights'), 'ember._embedding_bag')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_embedding_bag', 'weight', 1, 'Tensor', weight)
+        if indices.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_embedding_bag', 'indices', 2, 'Tensor', indices)
+        if offsets.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_embedding_bag', 'offsets', 3, 'Tensor', offsets)
+        if scale_grad_by_freq.__class__ is not bool:
+            raise _bad_arg('_embedding_bag', 'scale_grad_by_freq', 4, 'bool', scale_grad_by_freq)
+        if mode.__class__ is not int and not _is_int(mode):
+            raise _bad_arg('_embedding_bag', 'mode', 5, 'int', mode)
+        if sparse.__class__ is not bool:
+            raise _bad_arg('_embedding_bag', 'sparse', 6, 'bool', sparse)
+        if per_sample_weights is not None and per_sample_weights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_embedding_bag', 'per_sample_weights', 7, 'Tensor', per_sample_weights)
+        if include_last_offset.__class__ is not bool:
+            raise _bad_arg('_embedding_bag', 'include_last_offset', 8, 'bool', include_last_offset)
+        if padding_idx.__class__ is not int and not _is_int(padding_idx):
+            raise _bad_arg('_embedding_bag', 'padding_idx', 9, 'int', padding_idx)
+        _ks = weight._ks
+        _ks |= indices._ks
+        _ks |= offsets._ks
+        if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
+            _ks |= mode._ks
+        if per_sample_weights.__class__ in _TENSOR_TYPES and per_sample_weights._ks != _ks:
+            _ks |= per_sample_weights._ks
+        if padding_idx.__class__ in _TENSOR_TYPES and padding_idx._ks != _ks:
+            _ks |= padding_idx._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__embedding_bag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+        return _op__embedding_bag_default(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    except TypeError:
+        _r = _tf_duck_bound(_embedding_bag, locals(), ('weight', 'indices', 'offsets', 'per_sample_weights'), 'ember._embedding_bag')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
-    if indices.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
-    if max_norm.__class__ is not float and not _is_double(max_norm):
-        raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
-    if norm_type.__class__ is not float and not _is_double(norm_type):
-        raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
-    _ks = input._ks
-    _ks |= indices._ks
-    if max_norm.__class__ in _TENSOR_TYPES and max_norm._ks != _ks:
-        _ks |= max_norm._ks
-    if norm_type.__class__ in _TENSOR_TYPES and norm_type._ks != _ks:
-        _ks |= norm_type._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, indices, max_norm, norm_type)
-    return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
+    if _TF:
+        _r = _tf_bound(embedding_renorm_, locals(), ('input', 'indices'), 'ember.embedding_renorm_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('embedding_renorm_', 'input', 1, 'Tensor', input)
+        if indices.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('embedding_renorm_', 'indices', 2, 'Tensor', indices)
+        if max_norm.__class__ is not float and not _is_double(max_norm):
+            raise _bad_arg('embedding_renorm_', 'max_norm', 3, 'float', max_norm)
+        if norm_type.__class__ is not float and not _is_double(norm_type):
+            raise _bad_arg('embedding_renorm_', 'norm_type', 4, 'float', norm_type)
+        _ks = input._ks
+        _ks |= indices._ks
+        if max_norm.__class__ in _TENSOR_TYPES and max_norm._ks != _ks:
+            _ks |= max_norm._ks
+        if norm_type.__class__ in _TENSOR_TYPES and norm_type._ks != _ks:
+            _ks |= norm_type._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_embedding_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, indices, max_norm, norm_type)
+        return _op_embedding_renorm__default(input, indices, max_norm, norm_type)
+    except TypeError:
+        _r = _tf_duck_bound(embedding_renorm_, locals(), ('input', 'indices'), 'ember.embedding_renorm_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_embedding_bag', 'embedding', 'embedding_bag', 'embedding_renorm_']

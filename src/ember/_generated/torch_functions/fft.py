@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__fft_c2c_default, _c__fft_c2c_default = _lazy(_G, '_op__fft_c2c_default', 'aten', '_fft_c2c', 'default')
 _op__fft_c2c_out, _c__fft_c2c_out = _lazy(_G, '_op__fft_c2c_out', 'aten', '_fft_c2c', 'out')
@@ -21,86 +26,126 @@ _op__fft_r2c_out, _c__fft_r2c_out = _lazy(_G, '_op__fft_r2c_out', 'aten', '_fft_
 _op_istft_default, _c_istft_default = _lazy(_G, '_op_istft_default', 'aten', 'istft', 'default')
 
 def _fft_r2c(input, dim, normalization, onesided, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_fft_r2c', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dim):
-        raise _bad_arg('_fft_r2c', 'dim', 2, 'tuple of ints', dim)
-    if normalization.__class__ is not int and not _is_int(normalization):
-        raise _bad_arg('_fft_r2c', 'normalization', 3, 'int', normalization)
-    if onesided.__class__ is not bool:
-        raise _bad_arg('_fft_r2c', 'onesided', 4, 'bool', onesided)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('_fft_r2c', 'out', None, 'Tensor', out)
-        return _op__fft_r2c_out(input, dim, normalization, onesided, out=out)
-    return _op__fft_r2c_default(input, dim, normalization, onesided)
+    if _TF:
+        _r = _tf_bound(_fft_r2c, locals(), ('input', 'out'), 'ember._fft_r2c')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_fft_r2c', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dim):
+            raise _bad_arg('_fft_r2c', 'dim', 2, 'tuple of ints', dim)
+        if normalization.__class__ is not int and not _is_int(normalization):
+            raise _bad_arg('_fft_r2c', 'normalization', 3, 'int', normalization)
+        if onesided.__class__ is not bool:
+            raise _bad_arg('_fft_r2c', 'onesided', 4, 'bool', onesided)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('_fft_r2c', 'out', None, 'Tensor', out)
+            return _op__fft_r2c_out(input, dim, normalization, onesided, out=out)
+        return _op__fft_r2c_default(input, dim, normalization, onesided)
+    except TypeError:
+        _r = _tf_duck_bound(_fft_r2c, locals(), ('input', 'out'), 'ember._fft_r2c')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_fft_c2r', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dim):
-        raise _bad_arg('_fft_c2r', 'dim', 2, 'tuple of ints', dim)
-    if normalization.__class__ is not int and not _is_int(normalization):
-        raise _bad_arg('_fft_c2r', 'normalization', 3, 'int', normalization)
-    if last_dim_size.__class__ is not int and not _is_int(last_dim_size):
-        raise _bad_arg('_fft_c2r', 'last_dim_size', 4, 'int', last_dim_size)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('_fft_c2r', 'out', None, 'Tensor', out)
-        return _op__fft_c2r_out(input, dim, normalization, last_dim_size, out=out)
-    return _op__fft_c2r_default(input, dim, normalization, last_dim_size)
+    if _TF:
+        _r = _tf_bound(_fft_c2r, locals(), ('input', 'out'), 'ember._fft_c2r')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_fft_c2r', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dim):
+            raise _bad_arg('_fft_c2r', 'dim', 2, 'tuple of ints', dim)
+        if normalization.__class__ is not int and not _is_int(normalization):
+            raise _bad_arg('_fft_c2r', 'normalization', 3, 'int', normalization)
+        if last_dim_size.__class__ is not int and not _is_int(last_dim_size):
+            raise _bad_arg('_fft_c2r', 'last_dim_size', 4, 'int', last_dim_size)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('_fft_c2r', 'out', None, 'Tensor', out)
+            return _op__fft_c2r_out(input, dim, normalization, last_dim_size, out=out)
+        return _op__fft_c2r_default(input, dim, normalization, last_dim_size)
+    except TypeError:
+        _r = _tf_duck_bound(_fft_c2r, locals(), ('input', 'out'), 'ember._fft_c2r')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _fft_c2c(input, dim, normalization, forward, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_fft_c2c', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dim):
-        raise _bad_arg('_fft_c2c', 'dim', 2, 'tuple of ints', dim)
-    if normalization.__class__ is not int and not _is_int(normalization):
-        raise _bad_arg('_fft_c2c', 'normalization', 3, 'int', normalization)
-    if forward.__class__ is not bool:
-        raise _bad_arg('_fft_c2c', 'forward', 4, 'bool', forward)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('_fft_c2c', 'out', None, 'Tensor', out)
-        return _op__fft_c2c_out(input, dim, normalization, forward, out=out)
-    return _op__fft_c2c_default(input, dim, normalization, forward)
+    if _TF:
+        _r = _tf_bound(_fft_c2c, locals(), ('input', 'out'), 'ember._fft_c2c')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_fft_c2c', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dim):
+            raise _bad_arg('_fft_c2c', 'dim', 2, 'tuple of ints', dim)
+        if normalization.__class__ is not int and not _is_int(normalization):
+            raise _bad_arg('_fft_c2c', 'normalization', 3, 'int', normalization)
+        if forward.__class__ is not bool:
+            raise _bad_arg('_fft_c2c', 'forward', 4, 'bool', forward)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('_fft_c2c', 'out', None, 'Tensor', out)
+            return _op__fft_c2c_out(input, dim, normalization, forward, out=out)
+        return _op__fft_c2c_default(input, dim, normalization, forward)
+    except TypeError:
+        _r = _tf_duck_bound(_fft_c2c, locals(), ('input', 'out'), 'ember._fft_c2c')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('istft', 'input', 1, 'Tensor', input)
-    if n_fft.__class__ is not int and not _is_int(n_fft):
-        raise _bad_arg('istft', 'n_fft', 2, 'int', n_fft)
-    if hop_length is not None and hop_length.__class__ is not int and not _is_int(hop_length):
-        raise _bad_arg('istft', 'hop_length', 3, 'int', hop_length)
-    if win_length is not None and win_length.__class__ is not int and not _is_int(win_length):
-        raise _bad_arg('istft', 'win_length', 4, 'int', win_length)
-    if window is not None and window.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('istft', 'window', 5, 'Tensor', window)
-    if center.__class__ is not bool:
-        raise _bad_arg('istft', 'center', 6, 'bool', center)
-    if normalized.__class__ is not bool:
-        raise _bad_arg('istft', 'normalized', 7, 'bool', normalized)
-    if onesided is not None and onesided.__class__ is not bool:
-        raise _bad_arg('istft', 'onesided', 8, 'bool', onesided)
-    if length is not None and length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('istft', 'length', 9, 'int', length)
-    if return_complex.__class__ is not bool:
-        raise _bad_arg('istft', 'return_complex', 10, 'bool', return_complex)
-    _ks = input._ks
-    if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
-        _ks |= n_fft._ks
-    if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
-        _ks |= hop_length._ks
-    if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
-        _ks |= win_length._ks
-    if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
-        _ks |= window._ks
-    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
-        _ks |= length._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
-    return _op_istft_default(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+    if _TF:
+        _r = _tf_bound(istft, locals(), ('input', 'window'), 'ember.istft')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('istft', 'input', 1, 'Tensor', input)
+        if n_fft.__class__ is not int and not _is_int(n_fft):
+            raise _bad_arg('istft', 'n_fft', 2, 'int', n_fft)
+        if hop_length is not None and hop_length.__class__ is not int and not _is_int(hop_length):
+            raise _bad_arg('istft', 'hop_length', 3, 'int', hop_length)
+        if win_length is not None and win_length.__class__ is not int and not _is_int(win_length):
+            raise _bad_arg('istft', 'win_length', 4, 'int', win_length)
+        if window is not None and window.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('istft', 'window', 5, 'Tensor', window)
+        if center.__class__ is not bool:
+            raise _bad_arg('istft', 'center', 6, 'bool', center)
+        if normalized.__class__ is not bool:
+            raise _bad_arg('istft', 'normalized', 7, 'bool', normalized)
+        if onesided is not None and onesided.__class__ is not bool:
+            raise _bad_arg('istft', 'onesided', 8, 'bool', onesided)
+        if length is not None and length.__class__ is not int and not _is_int(length):
+            raise _bad_arg('istft', 'length', 9, 'int', length)
+        if return_complex.__class__ is not bool:
+            raise _bad_arg('istft', 'return_complex', 10, 'bool', return_complex)
+        _ks = input._ks
+        if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
+            _ks |= n_fft._ks
+        if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
+            _ks |= hop_length._ks
+        if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
+            _ks |= win_length._ks
+        if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
+            _ks |= window._ks
+        if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
+            _ks |= length._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+        return _op_istft_default(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+    except TypeError:
+        _r = _tf_duck_bound(istft, locals(), ('input', 'window'), 'ember.istft')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_fft_c2c', '_fft_c2r', '_fft_r2c', 'istft']

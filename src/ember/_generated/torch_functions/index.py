@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_argwhere_default, _c_argwhere_default = _lazy(_G, '_op_argwhere_default', 'aten', 'argwhere', 'default')
 _op_gather_default, _c_gather_default = _lazy(_G, '_op_gather_default', 'aten', 'gather', 'default')
@@ -56,29 +61,39 @@ _op_take_default, _c_take_default = _lazy(_G, '_op_take_default', 'aten', 'take'
 _op_take_out, _c_take_out = _lazy(_G, '_op_take_out', 'aten', 'take', 'out')
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gather', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('gather', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gather', 'index', 3, 'Tensor', index)
-    if out is None and sparse_grad is False:
-        _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, dim, index)
-        return _op_gather_default(input, dim, index)
-    if sparse_grad.__class__ is not bool:
-        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gather', 'out', None, 'Tensor', out)
-        return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
-    return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
+    if _TF:
+        _r = _tf_bound(gather, locals(), ('input', 'index', 'out'), 'ember.gather')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gather', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('gather', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gather', 'index', 3, 'Tensor', index)
+        if out is None and sparse_grad is False:
+            _ks = input._ks
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim, index)
+            return _op_gather_default(input, dim, index)
+        if sparse_grad.__class__ is not bool:
+            raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gather', 'out', None, 'Tensor', out)
+            return _op_gather_out(input, dim, index, sparse_grad=sparse_grad, out=out)
+        return _op_gather_default(input, dim, index, sparse_grad=sparse_grad)
+    except TypeError:
+        _r = _tf_duck_bound(gather, locals(), ('input', 'index', 'out'), 'ember.gather')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _scatter_c0(input, dim, index, src, *, out=None):
     s = 0
@@ -236,159 +251,219 @@ _scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatte
 _scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
 def scatter(*args, **kwargs):
-    best = None
-    for c, b in _scatter_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _scatter_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_scatter_e'):
-                raise _e from None
-            raise _unbound_call('scatter', _p[0], args, kwargs, _m) from None
-    raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
+    if _TF:
+        _r = _tf_varargs(scatter, args, kwargs, 'ember.scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _scatter_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _scatter_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_scatter_e'):
+                    raise _e from None
+                raise _unbound_call('scatter', _p[0], args, kwargs, _m) from None
+        raise _no_match('scatter', args, kwargs, _scatter_sigs, False)
+    except TypeError:
+        _r = _tf_duck(scatter, args, kwargs, 'ember.scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def scatter_add(input, dim, index, src, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
-        return _op_scatter_add_out(input, dim, index, src, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    _ks |= src._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, index, src)
-    return _op_scatter_add_default(input, dim, index, src)
-
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
-    if reduce.__class__ is not str:
-        raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
-    if out is None and include_self is True:
+    if _TF:
+        _r = _tf_bound(scatter_add, locals(), ('input', 'index', 'src', 'out'), 'ember.scatter_add')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('scatter_add', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add', 'index', 3, 'Tensor', index)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add', 'src', 4, 'Tensor', src)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
+            return _op_scatter_add_out(input, dim, index, src, out=out)
         _ks = input._ks
         if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= src._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
-                return _k(input, dim, index, src, reduce)
-        return _op_scatter_reduce_two(input, dim, index, src, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
-        return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
-    return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
+                return _k(input, dim, index, src)
+        return _op_scatter_add_default(input, dim, index, src)
+    except TypeError:
+        _r = _tf_duck_bound(scatter_add, locals(), ('input', 'index', 'src', 'out'), 'ember.scatter_add')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if _TF:
+        _r = _tf_bound(scatter_reduce, locals(), ('input', 'index', 'src', 'out'), 'ember.scatter_reduce')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('scatter_reduce', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce', 'index', 3, 'Tensor', index)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce', 'src', 4, 'Tensor', src)
+        if reduce.__class__ is not str:
+            raise _bad_arg('scatter_reduce', 'reduce', 5, 'str', reduce)
+        if out is None and include_self is True:
+            _ks = input._ks
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= src._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim, index, src, reduce)
+            return _op_scatter_reduce_two(input, dim, index, src, reduce)
+        if include_self.__class__ is not bool:
+            raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
+            return _op_scatter_reduce_two_out(input, dim, index, src, reduce, include_self=include_self, out=out)
+        return _op_scatter_reduce_two(input, dim, index, src, reduce, include_self=include_self)
+    except TypeError:
+        _r = _tf_duck_bound(scatter_reduce, locals(), ('input', 'index', 'src', 'out'), 'ember.scatter_reduce')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def index_select(input, dim, index, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_select', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
-        return _op_index_select_out(input, dim, index, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, index)
-    return _op_index_select_default(input, dim, index)
+    if _TF:
+        _r = _tf_bound(index_select, locals(), ('input', 'index', 'out'), 'ember.index_select')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_select', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_select', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_select', 'index', 3, 'Tensor', index)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_select', 'out', None, 'Tensor', out)
+            return _op_index_select_out(input, dim, index, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, index)
+        return _op_index_select_default(input, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(index_select, locals(), ('input', 'index', 'out'), 'ember.index_select')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_add', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
-    if out is None and alpha.__class__ is int and alpha == 1:
+    if _TF:
+        _r = _tf_bound(index_add, locals(), ('input', 'index', 'source', 'out'), 'ember.index_add')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_add', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add', 'index', 3, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add', 'source', 4, 'Tensor', source)
+        if out is None and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= source._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim, index, source)
+            return _op_index_add_default(input, dim, index, source)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_add', 'out', None, 'Tensor', out)
+            return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
+        return _op_index_add_default(input, dim, index, source, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(index_add, locals(), ('input', 'index', 'source', 'out'), 'ember.index_add')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def index_copy(input, dim, index, source, *, out=None):
+    if _TF:
+        _r = _tf_bound(index_copy, locals(), ('input', 'index', 'source', 'out'), 'ember.index_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
+            return _op_index_copy_out(input, dim, index, source, out=out)
         _ks = input._ks
         if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, index, source)
-        return _op_index_add_default(input, dim, index, source)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
-        return _op_index_add_out(input, dim, index, source, alpha=alpha, out=out)
-    return _op_index_add_default(input, dim, index, source, alpha=alpha)
-
-def index_copy(input, dim, index, source, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_copy', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy', 'index', 3, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy', 'source', 4, 'Tensor', source)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
-        return _op_index_copy_out(input, dim, index, source, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, index, source)
-    return _op_index_copy_default(input, dim, index, source)
+        return _op_index_copy_default(input, dim, index, source)
+    except TypeError:
+        _r = _tf_duck_bound(index_copy, locals(), ('input', 'index', 'source', 'out'), 'ember.index_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _index_fill_c0(input, dim, index, value):
     s = 0
@@ -468,32 +543,42 @@ _index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fil
 _index_fill_sigs = ('(Tensor input, int dim, Tensor index, Tensor value)', '(Tensor input, int dim, Tensor index, Number value)')
 
 def index_fill(*args, **kwargs):
-    best = None
-    for c, b in _index_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _index_fill_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_index_fill_e'):
-                raise _e from None
-            raise _unbound_call('index_fill', _p[0], args, kwargs, _m) from None
-    raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
+    if _TF:
+        _r = _tf_varargs(index_fill, args, kwargs, 'ember.index_fill')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _index_fill_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _index_fill_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_index_fill_e'):
+                    raise _e from None
+                raise _unbound_call('index_fill', _p[0], args, kwargs, _m) from None
+        raise _no_match('index_fill', args, kwargs, _index_fill_sigs, False)
+    except TypeError:
+        _r = _tf_duck(index_fill, args, kwargs, 'ember.index_fill')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _masked_fill_c0(input, mask, value):
     s = 0
@@ -561,210 +646,340 @@ _masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _maske
 _masked_fill_sigs = ('(Tensor input, Tensor mask, Tensor value)', '(Tensor input, Tensor mask, Number value)')
 
 def masked_fill(*args, **kwargs):
-    best = None
-    for c, b in _masked_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _masked_fill_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_masked_fill_e'):
-                raise _e from None
-            raise _unbound_call('masked_fill', _p[0], args, kwargs, _m) from None
-    raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
+    if _TF:
+        _r = _tf_varargs(masked_fill, args, kwargs, 'ember.masked_fill')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _masked_fill_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _masked_fill_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_masked_fill_e'):
+                    raise _e from None
+                raise _unbound_call('masked_fill', _p[0], args, kwargs, _m) from None
+        raise _no_match('masked_fill', args, kwargs, _masked_fill_sigs, False)
+    except TypeError:
+        _r = _tf_duck(masked_fill, args, kwargs, 'ember.masked_fill')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def masked_select(input, mask, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
-    if mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
-        return _op_masked_select_out(input, mask, out=out)
-    _ks = input._ks
-    _ks |= mask._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, mask)
-    return _op_masked_select_default(input, mask)
+    if _TF:
+        _r = _tf_bound(masked_select, locals(), ('input', 'mask', 'out'), 'ember.masked_select')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_select', 'input', 1, 'Tensor', input)
+        if mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_select', 'mask', 2, 'Tensor', mask)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
+            return _op_masked_select_out(input, mask, out=out)
+        _ks = input._ks
+        _ks |= mask._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, mask)
+        return _op_masked_select_default(input, mask)
+    except TypeError:
+        _r = _tf_duck_bound(masked_select, locals(), ('input', 'mask', 'out'), 'ember.masked_select')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def masked_scatter(input, mask, source):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
-    if mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
-    _ks = input._ks
-    _ks |= mask._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, mask, source)
-    return _op_masked_scatter_default(input, mask, source)
+    if _TF:
+        _r = _tf_bound(masked_scatter, locals(), ('input', 'mask', 'source'), 'ember.masked_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter', 'input', 1, 'Tensor', input)
+        if mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter', 'mask', 2, 'Tensor', mask)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter', 'source', 3, 'Tensor', source)
+        _ks = input._ks
+        _ks |= mask._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, mask, source)
+        return _op_masked_scatter_default(input, mask, source)
+    except TypeError:
+        _r = _tf_duck_bound(masked_scatter, locals(), ('input', 'mask', 'source'), 'ember.masked_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def take(input, index, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('take', 'input', 1, 'Tensor', input)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('take', 'index', 2, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take', 'out', None, 'Tensor', out)
-        return _op_take_out(input, index, out=out)
-    _ks = input._ks
-    _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, index)
-    return _op_take_default(input, index)
+    if _TF:
+        _r = _tf_bound(take, locals(), ('input', 'index', 'out'), 'ember.take')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('take', 'input', 1, 'Tensor', input)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('take', 'index', 2, 'Tensor', index)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('take', 'out', None, 'Tensor', out)
+            return _op_take_out(input, index, out=out)
+        _ks = input._ks
+        _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, index)
+        return _op_take_default(input, index)
+    except TypeError:
+        _r = _tf_duck_bound(take, locals(), ('input', 'index', 'out'), 'ember.take')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
-    if indices.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
-        return _op_take_along_dim_out(input, indices, dim, out=out)
-    _ks = input._ks
-    _ks |= indices._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, indices, dim)
-    return _op_take_along_dim_default(input, indices, dim)
-
-def nonzero(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
-        return _op_nonzero_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_nonzero_default(input)
-
-def argwhere(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_argwhere_default(input)
-
-def put(input, index, source, accumulate=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'input', 1, 'Tensor', input)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'source', 3, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
-    _ks = input._ks
-    _ks |= index._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, index, source, accumulate)
-    return _op_put_default(input, index, source, accumulate)
-
-def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
-    if out is None and include_self is True:
+    if _TF:
+        _r = _tf_bound(take_along_dim, locals(), ('input', 'indices', 'out'), 'ember.take_along_dim')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('take_along_dim', 'input', 1, 'Tensor', input)
+        if indices.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('take_along_dim', 'indices', 2, 'Tensor', indices)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('take_along_dim', 'dim', 3, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
+            return _op_take_along_dim_out(input, indices, dim, out=out)
         _ks = input._ks
+        _ks |= indices._ks
         if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, indices, dim)
+        return _op_take_along_dim_default(input, indices, dim)
+    except TypeError:
+        _r = _tf_duck_bound(take_along_dim, locals(), ('input', 'indices', 'out'), 'ember.take_along_dim')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def nonzero(input, *, out=None):
+    if _TF:
+        _r = _tf_bound(nonzero, locals(), ('input', 'out'), 'ember.nonzero')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nonzero', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
+            return _op_nonzero_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_nonzero_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(nonzero, locals(), ('input', 'out'), 'ember.nonzero')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def argwhere(input):
+    if _TF:
+        _r = _tf_bound(argwhere, locals(), ('input',), 'ember.argwhere')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('argwhere', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_argwhere_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(argwhere, locals(), ('input',), 'ember.argwhere')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def put(input, index, source, accumulate=False):
+    if _TF:
+        _r = _tf_bound(put, locals(), ('input', 'index', 'source'), 'ember.put')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put', 'input', 1, 'Tensor', input)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put', 'source', 3, 'Tensor', source)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('put', 'accumulate', 4, 'bool', accumulate)
+        _ks = input._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
-                return _k(input, dim, index, source, reduce)
-        return _op_index_reduce_default(input, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
-        return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
-    return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
+                return _k(input, index, source, accumulate)
+        return _op_put_default(input, index, source, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(put, locals(), ('input', 'index', 'source'), 'ember.put')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if _TF:
+        _r = _tf_bound(index_reduce, locals(), ('input', 'index', 'source', 'out'), 'ember.index_reduce')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_reduce', 'dim', 2, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce', 'index', 3, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce', 'source', 4, 'Tensor', source)
+        if reduce.__class__ is not str:
+            raise _bad_arg('index_reduce', 'reduce', 5, 'str', reduce)
+        if out is None and include_self is True:
+            _ks = input._ks
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= source._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim, index, source, reduce)
+            return _op_index_reduce_default(input, dim, index, source, reduce)
+        if include_self.__class__ is not bool:
+            raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
+            return _op_index_reduce_out(input, dim, index, source, reduce, include_self=include_self, out=out)
+        return _op_index_reduce_default(input, dim, index, source, reduce, include_self=include_self)
+    except TypeError:
+        _r = _tf_duck_bound(index_reduce, locals(), ('input', 'index', 'source', 'out'), 'ember.index_reduce')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def index(input, indices):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index', 'input', 1, 'Tensor', input)
-    return _op_index_Tensor(input, indices)
+    if _TF:
+        _r = _tf_bound(index, locals(), ('input', 'indices'), 'ember.index')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index', 'input', 1, 'Tensor', input)
+        return _op_index_Tensor(input, indices)
+    except TypeError:
+        _r = _tf_duck_bound(index, locals(), ('input', 'indices'), 'ember.index')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def index_put_(input, indices, values, accumulate=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
-    return _op_index_put__default(input, indices, values, accumulate)
+    if _TF:
+        _r = _tf_bound(index_put_, locals(), ('input', 'indices', 'values'), 'ember.index_put_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_put_', 'input', 1, 'Tensor', input)
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_put_', 'values', 3, 'Tensor', values)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('index_put_', 'accumulate', 4, 'bool', accumulate)
+        return _op_index_put__default(input, indices, values, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(index_put_, locals(), ('input', 'indices', 'values'), 'ember.index_put_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def index_put(input, indices, values, accumulate=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
-    return _op_index_put_default(input, indices, values, accumulate)
+    if _TF:
+        _r = _tf_bound(index_put, locals(), ('input', 'indices', 'values'), 'ember.index_put')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_put', 'input', 1, 'Tensor', input)
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_put', 'values', 3, 'Tensor', values)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('index_put', 'accumulate', 4, 'bool', accumulate)
+        return _op_index_put_default(input, indices, values, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(index_put, locals(), ('input', 'indices', 'values'), 'ember.index_put')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nonzero_static(input, *, size, fill_value=-1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nonzero_static', 'input', 1, 'Tensor', input)
-    if size.__class__ is not int and not _is_int(size):
-        raise _bad_arg('nonzero_static', 'size', None, 'int', size)
-    if fill_value.__class__ is not int and not _is_int(fill_value):
-        raise _bad_arg('nonzero_static', 'fill_value', None, 'int', fill_value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nonzero_static', 'out', None, 'Tensor', out)
-        return _op_nonzero_static_out(input, size=size, fill_value=fill_value, out=out)
-    return _op_nonzero_static_default(input, size=size, fill_value=fill_value)
+    if _TF:
+        _r = _tf_bound(nonzero_static, locals(), ('input', 'out'), 'ember.nonzero_static')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nonzero_static', 'input', 1, 'Tensor', input)
+        if size.__class__ is not int and not _is_int(size):
+            raise _bad_arg('nonzero_static', 'size', None, 'int', size)
+        if fill_value.__class__ is not int and not _is_int(fill_value):
+            raise _bad_arg('nonzero_static', 'fill_value', None, 'int', fill_value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nonzero_static', 'out', None, 'Tensor', out)
+            return _op_nonzero_static_out(input, size=size, fill_value=fill_value, out=out)
+        return _op_nonzero_static_default(input, size=size, fill_value=fill_value)
+    except TypeError:
+        _r = _tf_duck_bound(nonzero_static, locals(), ('input', 'out'), 'ember.nonzero_static')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['argwhere', 'gather', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'masked_fill', 'masked_scatter', 'masked_select', 'nonzero', 'nonzero_static', 'put', 'scatter', 'scatter_add', 'scatter_reduce', 'take', 'take_along_dim']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_affine_grid_generator_default, _c_affine_grid_generator_default = _lazy(_G, '_op_affine_grid_generator_default', 'aten', 'affine_grid_generator', 'default')
 _op_channel_shuffle_default, _c_channel_shuffle_default = _lazy(_G, '_op_channel_shuffle_default', 'aten', 'channel_shuffle', 'default')
@@ -21,114 +26,184 @@ _op_pixel_shuffle_default, _c_pixel_shuffle_default = _lazy(_G, '_op_pixel_shuff
 _op_pixel_unshuffle_default, _c_pixel_unshuffle_default = _lazy(_G, '_op_pixel_unshuffle_default', 'aten', 'pixel_unshuffle', 'default')
 
 def affine_grid_generator(theta, size, align_corners):
-    if theta.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('affine_grid_generator', 'theta', 1, 'Tensor', theta)
-    if not _is_intseq(size):
-        raise _bad_arg('affine_grid_generator', 'size', 2, 'tuple of ints', size)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('affine_grid_generator', 'align_corners', 3, 'bool', align_corners)
-    return _op_affine_grid_generator_default(theta, size, align_corners)
+    if _TF:
+        _r = _tf_bound(affine_grid_generator, locals(), ('theta',), 'ember.affine_grid_generator')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if theta.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('affine_grid_generator', 'theta', 1, 'Tensor', theta)
+        if not _is_intseq(size):
+            raise _bad_arg('affine_grid_generator', 'size', 2, 'tuple of ints', size)
+        if align_corners.__class__ is not bool:
+            raise _bad_arg('affine_grid_generator', 'align_corners', 3, 'bool', align_corners)
+        return _op_affine_grid_generator_default(theta, size, align_corners)
+    except TypeError:
+        _r = _tf_duck_bound(affine_grid_generator, locals(), ('theta',), 'ember.affine_grid_generator')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def channel_shuffle(input, groups):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('channel_shuffle', 'input', 1, 'Tensor', input)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('channel_shuffle', 'groups', 2, 'int', groups)
-    _ks = input._ks
-    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
-        _ks |= groups._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, groups)
-    return _op_channel_shuffle_default(input, groups)
+    if _TF:
+        _r = _tf_bound(channel_shuffle, locals(), ('input',), 'ember.channel_shuffle')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('channel_shuffle', 'input', 1, 'Tensor', input)
+        if groups.__class__ is not int and not _is_int(groups):
+            raise _bad_arg('channel_shuffle', 'groups', 2, 'int', groups)
+        _ks = input._ks
+        if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+            _ks |= groups._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, groups)
+        return _op_channel_shuffle_default(input, groups)
+    except TypeError:
+        _r = _tf_duck_bound(channel_shuffle, locals(), ('input',), 'ember.channel_shuffle')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def native_channel_shuffle(input, groups):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_channel_shuffle', 'input', 1, 'Tensor', input)
-    if groups.__class__ is not int and not _is_int(groups):
-        raise _bad_arg('native_channel_shuffle', 'groups', 2, 'int', groups)
-    _ks = input._ks
-    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
-        _ks |= groups._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, groups)
-    return _op_native_channel_shuffle_default(input, groups)
+    if _TF:
+        _r = _tf_bound(native_channel_shuffle, locals(), ('input',), 'ember.native_channel_shuffle')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_channel_shuffle', 'input', 1, 'Tensor', input)
+        if groups.__class__ is not int and not _is_int(groups):
+            raise _bad_arg('native_channel_shuffle', 'groups', 2, 'int', groups)
+        _ks = input._ks
+        if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+            _ks |= groups._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_native_channel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, groups)
+        return _op_native_channel_shuffle_default(input, groups)
+    except TypeError:
+        _r = _tf_duck_bound(native_channel_shuffle, locals(), ('input',), 'ember.native_channel_shuffle')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def pixel_shuffle(input, upscale_factor):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
-    if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
-        raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
-    _ks = input._ks
-    if upscale_factor.__class__ in _TENSOR_TYPES and upscale_factor._ks != _ks:
-        _ks |= upscale_factor._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, upscale_factor)
-    return _op_pixel_shuffle_default(input, upscale_factor)
+    if _TF:
+        _r = _tf_bound(pixel_shuffle, locals(), ('input',), 'ember.pixel_shuffle')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pixel_shuffle', 'input', 1, 'Tensor', input)
+        if upscale_factor.__class__ is not int and not _is_int(upscale_factor):
+            raise _bad_arg('pixel_shuffle', 'upscale_factor', 2, 'int', upscale_factor)
+        _ks = input._ks
+        if upscale_factor.__class__ in _TENSOR_TYPES and upscale_factor._ks != _ks:
+            _ks |= upscale_factor._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pixel_shuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, upscale_factor)
+        return _op_pixel_shuffle_default(input, upscale_factor)
+    except TypeError:
+        _r = _tf_duck_bound(pixel_shuffle, locals(), ('input',), 'ember.pixel_shuffle')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def pixel_unshuffle(input, downscale_factor):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
-    if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
-        raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
-    _ks = input._ks
-    if downscale_factor.__class__ in _TENSOR_TYPES and downscale_factor._ks != _ks:
-        _ks |= downscale_factor._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, downscale_factor)
-    return _op_pixel_unshuffle_default(input, downscale_factor)
+    if _TF:
+        _r = _tf_bound(pixel_unshuffle, locals(), ('input',), 'ember.pixel_unshuffle')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pixel_unshuffle', 'input', 1, 'Tensor', input)
+        if downscale_factor.__class__ is not int and not _is_int(downscale_factor):
+            raise _bad_arg('pixel_unshuffle', 'downscale_factor', 2, 'int', downscale_factor)
+        _ks = input._ks
+        if downscale_factor.__class__ in _TENSOR_TYPES and downscale_factor._ks != _ks:
+            _ks |= downscale_factor._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pixel_unshuffle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, downscale_factor)
+        return _op_pixel_unshuffle_default(input, downscale_factor)
+    except TypeError:
+        _r = _tf_duck_bound(pixel_unshuffle, locals(), ('input',), 'ember.pixel_unshuffle')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
-    if grid.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
-    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
-        raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
-    if padding_mode.__class__ is not int and not _is_int(padding_mode):
-        raise _bad_arg('grid_sampler', 'padding_mode', 4, 'int', padding_mode)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
-    _ks = input._ks
-    _ks |= grid._ks
-    if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
-        _ks |= interpolation_mode._ks
-    if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
-        _ks |= padding_mode._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, grid, interpolation_mode, padding_mode, align_corners)
-    return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
+    if _TF:
+        _r = _tf_bound(grid_sampler, locals(), ('input', 'grid'), 'ember.grid_sampler')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('grid_sampler', 'input', 1, 'Tensor', input)
+        if grid.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('grid_sampler', 'grid', 2, 'Tensor', grid)
+        if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
+            raise _bad_arg('grid_sampler', 'interpolation_mode', 3, 'int', interpolation_mode)
+        if padding_mode.__class__ is not int and not _is_int(padding_mode):
+            raise _bad_arg('grid_sampler', 'padding_mode', 4, 'int', padding_mode)
+        if align_corners.__class__ is not bool:
+            raise _bad_arg('grid_sampler', 'align_corners', 5, 'bool', align_corners)
+        _ks = input._ks
+        _ks |= grid._ks
+        if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
+            _ks |= interpolation_mode._ks
+        if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
+            _ks |= padding_mode._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_grid_sampler_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, grid, interpolation_mode, padding_mode, align_corners)
+        return _op_grid_sampler_default(input, grid, interpolation_mode, padding_mode, align_corners)
+    except TypeError:
+        _r = _tf_duck_bound(grid_sampler, locals(), ('input', 'grid'), 'ember.grid_sampler')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
-    if grid.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
-    if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
-        raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
-    if padding_mode.__class__ is not int and not _is_int(padding_mode):
-        raise _bad_arg('grid_sampler_2d', 'padding_mode', 4, 'int', padding_mode)
-    if align_corners.__class__ is not bool:
-        raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
-    _ks = input._ks
-    _ks |= grid._ks
-    if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
-        _ks |= interpolation_mode._ks
-    if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
-        _ks |= padding_mode._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, grid, interpolation_mode, padding_mode, align_corners)
-    return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
+    if _TF:
+        _r = _tf_bound(grid_sampler_2d, locals(), ('input', 'grid'), 'ember.grid_sampler_2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('grid_sampler_2d', 'input', 1, 'Tensor', input)
+        if grid.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('grid_sampler_2d', 'grid', 2, 'Tensor', grid)
+        if interpolation_mode.__class__ is not int and not _is_int(interpolation_mode):
+            raise _bad_arg('grid_sampler_2d', 'interpolation_mode', 3, 'int', interpolation_mode)
+        if padding_mode.__class__ is not int and not _is_int(padding_mode):
+            raise _bad_arg('grid_sampler_2d', 'padding_mode', 4, 'int', padding_mode)
+        if align_corners.__class__ is not bool:
+            raise _bad_arg('grid_sampler_2d', 'align_corners', 5, 'bool', align_corners)
+        _ks = input._ks
+        _ks |= grid._ks
+        if interpolation_mode.__class__ in _TENSOR_TYPES and interpolation_mode._ks != _ks:
+            _ks |= interpolation_mode._ks
+        if padding_mode.__class__ in _TENSOR_TYPES and padding_mode._ks != _ks:
+            _ks |= padding_mode._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_grid_sampler_2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, grid, interpolation_mode, padding_mode, align_corners)
+        return _op_grid_sampler_2d_default(input, grid, interpolation_mode, padding_mode, align_corners)
+    except TypeError:
+        _r = _tf_duck_bound(grid_sampler_2d, locals(), ('input', 'grid'), 'ember.grid_sampler_2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['affine_grid_generator', 'channel_shuffle', 'grid_sampler', 'grid_sampler_2d', 'native_channel_shuffle', 'pixel_shuffle', 'pixel_unshuffle']

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (_linalg_eigh as _rt__linalg_eigh, _linalg_svd as _rt
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__linalg_eigh_default, _c__linalg_eigh_default = _lazy(_G, '_op__linalg_eigh_default', 'aten', '_linalg_eigh', 'default')
 _op__linalg_eigh_eigenvalues, _c__linalg_eigh_eigenvalues = _lazy(_G, '_op__linalg_eigh_eigenvalues', 'aten', '_linalg_eigh', 'eigenvalues')
@@ -93,326 +98,526 @@ _op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_trian
 _op_vander_default, _c_vander_default = _lazy(_G, '_op_vander_default', 'aten', 'vander', 'default')
 
 def inverse(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
-        return _op_inverse_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_inverse_default(input)
+    if _TF:
+        _r = _tf_bound(inverse, locals(), ('input', 'out'), 'ember.inverse')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('inverse', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('inverse', 'out', None, 'Tensor', out)
+            return _op_inverse_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_inverse_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(inverse, locals(), ('input', 'out'), 'ember.inverse')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def det(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('det', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_det_default(input)
+    if _TF:
+        _r = _tf_bound(det, locals(), ('input',), 'ember.det')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('det', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_det_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(det, locals(), ('input',), 'ember.det')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def slogdet(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_slogdet(*_k(input))
-    return _rt_slogdet(*_op_slogdet_default(input))
+    if _TF:
+        _r = _tf_bound(slogdet, locals(), ('input', 'out'), 'ember.slogdet')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('slogdet', 'input', 1, 'Tensor', input)
+        if out is not None:
+            return _rt_slogdet(*_op_slogdet_out(input, sign=out[0], logabsdet=out[1]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_slogdet(*_k(input))
+        return _rt_slogdet(*_op_slogdet_default(input))
+    except TypeError:
+        _r = _tf_duck_bound(slogdet, locals(), ('input', 'out'), 'ember.slogdet')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logdet(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_logdet_default(input)
+    if _TF:
+        _r = _tf_bound(logdet, locals(), ('input',), 'ember.logdet')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logdet', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_logdet_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(logdet, locals(), ('input',), 'ember.logdet')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cholesky(input, upper=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
-        return _op_cholesky_out(input, upper, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, upper)
-    return _op_cholesky_default(input, upper)
+    if _TF:
+        _r = _tf_bound(cholesky, locals(), ('input', 'out'), 'ember.cholesky')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cholesky', 'input', 1, 'Tensor', input)
+        if upper.__class__ is not bool:
+            raise _bad_arg('cholesky', 'upper', 2, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
+            return _op_cholesky_out(input, upper, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, upper)
+        return _op_cholesky_default(input, upper)
+    except TypeError:
+        _r = _tf_duck_bound(cholesky, locals(), ('input', 'out'), 'ember.cholesky')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def qr(input, some=True, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('qr', 'input', 1, 'Tensor', input)
-    if some.__class__ is not bool:
-        raise _bad_arg('qr', 'some', 2, 'bool', some)
-    if out is not None:
-        return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_qr(*_k(input, some))
-    return _rt_qr(*_op_qr_default(input, some))
+    if _TF:
+        _r = _tf_bound(qr, locals(), ('input', 'out'), 'ember.qr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('qr', 'input', 1, 'Tensor', input)
+        if some.__class__ is not bool:
+            raise _bad_arg('qr', 'some', 2, 'bool', some)
+        if out is not None:
+            return _rt_qr(*_op_qr_Q(input, some, Q=out[0], R=out[1]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_qr(*_k(input, some))
+        return _rt_qr(*_op_qr_default(input, some))
+    except TypeError:
+        _r = _tf_duck_bound(qr, locals(), ('input', 'out'), 'ember.qr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
-    if full_matrices.__class__ is not bool:
-        raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('_linalg_svd', 'compute_uv', 3, 'bool', compute_uv)
-    if out is None and driver is None:
-        _ks = A._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
-        return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
-    if driver is not None and driver.__class__ is not str:
-        raise _bad_arg('_linalg_svd', 'driver', None, 'str', driver)
-    if out is not None:
-        return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
-    return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
+    if _TF:
+        _r = _tf_bound(_linalg_svd, locals(), ('A', 'out'), 'ember._linalg_svd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_linalg_svd', 'A', 1, 'Tensor', A)
+        if full_matrices.__class__ is not bool:
+            raise _bad_arg('_linalg_svd', 'full_matrices', 2, 'bool', full_matrices)
+        if compute_uv.__class__ is not bool:
+            raise _bad_arg('_linalg_svd', 'compute_uv', 3, 'bool', compute_uv)
+        if out is None and driver is None:
+            _ks = A._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c__linalg_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt__linalg_svd(*_k(A, full_matrices, compute_uv))
+            return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv))
+        if driver is not None and driver.__class__ is not str:
+            raise _bad_arg('_linalg_svd', 'driver', None, 'str', driver)
+        if out is not None:
+            return _rt__linalg_svd(*_op__linalg_svd_U(A, full_matrices, compute_uv, driver=driver, U=out[0], S=out[1], Vh=out[2]))
+        return _rt__linalg_svd(*_op__linalg_svd_default(A, full_matrices, compute_uv, driver=driver))
+    except TypeError:
+        _r = _tf_duck_bound(_linalg_svd, locals(), ('A', 'out'), 'ember._linalg_svd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def svd(input, some=True, compute_uv=True, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('svd', 'input', 1, 'Tensor', input)
-    if some.__class__ is not bool:
-        raise _bad_arg('svd', 'some', 2, 'bool', some)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('svd', 'compute_uv', 3, 'bool', compute_uv)
-    if out is not None:
-        return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_svd(*_k(input, some, compute_uv))
-    return _rt_svd(*_op_svd_default(input, some, compute_uv))
+    if _TF:
+        _r = _tf_bound(svd, locals(), ('input', 'out'), 'ember.svd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('svd', 'input', 1, 'Tensor', input)
+        if some.__class__ is not bool:
+            raise _bad_arg('svd', 'some', 2, 'bool', some)
+        if compute_uv.__class__ is not bool:
+            raise _bad_arg('svd', 'compute_uv', 3, 'bool', compute_uv)
+        if out is not None:
+            return _rt_svd(*_op_svd_U(input, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_svd(*_k(input, some, compute_uv))
+        return _rt_svd(*_op_svd_default(input, some, compute_uv))
+    except TypeError:
+        _r = _tf_duck_bound(svd, locals(), ('input', 'out'), 'ember.svd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
-    if UPLO.__class__ is not str:
-        raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
-    if compute_v.__class__ is not bool:
-        raise _bad_arg('_linalg_eigh', 'compute_v', 3, 'bool', compute_v)
-    if out is not None:
-        return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
-    _ks = A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
-    return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
+    if _TF:
+        _r = _tf_bound(_linalg_eigh, locals(), ('A', 'out'), 'ember._linalg_eigh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_linalg_eigh', 'A', 1, 'Tensor', A)
+        if UPLO.__class__ is not str:
+            raise _bad_arg('_linalg_eigh', 'UPLO', 2, 'str', UPLO)
+        if compute_v.__class__ is not bool:
+            raise _bad_arg('_linalg_eigh', 'compute_v', 3, 'bool', compute_v)
+        if out is not None:
+            return _rt__linalg_eigh(*_op__linalg_eigh_eigenvalues(A, UPLO, compute_v, eigenvalues=out[0], eigenvectors=out[1]))
+        _ks = A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__linalg_eigh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt__linalg_eigh(*_k(A, UPLO, compute_v))
+        return _rt__linalg_eigh(*_op__linalg_eigh_default(A, UPLO, compute_v))
+    except TypeError:
+        _r = _tf_duck_bound(_linalg_eigh, locals(), ('A', 'out'), 'ember._linalg_eigh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def pinverse(input, rcond=1e-15):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
-    if rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
-    _ks = input._ks
-    if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
-        _ks |= rcond._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, rcond)
-    return _op_pinverse_default(input, rcond)
+    if _TF:
+        _r = _tf_bound(pinverse, locals(), ('input',), 'ember.pinverse')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('pinverse', 'input', 1, 'Tensor', input)
+        if rcond.__class__ is not float and not _is_double(rcond):
+            raise _bad_arg('pinverse', 'rcond', 2, 'float', rcond)
+        _ks = input._ks
+        if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
+            _ks |= rcond._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, rcond)
+        return _op_pinverse_default(input, rcond)
+    except TypeError:
+        _r = _tf_duck_bound(pinverse, locals(), ('input',), 'ember.pinverse')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def matrix_power(input, n, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('matrix_power', 'n', 2, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
-        return _op_matrix_power_out(input, n, out=out)
-    _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, n)
-    return _op_matrix_power_default(input, n)
+    if _TF:
+        _r = _tf_bound(matrix_power, locals(), ('input', 'out'), 'ember.matrix_power')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('matrix_power', 'input', 1, 'Tensor', input)
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('matrix_power', 'n', 2, 'int', n)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
+            return _op_matrix_power_out(input, n, out=out)
+        _ks = input._ks
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, n)
+        return _op_matrix_power_default(input, n)
+    except TypeError:
+        _r = _tf_duck_bound(matrix_power, locals(), ('input', 'out'), 'ember.matrix_power')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def matrix_exp(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_matrix_exp_default(input)
+    if _TF:
+        _r = _tf_bound(matrix_exp, locals(), ('input',), 'ember.matrix_exp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('matrix_exp', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_matrix_exp_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(matrix_exp, locals(), ('input',), 'ember.matrix_exp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
-        return _op_cholesky_solve_out(input, input2, upper, out=out)
-    _ks = input._ks
-    _ks |= input2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, input2, upper)
-    return _op_cholesky_solve_default(input, input2, upper)
+    if _TF:
+        _r = _tf_bound(cholesky_solve, locals(), ('input', 'input2', 'out'), 'ember.cholesky_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cholesky_solve', 'input', 1, 'Tensor', input)
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cholesky_solve', 'input2', 2, 'Tensor', input2)
+        if upper.__class__ is not bool:
+            raise _bad_arg('cholesky_solve', 'upper', 3, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
+            return _op_cholesky_solve_out(input, input2, upper, out=out)
+        _ks = input._ks
+        _ks |= input2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, input2, upper)
+        return _op_cholesky_solve_default(input, input2, upper)
+    except TypeError:
+        _r = _tf_duck_bound(cholesky_solve, locals(), ('input', 'input2', 'out'), 'ember.cholesky_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
-        return _op_cholesky_inverse_out(input, upper, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, upper)
-    return _op_cholesky_inverse_default(input, upper)
+    if _TF:
+        _r = _tf_bound(cholesky_inverse, locals(), ('input', 'out'), 'ember.cholesky_inverse')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cholesky_inverse', 'input', 1, 'Tensor', input)
+        if upper.__class__ is not bool:
+            raise _bad_arg('cholesky_inverse', 'upper', 2, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
+            return _op_cholesky_inverse_out(input, upper, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, upper)
+        return _op_cholesky_inverse_default(input, upper)
+    except TypeError:
+        _r = _tf_duck_bound(cholesky_inverse, locals(), ('input', 'out'), 'ember.cholesky_inverse')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def vander(x, N=None, increasing=False):
-    if x.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vander', 'x', 1, 'Tensor', x)
-    if N is not None and N.__class__ is not int and not _is_int(N):
-        raise _bad_arg('vander', 'N', 2, 'int', N)
-    if increasing.__class__ is not bool:
-        raise _bad_arg('vander', 'increasing', 3, 'bool', increasing)
-    _ks = x._ks
-    if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
-        _ks |= N._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vander_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(x, N, increasing)
-    return _op_vander_default(x, N, increasing)
+    if _TF:
+        _r = _tf_bound(vander, locals(), ('x',), 'ember.vander')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if x.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('vander', 'x', 1, 'Tensor', x)
+        if N is not None and N.__class__ is not int and not _is_int(N):
+            raise _bad_arg('vander', 'N', 2, 'int', N)
+        if increasing.__class__ is not bool:
+            raise _bad_arg('vander', 'increasing', 3, 'bool', increasing)
+        _ks = x._ks
+        if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
+            _ks |= N._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_vander_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(x, N, increasing)
+        return _op_vander_default(x, N, increasing)
+    except TypeError:
+        _r = _tf_duck_bound(vander, locals(), ('x',), 'ember.vander')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
-    if upper.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
-    if out is not None:
-        return _rt_triangular_solve(*_op_triangular_solve_X(input, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
-    _ks = input._ks
-    _ks |= A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
-    return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
+    if _TF:
+        _r = _tf_bound(triangular_solve, locals(), ('input', 'A', 'out'), 'ember.triangular_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triangular_solve', 'input', 1, 'Tensor', input)
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triangular_solve', 'A', 2, 'Tensor', A)
+        if upper.__class__ is not bool:
+            raise _bad_arg('triangular_solve', 'upper', 3, 'bool', upper)
+        if transpose.__class__ is not bool:
+            raise _bad_arg('triangular_solve', 'transpose', 4, 'bool', transpose)
+        if unitriangular.__class__ is not bool:
+            raise _bad_arg('triangular_solve', 'unitriangular', 5, 'bool', unitriangular)
+        if out is not None:
+            return _rt_triangular_solve(*_op_triangular_solve_X(input, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
+        _ks = input._ks
+        _ks |= A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_triangular_solve(*_k(input, A, upper, transpose, unitriangular))
+        return _rt_triangular_solve(*_op_triangular_solve_default(input, A, upper, transpose, unitriangular))
+    except TypeError:
+        _r = _tf_duck_bound(triangular_solve, locals(), ('input', 'A', 'out'), 'ember.triangular_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def orgqr(input, input2, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('orgqr', 'input', 1, 'Tensor', input)
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('orgqr', 'input2', 2, 'Tensor', input2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('orgqr', 'out', None, 'Tensor', out)
-        return _op_orgqr_out(input, input2, out=out)
-    _ks = input._ks
-    _ks |= input2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, input2)
-    return _op_orgqr_default(input, input2)
+    if _TF:
+        _r = _tf_bound(orgqr, locals(), ('input', 'input2', 'out'), 'ember.orgqr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('orgqr', 'input', 1, 'Tensor', input)
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('orgqr', 'input2', 2, 'Tensor', input2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('orgqr', 'out', None, 'Tensor', out)
+            return _op_orgqr_out(input, input2, out=out)
+        _ks = input._ks
+        _ks |= input2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, input2)
+        return _op_orgqr_default(input, input2)
+    except TypeError:
+        _r = _tf_duck_bound(orgqr, locals(), ('input', 'input2', 'out'), 'ember.orgqr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ormqr', 'input', 1, 'Tensor', input)
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ormqr', 'input2', 2, 'Tensor', input2)
-    if input3.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ormqr', 'input3', 3, 'Tensor', input3)
-    if left.__class__ is not bool:
-        raise _bad_arg('ormqr', 'left', 4, 'bool', left)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('ormqr', 'transpose', 5, 'bool', transpose)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ormqr', 'out', None, 'Tensor', out)
-        return _op_ormqr_out(input, input2, input3, left, transpose, out=out)
-    _ks = input._ks
-    _ks |= input2._ks
-    _ks |= input3._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, input2, input3, left, transpose)
-    return _op_ormqr_default(input, input2, input3, left, transpose)
+    if _TF:
+        _r = _tf_bound(ormqr, locals(), ('input', 'input2', 'input3', 'out'), 'ember.ormqr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ormqr', 'input', 1, 'Tensor', input)
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ormqr', 'input2', 2, 'Tensor', input2)
+        if input3.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ormqr', 'input3', 3, 'Tensor', input3)
+        if left.__class__ is not bool:
+            raise _bad_arg('ormqr', 'left', 4, 'bool', left)
+        if transpose.__class__ is not bool:
+            raise _bad_arg('ormqr', 'transpose', 5, 'bool', transpose)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ormqr', 'out', None, 'Tensor', out)
+            return _op_ormqr_out(input, input2, input3, left, transpose, out=out)
+        _ks = input._ks
+        _ks |= input2._ks
+        _ks |= input3._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, input2, input3, left, transpose)
+        return _op_ormqr_default(input, input2, input3, left, transpose)
+    except TypeError:
+        _r = _tf_duck_bound(ormqr, locals(), ('input', 'input2', 'input3', 'out'), 'ember.ormqr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
-    if i1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_trilinear', 'i1', 1, 'Tensor', i1)
-    if i2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_trilinear', 'i2', 2, 'Tensor', i2)
-    if i3.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_trilinear', 'i3', 3, 'Tensor', i3)
-    if not _is_intseq(expand1):
-        raise _bad_arg('_trilinear', 'expand1', 4, 'tuple of ints', expand1)
-    if not _is_intseq(expand2):
-        raise _bad_arg('_trilinear', 'expand2', 5, 'tuple of ints', expand2)
-    if not _is_intseq(expand3):
-        raise _bad_arg('_trilinear', 'expand3', 6, 'tuple of ints', expand3)
-    if not _is_intseq(sumdim):
-        raise _bad_arg('_trilinear', 'sumdim', 7, 'tuple of ints', sumdim)
-    if unroll_dim.__class__ is not int and not _is_int(unroll_dim):
-        raise _bad_arg('_trilinear', 'unroll_dim', 8, 'int', unroll_dim)
-    return _op__trilinear_default(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    if _TF:
+        _r = _tf_bound(_trilinear, locals(), ('i1', 'i2', 'i3'), 'ember._trilinear')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if i1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_trilinear', 'i1', 1, 'Tensor', i1)
+        if i2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_trilinear', 'i2', 2, 'Tensor', i2)
+        if i3.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_trilinear', 'i3', 3, 'Tensor', i3)
+        if not _is_intseq(expand1):
+            raise _bad_arg('_trilinear', 'expand1', 4, 'tuple of ints', expand1)
+        if not _is_intseq(expand2):
+            raise _bad_arg('_trilinear', 'expand2', 5, 'tuple of ints', expand2)
+        if not _is_intseq(expand3):
+            raise _bad_arg('_trilinear', 'expand3', 6, 'tuple of ints', expand3)
+        if not _is_intseq(sumdim):
+            raise _bad_arg('_trilinear', 'sumdim', 7, 'tuple of ints', sumdim)
+        if unroll_dim.__class__ is not int and not _is_int(unroll_dim):
+            raise _bad_arg('_trilinear', 'unroll_dim', 8, 'int', unroll_dim)
+        return _op__trilinear_default(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    except TypeError:
+        _r = _tf_duck_bound(_trilinear, locals(), ('i1', 'i2', 'i3'), 'ember._trilinear')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def bilinear(input1, input2, weight, bias=None):
-    if input1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
-    _ks = input1._ks
-    _ks |= input2._ks
-    _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input1, input2, weight, bias)
-    return _op_bilinear_default(input1, input2, weight, bias)
+    if _TF:
+        _r = _tf_bound(bilinear, locals(), ('input1', 'input2', 'weight', 'bias'), 'ember.bilinear')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bilinear', 'input1', 1, 'Tensor', input1)
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bilinear', 'input2', 2, 'Tensor', input2)
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bilinear', 'weight', 3, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bilinear', 'bias', 4, 'Tensor', bias)
+        _ks = input1._ks
+        _ks |= input2._ks
+        _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bilinear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input1, input2, weight, bias)
+        return _op_bilinear_default(input1, input2, weight, bias)
+    except TypeError:
+        _r = _tf_duck_bound(bilinear, locals(), ('input1', 'input2', 'weight', 'bias'), 'ember.bilinear')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _mm_c0(input, mat2, *, out=None):
     s = 0
@@ -479,32 +684,42 @@ _mm_ovs = ((_mm_c0, _mm_b0), (_mm_c1, _mm_b1),)
 _mm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def mm(*args, **kwargs):
-    best = None
-    for c, b in _mm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _mm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_mm_e'):
-                raise _e from None
-            raise _unbound_call('mm', _p[0], args, kwargs, _m) from None
-    raise _no_match('mm', args, kwargs, _mm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(mm, args, kwargs, 'ember.mm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _mm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _mm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_mm_e'):
+                    raise _e from None
+                raise _unbound_call('mm', _p[0], args, kwargs, _m) from None
+        raise _no_match('mm', args, kwargs, _mm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(mm, args, kwargs, 'ember.mm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _bmm_c0(input, mat2, *, out=None):
     s = 0
@@ -571,83 +786,123 @@ _bmm_ovs = ((_bmm_c0, _bmm_b0), (_bmm_c1, _bmm_b1),)
 _bmm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def bmm(*args, **kwargs):
-    best = None
-    for c, b in _bmm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _bmm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_bmm_e'):
-                raise _e from None
-            raise _unbound_call('bmm', _p[0], args, kwargs, _m) from None
-    raise _no_match('bmm', args, kwargs, _bmm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(bmm, args, kwargs, 'ember.bmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _bmm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _bmm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_bmm_e'):
+                    raise _e from None
+                raise _unbound_call('bmm', _p[0], args, kwargs, _m) from None
+        raise _no_match('bmm', args, kwargs, _bmm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(bmm, args, kwargs, 'ember.bmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mv(input, vec, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mv', 'input', 1, 'Tensor', input)
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mv', 'out', None, 'Tensor', out)
-        return _op_mv_out(input, vec, out=out)
-    _ks = input._ks
-    _ks |= vec._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, vec)
-    return _op_mv_default(input, vec)
+    if _TF:
+        _r = _tf_bound(mv, locals(), ('input', 'vec', 'out'), 'ember.mv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mv', 'input', 1, 'Tensor', input)
+        if vec.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mv', 'vec', 2, 'Tensor', vec)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('mv', 'out', None, 'Tensor', out)
+            return _op_mv_out(input, vec, out=out)
+        _ks = input._ks
+        _ks |= vec._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, vec)
+        return _op_mv_default(input, vec)
+    except TypeError:
+        _r = _tf_duck_bound(mv, locals(), ('input', 'vec', 'out'), 'ember.mv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def dot(input, tensor, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dot', 'input', 1, 'Tensor', input)
-    if tensor.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('dot', 'out', None, 'Tensor', out)
-        return _op_dot_out(input, tensor, out=out)
-    _ks = input._ks
-    _ks |= tensor._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, tensor)
-    return _op_dot_default(input, tensor)
+    if _TF:
+        _r = _tf_bound(dot, locals(), ('input', 'tensor', 'out'), 'ember.dot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dot', 'input', 1, 'Tensor', input)
+        if tensor.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dot', 'tensor', 2, 'Tensor', tensor)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('dot', 'out', None, 'Tensor', out)
+            return _op_dot_out(input, tensor, out=out)
+        _ks = input._ks
+        _ks |= tensor._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, tensor)
+        return _op_dot_default(input, tensor)
+    except TypeError:
+        _r = _tf_duck_bound(dot, locals(), ('input', 'tensor', 'out'), 'ember.dot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def matmul(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
-        return _op_matmul_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_matmul_default(input, other)
+    if _TF:
+        _r = _tf_bound(matmul, locals(), ('input', 'other', 'out'), 'ember.matmul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('matmul', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('matmul', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+            return _op_matmul_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_matmul_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(matmul, locals(), ('input', 'other', 'out'), 'ember.matmul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _addmm_c0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     s = 0
@@ -752,32 +1007,42 @@ _addmm_ovs = ((_addmm_c0, _addmm_b0), (_addmm_c1, _addmm_b1),)
 _addmm_sigs = ('(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor mat1, Tensor mat2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def addmm(*args, **kwargs):
-    best = None
-    for c, b in _addmm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _addmm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_addmm_e'):
-                raise _e from None
-            raise _unbound_call('addmm', _p[0], args, kwargs, _m) from None
-    raise _no_match('addmm', args, kwargs, _addmm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(addmm, args, kwargs, 'ember.addmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _addmm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _addmm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_addmm_e'):
+                    raise _e from None
+                raise _unbound_call('addmm', _p[0], args, kwargs, _m) from None
+        raise _no_match('addmm', args, kwargs, _addmm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(addmm, args, kwargs, 'ember.addmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _baddbmm_c0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     s = 0
@@ -882,265 +1147,405 @@ _baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
 _baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def baddbmm(*args, **kwargs):
-    best = None
-    for c, b in _baddbmm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _baddbmm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_baddbmm_e'):
-                raise _e from None
-            raise _unbound_call('baddbmm', _p[0], args, kwargs, _m) from None
-    raise _no_match('baddbmm', args, kwargs, _baddbmm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(baddbmm, args, kwargs, 'ember.baddbmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _baddbmm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _baddbmm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_baddbmm_e'):
+                    raise _e from None
+                raise _unbound_call('baddbmm', _p[0], args, kwargs, _m) from None
+        raise _no_match('baddbmm', args, kwargs, _baddbmm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(baddbmm, args, kwargs, 'ember.baddbmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm', 'input', 1, 'Tensor', input)
-    if batch1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm', 'batch1', 2, 'Tensor', batch1)
-    if batch2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm', 'batch2', 3, 'Tensor', batch2)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, batch1, batch2)
-        return _op_addbmm_default(input, batch1, batch2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
-        return _op_addbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
-    return _op_addbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(addbmm, locals(), ('input', 'batch1', 'batch2', 'out'), 'ember.addbmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm', 'input', 1, 'Tensor', input)
+        if batch1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm', 'batch1', 2, 'Tensor', batch1)
+        if batch2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm', 'batch2', 3, 'Tensor', batch2)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks
+            _ks |= batch1._ks
+            _ks |= batch2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, batch1, batch2)
+            return _op_addbmm_default(input, batch1, batch2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
+            return _op_addbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+        return _op_addbmm_default(input, batch1, batch2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(addbmm, locals(), ('input', 'batch1', 'batch2', 'out'), 'ember.addbmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv', 'input', 1, 'Tensor', input)
-    if mat.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv', 'mat', 2, 'Tensor', mat)
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv', 'vec', 3, 'Tensor', vec)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks
-        _ks |= mat._ks
-        _ks |= vec._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, mat, vec)
-        return _op_addmv_default(input, mat, vec)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmv', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addmv', 'out', None, 'Tensor', out)
-        return _op_addmv_out(input, mat, vec, beta=beta, alpha=alpha, out=out)
-    return _op_addmv_default(input, mat, vec, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(addmv, locals(), ('input', 'mat', 'vec', 'out'), 'ember.addmv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv', 'input', 1, 'Tensor', input)
+        if mat.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv', 'mat', 2, 'Tensor', mat)
+        if vec.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv', 'vec', 3, 'Tensor', vec)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks
+            _ks |= mat._ks
+            _ks |= vec._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addmv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, mat, vec)
+            return _op_addmv_default(input, mat, vec)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addmv', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addmv', 'out', None, 'Tensor', out)
+            return _op_addmv_out(input, mat, vec, beta=beta, alpha=alpha, out=out)
+        return _op_addmv_default(input, mat, vec, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(addmv, locals(), ('input', 'mat', 'vec', 'out'), 'ember.addmv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv_', 'input', 1, 'Tensor', input)
-    if mat.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv_', 'mat', 2, 'Tensor', mat)
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv_', 'vec', 3, 'Tensor', vec)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks
-        _ks |= mat._ks
-        _ks |= vec._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, mat, vec)
-        return _op_addmv__default(input, mat, vec)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
-    return _op_addmv__default(input, mat, vec, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(addmv_, locals(), ('input', 'mat', 'vec'), 'ember.addmv_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv_', 'input', 1, 'Tensor', input)
+        if mat.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv_', 'mat', 2, 'Tensor', mat)
+        if vec.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv_', 'vec', 3, 'Tensor', vec)
+        if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks
+            _ks |= mat._ks
+            _ks |= vec._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addmv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, mat, vec)
+            return _op_addmv__default(input, mat, vec)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
+        return _op_addmv__default(input, mat, vec, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(addmv_, locals(), ('input', 'mat', 'vec'), 'ember.addmv_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr', 'input', 1, 'Tensor', input)
-    if vec1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr', 'vec1', 2, 'Tensor', vec1)
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr', 'vec2', 3, 'Tensor', vec2)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = input._ks
-        _ks |= vec1._ks
-        _ks |= vec2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, vec1, vec2)
-        return _op_addr_default(input, vec1, vec2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addr', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addr', 'out', None, 'Tensor', out)
-        return _op_addr_out(input, vec1, vec2, beta=beta, alpha=alpha, out=out)
-    return _op_addr_default(input, vec1, vec2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(addr, locals(), ('input', 'vec1', 'vec2', 'out'), 'ember.addr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr', 'input', 1, 'Tensor', input)
+        if vec1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr', 'vec1', 2, 'Tensor', vec1)
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr', 'vec2', 3, 'Tensor', vec2)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = input._ks
+            _ks |= vec1._ks
+            _ks |= vec2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, vec1, vec2)
+            return _op_addr_default(input, vec1, vec2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addr', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addr', 'out', None, 'Tensor', out)
+            return _op_addr_out(input, vec1, vec2, beta=beta, alpha=alpha, out=out)
+        return _op_addr_default(input, vec1, vec2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(addr, locals(), ('input', 'vec1', 'vec2', 'out'), 'ember.addr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def trace(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('trace', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_trace_default(input)
+    if _TF:
+        _r = _tf_bound(trace, locals(), ('input',), 'ember.trace')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('trace', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trace_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_trace_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(trace, locals(), ('input',), 'ember.trace')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def outer(input, vec2, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('outer', 'input', 1, 'Tensor', input)
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('outer', 'out', None, 'Tensor', out)
-        return _op_outer_out(input, vec2, out=out)
-    _ks = input._ks
-    _ks |= vec2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, vec2)
-    return _op_outer_default(input, vec2)
+    if _TF:
+        _r = _tf_bound(outer, locals(), ('input', 'vec2', 'out'), 'ember.outer')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('outer', 'input', 1, 'Tensor', input)
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('outer', 'vec2', 2, 'Tensor', vec2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('outer', 'out', None, 'Tensor', out)
+            return _op_outer_out(input, vec2, out=out)
+        _ks = input._ks
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_outer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, vec2)
+        return _op_outer_default(input, vec2)
+    except TypeError:
+        _r = _tf_duck_bound(outer, locals(), ('input', 'vec2', 'out'), 'ember.outer')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ger(input, vec2, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ger', 'input', 1, 'Tensor', input)
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ger', 'out', None, 'Tensor', out)
-        return _op_ger_out(input, vec2, out=out)
-    _ks = input._ks
-    _ks |= vec2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, vec2)
-    return _op_ger_default(input, vec2)
+    if _TF:
+        _r = _tf_bound(ger, locals(), ('input', 'vec2', 'out'), 'ember.ger')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ger', 'input', 1, 'Tensor', input)
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ger', 'vec2', 2, 'Tensor', vec2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ger', 'out', None, 'Tensor', out)
+            return _op_ger_out(input, vec2, out=out)
+        _ks = input._ks
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ger_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, vec2)
+        return _op_ger_default(input, vec2)
+    except TypeError:
+        _r = _tf_duck_bound(ger, locals(), ('input', 'vec2', 'out'), 'ember.ger')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def kron(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kron', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kron', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('kron', 'out', None, 'Tensor', out)
-        return _op_kron_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_kron_default(input, other)
+    if _TF:
+        _r = _tf_bound(kron, locals(), ('input', 'other', 'out'), 'ember.kron')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('kron', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('kron', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('kron', 'out', None, 'Tensor', out)
+            return _op_kron_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_kron_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_kron_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(kron, locals(), ('input', 'other', 'out'), 'ember.kron')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cross(input, other, dim=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross', 'other', 2, 'Tensor', other)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cross', 'dim', 3, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cross', 'out', None, 'Tensor', out)
-        return _op_cross_out(input, other, dim, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other, dim)
-    return _op_cross_default(input, other, dim)
+    if _TF:
+        _r = _tf_bound(cross, locals(), ('input', 'other', 'out'), 'ember.cross')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cross', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cross', 'other', 2, 'Tensor', other)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cross', 'dim', 3, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cross', 'out', None, 'Tensor', out)
+            return _op_cross_out(input, other, dim, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other, dim)
+        return _op_cross_default(input, other, dim)
+    except TypeError:
+        _r = _tf_duck_bound(cross, locals(), ('input', 'other', 'out'), 'ember.cross')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def einsum(equation, tensors, *, path=None):
-    if equation.__class__ is not str:
-        raise _bad_arg('einsum', 'equation', 1, 'str', equation)
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('einsum', 'tensors', 2, tensors)
-    if path is None:
-        return _op_einsum_default(equation, tensors)
-    if path is not None and not _is_intseq(path):
-        raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
-    return _op_einsum_default(equation, tensors, path=path)
+    if _TF:
+        _r = _tf_bound(einsum, locals(), ('tensors',), 'ember.einsum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if equation.__class__ is not str:
+            raise _bad_arg('einsum', 'equation', 1, 'str', equation)
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('einsum', 'tensors', 2, tensors)
+        if path is None:
+            return _op_einsum_default(equation, tensors)
+        if path is not None and not _is_intseq(path):
+            raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
+        return _op_einsum_default(equation, tensors, path=path)
+    except TypeError:
+        _r = _tf_duck_bound(einsum, locals(), ('tensors',), 'ember.einsum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tensordot(input, other, dims_self, dims_other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
-    if not _is_intseq(dims_self):
-        raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
-    if not _is_intseq(dims_other):
-        raise _bad_arg('tensordot', 'dims_other', 4, 'tuple of ints', dims_other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
-        return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
-    return _op_tensordot_default(input, other, dims_self, dims_other)
+    if _TF:
+        _r = _tf_bound(tensordot, locals(), ('input', 'other', 'out'), 'ember.tensordot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tensordot', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tensordot', 'other', 2, 'Tensor', other)
+        if not _is_intseq(dims_self):
+            raise _bad_arg('tensordot', 'dims_self', 3, 'tuple of ints', dims_self)
+        if not _is_intseq(dims_other):
+            raise _bad_arg('tensordot', 'dims_other', 4, 'tuple of ints', dims_other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
+            return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
+        return _op_tensordot_default(input, other, dims_self, dims_other)
+    except TypeError:
+        _r = _tf_duck_bound(tensordot, locals(), ('input', 'other', 'out'), 'ember.tensordot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def inner(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('inner', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('inner', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('inner', 'out', None, 'Tensor', out)
-        return _op_inner_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_inner_default(input, other)
+    if _TF:
+        _r = _tf_bound(inner, locals(), ('input', 'other', 'out'), 'ember.inner')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('inner', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('inner', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('inner', 'out', None, 'Tensor', out)
+            return _op_inner_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_inner_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_inner_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(inner, locals(), ('input', 'other', 'out'), 'ember.inner')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def chain_matmul(matrices, *, out=None):
-    if not _is_tensorlist(matrices):
-        _bad_tensorlist('chain_matmul', 'matrices', 1, matrices)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('chain_matmul', 'out', None, 'Tensor', out)
-        return _op_chain_matmul_out(matrices, out=out)
-    return _op_chain_matmul_default(matrices)
+    if _TF:
+        _r = _tf_bound(chain_matmul, locals(), ('matrices', 'out'), 'ember.chain_matmul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(matrices):
+            _bad_tensorlist('chain_matmul', 'matrices', 1, matrices)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('chain_matmul', 'out', None, 'Tensor', out)
+            return _op_chain_matmul_out(matrices, out=out)
+        return _op_chain_matmul_default(matrices)
+    except TypeError:
+        _r = _tf_duck_bound(chain_matmul, locals(), ('matrices', 'out'), 'ember.chain_matmul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_linalg_eigh', '_linalg_svd', '_trilinear', 'addbmm', 'addmm', 'addmv', 'addmv_', 'addr', 'baddbmm', 'bilinear', 'bmm', 'chain_matmul', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'cross', 'det', 'dot', 'einsum', 'ger', 'inner', 'inverse', 'kron', 'logdet', 'matmul', 'matrix_exp', 'matrix_power', 'mm', 'mv', 'orgqr', 'ormqr', 'outer', 'pinverse', 'qr', 'slogdet', 'svd', 'tensordot', 'trace', 'triangular_solve', 'vander']

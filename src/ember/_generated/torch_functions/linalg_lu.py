@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (_lu_with_info as _rt__lu_with_info, geqrf as _rt_geq
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__lu_with_info_default, _c__lu_with_info_default = _lazy(_G, '_op__lu_with_info_default', 'aten', '_lu_with_info', 'default')
 _op_geqrf_a, _c_geqrf_a = _lazy(_G, '_op_geqrf_a', 'aten', 'geqrf', 'a')
@@ -24,85 +29,135 @@ _op_vdot_default, _c_vdot_default = _lazy(_G, '_op_vdot_default', 'aten', 'vdot'
 _op_vdot_out, _c_vdot_out = _lazy(_G, '_op_vdot_out', 'aten', 'vdot', 'out')
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if unpack_data.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
-    if unpack_pivots.__class__ is not bool:
-        raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
-    if out is not None:
-        return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
-    _ks = LU_data._ks
-    _ks |= LU_pivots._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
-    return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+    if _TF:
+        _r = _tf_bound(lu_unpack, locals(), ('LU_data', 'LU_pivots', 'out'), 'ember.lu_unpack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if LU_data.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_unpack', 'LU_data', 1, 'Tensor', LU_data)
+        if LU_pivots.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_unpack', 'LU_pivots', 2, 'Tensor', LU_pivots)
+        if unpack_data.__class__ is not bool:
+            raise _bad_arg('lu_unpack', 'unpack_data', 3, 'bool', unpack_data)
+        if unpack_pivots.__class__ is not bool:
+            raise _bad_arg('lu_unpack', 'unpack_pivots', 4, 'bool', unpack_pivots)
+        if out is not None:
+            return _rt_lu_unpack(*_op_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P=out[0], L=out[1], U=out[2]))
+        _ks = LU_data._ks
+        _ks |= LU_pivots._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lu_unpack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_lu_unpack(*_k(LU_data, LU_pivots, unpack_data, unpack_pivots))
+        return _rt_lu_unpack(*_op_lu_unpack_default(LU_data, LU_pivots, unpack_data, unpack_pivots))
+    except TypeError:
+        _r = _tf_duck_bound(lu_unpack, locals(), ('LU_data', 'LU_pivots', 'out'), 'ember.lu_unpack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _lu_with_info(input, pivot=True, check_errors=True):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
-    if pivot.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
-    if check_errors.__class__ is not bool:
-        raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt__lu_with_info(*_k(input, pivot, check_errors))
-    return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+    if _TF:
+        _r = _tf_bound(_lu_with_info, locals(), ('input',), 'ember._lu_with_info')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_lu_with_info', 'input', 1, 'Tensor', input)
+        if pivot.__class__ is not bool:
+            raise _bad_arg('_lu_with_info', 'pivot', 2, 'bool', pivot)
+        if check_errors.__class__ is not bool:
+            raise _bad_arg('_lu_with_info', 'check_errors', 3, 'bool', check_errors)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__lu_with_info_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt__lu_with_info(*_k(input, pivot, check_errors))
+        return _rt__lu_with_info(*_op__lu_with_info_default(input, pivot, check_errors))
+    except TypeError:
+        _r = _tf_duck_bound(_lu_with_info, locals(), ('input',), 'ember._lu_with_info')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
-    _ks = input._ks
-    _ks |= LU_data._ks
-    _ks |= LU_pivots._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, LU_data, LU_pivots)
-    return _op_lu_solve_default(input, LU_data, LU_pivots)
+    if _TF:
+        _r = _tf_bound(lu_solve, locals(), ('input', 'LU_data', 'LU_pivots', 'out'), 'ember.lu_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_solve', 'input', 1, 'Tensor', input)
+        if LU_data.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_solve', 'LU_data', 2, 'Tensor', LU_data)
+        if LU_pivots.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_solve', 'LU_pivots', 3, 'Tensor', LU_pivots)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+            return _op_lu_solve_out(input, LU_data, LU_pivots, out=out)
+        _ks = input._ks
+        _ks |= LU_data._ks
+        _ks |= LU_pivots._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, LU_data, LU_pivots)
+        return _op_lu_solve_default(input, LU_data, LU_pivots)
+    except TypeError:
+        _r = _tf_duck_bound(lu_solve, locals(), ('input', 'LU_data', 'LU_pivots', 'out'), 'ember.lu_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def geqrf(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_geqrf(*_k(input))
-    return _rt_geqrf(*_op_geqrf_default(input))
+    if _TF:
+        _r = _tf_bound(geqrf, locals(), ('input', 'out'), 'ember.geqrf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('geqrf', 'input', 1, 'Tensor', input)
+        if out is not None:
+            return _rt_geqrf(*_op_geqrf_a(input, a=out[0], tau=out[1]))
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_geqrf(*_k(input))
+        return _rt_geqrf(*_op_geqrf_default(input))
+    except TypeError:
+        _r = _tf_duck_bound(geqrf, locals(), ('input', 'out'), 'ember.geqrf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def vdot(input, other, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(input, other, out=out)
-    _ks = input._ks
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, other)
-    return _op_vdot_default(input, other)
+    if _TF:
+        _r = _tf_bound(vdot, locals(), ('input', 'other', 'out'), 'ember.vdot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('vdot', 'input', 1, 'Tensor', input)
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('vdot', 'other', 2, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+            return _op_vdot_out(input, other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_vdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other)
+        return _op_vdot_default(input, other)
+    except TypeError:
+        _r = _tf_duck_bound(vdot, locals(), ('input', 'other', 'out'), 'ember.vdot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_lu_with_info', 'geqrf', 'lu_solve', 'lu_unpack', 'vdot']

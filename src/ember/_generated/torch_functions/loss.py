@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__ctc_loss_Tensor, _c__ctc_loss_Tensor = _lazy(_G, '_op__ctc_loss_Tensor', 'aten', '_ctc_loss', 'Tensor')
 _op__ctc_loss_default, _c__ctc_loss_default = _lazy(_G, '_op__ctc_loss_default', 'aten', '_ctc_loss', 'default')
@@ -107,206 +112,286 @@ __ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1)
 __ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)')
 
 def _ctc_loss(*args, **kwargs):
-    best = None
-    for c, b in __ctc_loss_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in __ctc_loss_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__ctc_loss_e'):
-                raise _e from None
-            raise _unbound_call('_ctc_loss', _p[0], args, kwargs, _m) from None
-    raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
+    if _TF:
+        _r = _tf_varargs(_ctc_loss, args, kwargs, 'ember._ctc_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in __ctc_loss_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in __ctc_loss_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__ctc_loss_e'):
+                    raise _e from None
+                raise _unbound_call('_ctc_loss', _p[0], args, kwargs, _m) from None
+        raise _no_match('_ctc_loss', args, kwargs, __ctc_loss_sigs, False)
+    except TypeError:
+        _r = _tf_duck(_ctc_loss, args, kwargs, 'ember._ctc_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def kl_div(input, target, reduction=0, *, log_target=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
-    if log_target is False:
+    if _TF:
+        _r = _tf_bound(kl_div, locals(), ('input', 'target'), 'ember.kl_div')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('kl_div', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('kl_div', 'target', 2, 'Tensor', target)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('kl_div', 'reduction', 3, 'int', reduction)
+        if log_target is False:
+            _ks = input._ks
+            _ks |= target._ks
+            if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+                _ks |= reduction._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, target, reduction)
+            return _op_kl_div_default(input, target, reduction)
+        if log_target.__class__ is not bool:
+            raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
+        return _op_kl_div_default(input, target, reduction, log_target=log_target)
+    except TypeError:
+        _r = _tf_duck_bound(kl_div, locals(), ('input', 'target'), 'ember.kl_div')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    if _TF:
+        _r = _tf_bound(binary_cross_entropy_with_logits, locals(), ('input', 'target', 'weight', 'pos_weight'), 'ember.binary_cross_entropy_with_logits')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
+        if pos_weight is not None and pos_weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
         _ks = input._ks
         _ks |= target._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if pos_weight.__class__ in _TENSOR_TYPES and pos_weight._ks != _ks:
+            _ks |= pos_weight._ks
         if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
             _ks |= reduction._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_kl_div_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
-                return _k(input, target, reduction)
-        return _op_kl_div_default(input, target, reduction)
-    if log_target.__class__ is not bool:
-        raise _bad_arg('kl_div', 'log_target', None, 'bool', log_target)
-    return _op_kl_div_default(input, target, reduction, log_target=log_target)
-
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy_with_logits', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy_with_logits', 'target', 2, 'Tensor', target)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy_with_logits', 'weight', 3, 'Tensor', weight)
-    if pos_weight is not None and pos_weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binary_cross_entropy_with_logits', 'pos_weight', 4, 'Tensor', pos_weight)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('binary_cross_entropy_with_logits', 'reduction', 5, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if pos_weight.__class__ in _TENSOR_TYPES and pos_weight._ks != _ks:
-        _ks |= pos_weight._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_binary_cross_entropy_with_logits_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, weight, pos_weight, reduction)
-    return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
+                return _k(input, target, weight, pos_weight, reduction)
+        return _op_binary_cross_entropy_with_logits_default(input, target, weight, pos_weight, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(binary_cross_entropy_with_logits, locals(), ('input', 'target', 'weight', 'pos_weight'), 'ember.binary_cross_entropy_with_logits')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
-    if input1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
-    _ks = input1._ks
-    _ks |= input2._ks
-    _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
-        _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input1, input2, target, margin, reduction)
-    return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
+    if _TF:
+        _r = _tf_bound(margin_ranking_loss, locals(), ('input1', 'input2', 'target'), 'ember.margin_ranking_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('margin_ranking_loss', 'input1', 1, 'Tensor', input1)
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('margin_ranking_loss', 'input2', 2, 'Tensor', input2)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('margin_ranking_loss', 'target', 3, 'Tensor', target)
+        if margin.__class__ is not float and not _is_double(margin):
+            raise _bad_arg('margin_ranking_loss', 'margin', 4, 'float', margin)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('margin_ranking_loss', 'reduction', 5, 'int', reduction)
+        _ks = input1._ks
+        _ks |= input2._ks
+        _ks |= target._ks
+        if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
+            _ks |= margin._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_margin_ranking_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input1, input2, target, margin, reduction)
+        return _op_margin_ranking_loss_default(input1, input2, target, margin, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(margin_ranking_loss, locals(), ('input1', 'input2', 'target'), 'ember.margin_ranking_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
-        _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, margin, reduction)
-    return _op_hinge_embedding_loss_default(input, target, margin, reduction)
+    if _TF:
+        _r = _tf_bound(hinge_embedding_loss, locals(), ('input', 'target'), 'ember.hinge_embedding_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hinge_embedding_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hinge_embedding_loss', 'target', 2, 'Tensor', target)
+        if margin.__class__ is not float and not _is_double(margin):
+            raise _bad_arg('hinge_embedding_loss', 'margin', 3, 'float', margin)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('hinge_embedding_loss', 'reduction', 4, 'int', reduction)
+        _ks = input._ks
+        _ks |= target._ks
+        if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
+            _ks |= margin._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hinge_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, margin, reduction)
+        return _op_hinge_embedding_loss_default(input, target, margin, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(hinge_embedding_loss, locals(), ('input', 'target'), 'ember.hinge_embedding_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
-    if input1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
-    _ks = input1._ks
-    _ks |= input2._ks
-    _ks |= target._ks
-    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
-        _ks |= margin._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input1, input2, target, margin, reduction)
-    return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
+    if _TF:
+        _r = _tf_bound(cosine_embedding_loss, locals(), ('input1', 'input2', 'target'), 'ember.cosine_embedding_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosine_embedding_loss', 'input1', 1, 'Tensor', input1)
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosine_embedding_loss', 'input2', 2, 'Tensor', input2)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cosine_embedding_loss', 'target', 3, 'Tensor', target)
+        if margin.__class__ is not float and not _is_double(margin):
+            raise _bad_arg('cosine_embedding_loss', 'margin', 4, 'float', margin)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('cosine_embedding_loss', 'reduction', 5, 'int', reduction)
+        _ks = input1._ks
+        _ks |= input2._ks
+        _ks |= target._ks
+        if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
+            _ks |= margin._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cosine_embedding_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input1, input2, target, margin, reduction)
+        return _op_cosine_embedding_loss_default(input1, input2, target, margin, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(cosine_embedding_loss, locals(), ('input1', 'input2', 'target'), 'ember.cosine_embedding_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
-    if anchor.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
-    if positive.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
-    if negative.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
-    if margin.__class__ is not float and not _is_double(margin):
-        raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('triplet_margin_loss', 'p', 5, 'float', p)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('triplet_margin_loss', 'eps', 6, 'float', eps)
-    if swap.__class__ is not bool:
-        raise _bad_arg('triplet_margin_loss', 'swap', 7, 'bool', swap)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('triplet_margin_loss', 'reduction', 8, 'int', reduction)
-    _ks = anchor._ks
-    _ks |= positive._ks
-    _ks |= negative._ks
-    if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
-        _ks |= margin._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
-    return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
+    if _TF:
+        _r = _tf_bound(triplet_margin_loss, locals(), ('anchor', 'positive', 'negative'), 'ember.triplet_margin_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if anchor.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triplet_margin_loss', 'anchor', 1, 'Tensor', anchor)
+        if positive.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triplet_margin_loss', 'positive', 2, 'Tensor', positive)
+        if negative.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triplet_margin_loss', 'negative', 3, 'Tensor', negative)
+        if margin.__class__ is not float and not _is_double(margin):
+            raise _bad_arg('triplet_margin_loss', 'margin', 4, 'float', margin)
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('triplet_margin_loss', 'p', 5, 'float', p)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('triplet_margin_loss', 'eps', 6, 'float', eps)
+        if swap.__class__ is not bool:
+            raise _bad_arg('triplet_margin_loss', 'swap', 7, 'bool', swap)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('triplet_margin_loss', 'reduction', 8, 'int', reduction)
+        _ks = anchor._ks
+        _ks |= positive._ks
+        _ks |= negative._ks
+        if margin.__class__ in _TENSOR_TYPES and margin._ks != _ks:
+            _ks |= margin._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_triplet_margin_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(anchor, positive, negative, margin, p, eps, swap, reduction)
+        return _op_triplet_margin_loss_default(anchor, positive, negative, margin, p, eps, swap, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(triplet_margin_loss, locals(), ('anchor', 'positive', 'negative'), 'ember.triplet_margin_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
-    if target.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
-    if log_input.__class__ is not bool:
-        raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
-    if full.__class__ is not bool:
-        raise _bad_arg('poisson_nll_loss', 'full', 4, 'bool', full)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('poisson_nll_loss', 'eps', 5, 'float', eps)
-    if reduction.__class__ is not int and not _is_int(reduction):
-        raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
-    _ks = input._ks
-    _ks |= target._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
-        _ks |= reduction._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, target, log_input, full, eps, reduction)
-    return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
+    if _TF:
+        _r = _tf_bound(poisson_nll_loss, locals(), ('input', 'target'), 'ember.poisson_nll_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('poisson_nll_loss', 'input', 1, 'Tensor', input)
+        if target.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('poisson_nll_loss', 'target', 2, 'Tensor', target)
+        if log_input.__class__ is not bool:
+            raise _bad_arg('poisson_nll_loss', 'log_input', 3, 'bool', log_input)
+        if full.__class__ is not bool:
+            raise _bad_arg('poisson_nll_loss', 'full', 4, 'bool', full)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('poisson_nll_loss', 'eps', 5, 'float', eps)
+        if reduction.__class__ is not int and not _is_int(reduction):
+            raise _bad_arg('poisson_nll_loss', 'reduction', 6, 'int', reduction)
+        _ks = input._ks
+        _ks |= target._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+            _ks |= reduction._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_poisson_nll_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, target, log_input, full, eps, reduction)
+        return _op_poisson_nll_loss_default(input, target, log_input, full, eps, reduction)
+    except TypeError:
+        _r = _tf_duck_bound(poisson_nll_loss, locals(), ('input', 'target'), 'ember.poisson_nll_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     s = 0
@@ -401,31 +486,41 @@ _ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
 _ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
 
 def ctc_loss(*args, **kwargs):
-    best = None
-    for c, b in _ctc_loss_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _ctc_loss_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_ctc_loss_e'):
-                raise _e from None
-            raise _unbound_call('ctc_loss', _p[0], args, kwargs, _m) from None
-    raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
+    if _TF:
+        _r = _tf_varargs(ctc_loss, args, kwargs, 'ember.ctc_loss')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _ctc_loss_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _ctc_loss_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_ctc_loss_e'):
+                    raise _e from None
+                raise _unbound_call('ctc_loss', _p[0], args, kwargs, _m) from None
+        raise _no_match('ctc_loss', args, kwargs, _ctc_loss_sigs, False)
+    except TypeError:
+        _r = _tf_duck(ctc_loss, args, kwargs, 'ember.ctc_loss')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_ctc_loss', 'binary_cross_entropy_with_logits', 'cosine_embedding_loss', 'ctc_loss', 'hinge_embedding_loss', 'kl_div', 'margin_ranking_loss', 'poisson_nll_loss', 'triplet_margin_loss']

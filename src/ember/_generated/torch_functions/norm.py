@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__weight_norm_default, _c__weight_norm_default = _lazy(_G, '_op__weight_norm_default', 'aten', '_weight_norm', 'default')
 _op__weight_norm_interface_default, _c__weight_norm_interface_default = _lazy(_G, '_op__weight_norm_interface_default', 'aten', '_weight_norm_interface', 'default')
@@ -25,272 +30,382 @@ _op_norm_except_dim_default, _c_norm_except_dim_default = _lazy(_G, '_op_norm_ex
 _op_rms_norm_default, _c_rms_norm_default = _lazy(_G, '_op_rms_norm_default', 'aten', 'rms_norm', 'default')
 
 def norm_except_dim(v, pow=2, dim=0):
-    if v.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
-    if pow.__class__ is not int and not _is_int(pow):
-        raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
-    _ks = v._ks
-    if pow.__class__ in _TENSOR_TYPES and pow._ks != _ks:
-        _ks |= pow._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(v, pow, dim)
-    return _op_norm_except_dim_default(v, pow, dim)
+    if _TF:
+        _r = _tf_bound(norm_except_dim, locals(), ('v',), 'ember.norm_except_dim')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if v.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('norm_except_dim', 'v', 1, 'Tensor', v)
+        if pow.__class__ is not int and not _is_int(pow):
+            raise _bad_arg('norm_except_dim', 'pow', 2, 'int', pow)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('norm_except_dim', 'dim', 3, 'int', dim)
+        _ks = v._ks
+        if pow.__class__ in _TENSOR_TYPES and pow._ks != _ks:
+            _ks |= pow._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_norm_except_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(v, pow, dim)
+        return _op_norm_except_dim_default(v, pow, dim)
+    except TypeError:
+        _r = _tf_duck_bound(norm_except_dim, locals(), ('v',), 'ember.norm_except_dim')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _weight_norm(v, g, dim=0):
-    if v.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
-    if g.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
-    _ks = v._ks
-    _ks |= g._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(v, g, dim)
-    return _op__weight_norm_default(v, g, dim)
+    if _TF:
+        _r = _tf_bound(_weight_norm, locals(), ('v', 'g'), 'ember._weight_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if v.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_weight_norm', 'v', 1, 'Tensor', v)
+        if g.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_weight_norm', 'g', 2, 'Tensor', g)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('_weight_norm', 'dim', 3, 'int', dim)
+        _ks = v._ks
+        _ks |= g._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__weight_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(v, g, dim)
+        return _op__weight_norm_default(v, g, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_weight_norm, locals(), ('v', 'g'), 'ember._weight_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _weight_norm_interface(v, g, dim=0):
-    if v.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_weight_norm_interface', 'v', 1, 'Tensor', v)
-    if g.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
-    _ks = v._ks
-    _ks |= g._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(v, g, dim)
-    return _op__weight_norm_interface_default(v, g, dim)
+    if _TF:
+        _r = _tf_bound(_weight_norm_interface, locals(), ('v', 'g'), 'ember._weight_norm_interface')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if v.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_weight_norm_interface', 'v', 1, 'Tensor', v)
+        if g.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_weight_norm_interface', 'g', 2, 'Tensor', g)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('_weight_norm_interface', 'dim', 3, 'int', dim)
+        _ks = v._ks
+        _ks |= g._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__weight_norm_interface_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(v, g, dim)
+        return _op__weight_norm_interface_default(v, g, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_weight_norm_interface, locals(), ('v', 'g'), 'ember._weight_norm_interface')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
-    if not _is_intseq(normalized_shape):
-        raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
-    if cudnn_enable.__class__ is not bool:
-        raise _bad_arg('layer_norm', 'cudnn_enable', 6, 'bool', cudnn_enable)
-    return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
+    if _TF:
+        _r = _tf_bound(layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.layer_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('layer_norm', 'input', 1, 'Tensor', input)
+        if not _is_intseq(normalized_shape):
+            raise _bad_arg('layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('layer_norm', 'weight', 3, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('layer_norm', 'bias', 4, 'Tensor', bias)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
+        if cudnn_enable.__class__ is not bool:
+            raise _bad_arg('layer_norm', 'cudnn_enable', 6, 'bool', cudnn_enable)
+        return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
+    except TypeError:
+        _r = _tf_duck_bound(layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.layer_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
-    if not _is_intseq(normalized_shape):
-        raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
-    return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
+    if _TF:
+        _r = _tf_bound(native_layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_layer_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_layer_norm', 'input', 1, 'Tensor', input)
+        if not _is_intseq(normalized_shape):
+            raise _bad_arg('native_layer_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_layer_norm', 'weight', 3, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
+        return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
+    except TypeError:
+        _r = _tf_duck_bound(native_layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_layer_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
-    if training.__class__ is not bool:
-        raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
-    if momentum.__class__ is not float and not _is_double(momentum):
-        raise _bad_arg('native_batch_norm', 'momentum', 7, 'float', momentum)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
-    _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
-        _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
-        _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
-        _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if _TF:
+        _r = _tf_bound(native_batch_norm, locals(), ('input', 'weight', 'bias', 'running_mean', 'running_var'), 'ember.native_batch_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_batch_norm', 'input', 1, 'Tensor', input)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_batch_norm', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_batch_norm', 'bias', 3, 'Tensor', bias)
+        if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_batch_norm', 'running_mean', 4, 'Tensor', running_mean)
+        if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_batch_norm', 'running_var', 5, 'Tensor', running_var)
+        if training.__class__ is not bool:
+            raise _bad_arg('native_batch_norm', 'training', 6, 'bool', training)
+        if momentum.__class__ is not float and not _is_double(momentum):
+            raise _bad_arg('native_batch_norm', 'momentum', 7, 'float', momentum)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('native_batch_norm', 'eps', 8, 'float', eps)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
+            _ks |= running_mean._ks
+        if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
+            _ks |= running_var._ks
+        if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
+            _ks |= momentum._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_native_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+        return _op_native_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    except TypeError:
+        _r = _tf_duck_bound(native_batch_norm, locals(), ('input', 'weight', 'bias', 'running_mean', 'running_var'), 'ember.native_batch_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
-    if N.__class__ is not int and not _is_int(N):
-        raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
-    if C.__class__ is not int and not _is_int(C):
-        raise _bad_arg('native_group_norm', 'C', 5, 'int', C)
-    if HxW.__class__ is not int and not _is_int(HxW):
-        raise _bad_arg('native_group_norm', 'HxW', 6, 'int', HxW)
-    if group.__class__ is not int and not _is_int(group):
-        raise _bad_arg('native_group_norm', 'group', 7, 'int', group)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
-    _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
-        _ks |= N._ks
-    if C.__class__ in _TENSOR_TYPES and C._ks != _ks:
-        _ks |= C._ks
-    if HxW.__class__ in _TENSOR_TYPES and HxW._ks != _ks:
-        _ks |= HxW._ks
-    if group.__class__ in _TENSOR_TYPES and group._ks != _ks:
-        _ks |= group._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weight, bias, N, C, HxW, group, eps)
-    return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
+    if _TF:
+        _r = _tf_bound(native_group_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_group_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_group_norm', 'input', 1, 'Tensor', input)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_group_norm', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('native_group_norm', 'bias', 3, 'Tensor', bias)
+        if N.__class__ is not int and not _is_int(N):
+            raise _bad_arg('native_group_norm', 'N', 4, 'int', N)
+        if C.__class__ is not int and not _is_int(C):
+            raise _bad_arg('native_group_norm', 'C', 5, 'int', C)
+        if HxW.__class__ is not int and not _is_int(HxW):
+            raise _bad_arg('native_group_norm', 'HxW', 6, 'int', HxW)
+        if group.__class__ is not int and not _is_int(group):
+            raise _bad_arg('native_group_norm', 'group', 7, 'int', group)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('native_group_norm', 'eps', 8, 'float', eps)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if N.__class__ in _TENSOR_TYPES and N._ks != _ks:
+            _ks |= N._ks
+        if C.__class__ in _TENSOR_TYPES and C._ks != _ks:
+            _ks |= C._ks
+        if HxW.__class__ in _TENSOR_TYPES and HxW._ks != _ks:
+            _ks |= HxW._ks
+        if group.__class__ in _TENSOR_TYPES and group._ks != _ks:
+            _ks |= group._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_native_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, N, C, HxW, group, eps)
+        return _op_native_group_norm_default(input, weight, bias, N, C, HxW, group, eps)
+    except TypeError:
+        _r = _tf_duck_bound(native_group_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_group_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
-    if training.__class__ is not bool:
-        raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
-    if momentum.__class__ is not float and not _is_double(momentum):
-        raise _bad_arg('batch_norm', 'momentum', 7, 'float', momentum)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('batch_norm', 'eps', 8, 'float', eps)
-    if cudnn_enabled.__class__ is not bool:
-        raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
-    _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
-        _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
-        _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
-        _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
-    return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+    if _TF:
+        _r = _tf_bound(batch_norm, locals(), ('input', 'weight', 'bias', 'running_mean', 'running_var'), 'ember.batch_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('batch_norm', 'input', 1, 'Tensor', input)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('batch_norm', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('batch_norm', 'bias', 3, 'Tensor', bias)
+        if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('batch_norm', 'running_mean', 4, 'Tensor', running_mean)
+        if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('batch_norm', 'running_var', 5, 'Tensor', running_var)
+        if training.__class__ is not bool:
+            raise _bad_arg('batch_norm', 'training', 6, 'bool', training)
+        if momentum.__class__ is not float and not _is_double(momentum):
+            raise _bad_arg('batch_norm', 'momentum', 7, 'float', momentum)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('batch_norm', 'eps', 8, 'float', eps)
+        if cudnn_enabled.__class__ is not bool:
+            raise _bad_arg('batch_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
+            _ks |= running_mean._ks
+        if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
+            _ks |= running_var._ks
+        if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
+            _ks |= momentum._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_batch_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+        return _op_batch_norm_default(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+    except TypeError:
+        _r = _tf_duck_bound(batch_norm, locals(), ('input', 'weight', 'bias', 'running_mean', 'running_var'), 'ember.batch_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
-    if num_groups.__class__ is not int and not _is_int(num_groups):
-        raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
-    if cudnn_enabled.__class__ is not bool:
-        raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
-    _ks = input._ks
-    if num_groups.__class__ in _TENSOR_TYPES and num_groups._ks != _ks:
-        _ks |= num_groups._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
-    return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
+    if _TF:
+        _r = _tf_bound(group_norm, locals(), ('input', 'weight', 'bias'), 'ember.group_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('group_norm', 'input', 1, 'Tensor', input)
+        if num_groups.__class__ is not int and not _is_int(num_groups):
+            raise _bad_arg('group_norm', 'num_groups', 2, 'int', num_groups)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('group_norm', 'weight', 3, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('group_norm', 'bias', 4, 'Tensor', bias)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('group_norm', 'eps', 5, 'float', eps)
+        if cudnn_enabled.__class__ is not bool:
+            raise _bad_arg('group_norm', 'cudnn_enabled', 6, 'bool', cudnn_enabled)
+        _ks = input._ks
+        if num_groups.__class__ in _TENSOR_TYPES and num_groups._ks != _ks:
+            _ks |= num_groups._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_group_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, num_groups, weight, bias, eps, cudnn_enabled)
+        return _op_group_norm_default(input, num_groups, weight, bias, eps, cudnn_enabled)
+    except TypeError:
+        _r = _tf_duck_bound(group_norm, locals(), ('input', 'weight', 'bias'), 'ember.group_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
-    if bias is not None and bias.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
-    if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
-    if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
-    if use_input_stats.__class__ is not bool:
-        raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
-    if momentum.__class__ is not float and not _is_double(momentum):
-        raise _bad_arg('instance_norm', 'momentum', 7, 'float', momentum)
-    if eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('instance_norm', 'eps', 8, 'float', eps)
-    if cudnn_enabled.__class__ is not bool:
-        raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
-    _ks = input._ks
-    if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
-        _ks |= weight._ks
-    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
-        _ks |= bias._ks
-    if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
-        _ks |= running_mean._ks
-    if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
-        _ks |= running_var._ks
-    if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
-        _ks |= momentum._ks
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
-    return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+    if _TF:
+        _r = _tf_bound(instance_norm, locals(), ('input', 'weight', 'bias', 'running_mean', 'running_var'), 'ember.instance_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('instance_norm', 'input', 1, 'Tensor', input)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('instance_norm', 'weight', 2, 'Tensor', weight)
+        if bias is not None and bias.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('instance_norm', 'bias', 3, 'Tensor', bias)
+        if running_mean is not None and running_mean.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('instance_norm', 'running_mean', 4, 'Tensor', running_mean)
+        if running_var is not None and running_var.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('instance_norm', 'running_var', 5, 'Tensor', running_var)
+        if use_input_stats.__class__ is not bool:
+            raise _bad_arg('instance_norm', 'use_input_stats', 6, 'bool', use_input_stats)
+        if momentum.__class__ is not float and not _is_double(momentum):
+            raise _bad_arg('instance_norm', 'momentum', 7, 'float', momentum)
+        if eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('instance_norm', 'eps', 8, 'float', eps)
+        if cudnn_enabled.__class__ is not bool:
+            raise _bad_arg('instance_norm', 'cudnn_enabled', 9, 'bool', cudnn_enabled)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if running_mean.__class__ in _TENSOR_TYPES and running_mean._ks != _ks:
+            _ks |= running_mean._ks
+        if running_var.__class__ in _TENSOR_TYPES and running_var._ks != _ks:
+            _ks |= running_var._ks
+        if momentum.__class__ in _TENSOR_TYPES and momentum._ks != _ks:
+            _ks |= momentum._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_instance_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+        return _op_instance_norm_default(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+    except TypeError:
+        _r = _tf_duck_bound(instance_norm, locals(), ('input', 'weight', 'bias', 'running_mean', 'running_var'), 'ember.instance_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
-    if not _is_intseq(normalized_shape):
-        raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
-    return _op_rms_norm_default(input, normalized_shape, weight, eps)
+    if _TF:
+        _r = _tf_bound(rms_norm, locals(), ('input', 'weight'), 'ember.rms_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rms_norm', 'input', 1, 'Tensor', input)
+        if not _is_intseq(normalized_shape):
+            raise _bad_arg('rms_norm', 'normalized_shape', 2, 'tuple of ints', normalized_shape)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
+        if eps is not None and eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
+        return _op_rms_norm_default(input, normalized_shape, weight, eps)
+    except TypeError:
+        _r = _tf_duck_bound(rms_norm, locals(), ('input', 'weight'), 'ember.rms_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_weight_norm', '_weight_norm_interface', 'batch_norm', 'group_norm', 'instance_norm', 'layer_norm', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'norm_except_dim', 'rms_norm']

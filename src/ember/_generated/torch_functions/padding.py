@@ -5,22 +5,37 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_constant_pad_nd_default, _c_constant_pad_nd_default = _lazy(_G, '_op_constant_pad_nd_default', 'aten', 'constant_pad_nd', 'default')
 
 def constant_pad_nd(input, pad, value=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
-    if not _is_intseq(pad):
-        raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
-    return _op_constant_pad_nd_default(input, pad, value)
+    if _TF:
+        _r = _tf_bound(constant_pad_nd, locals(), ('input',), 'ember.constant_pad_nd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('constant_pad_nd', 'input', 1, 'Tensor', input)
+        if not _is_intseq(pad):
+            raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
+        return _op_constant_pad_nd_default(input, pad, value)
+    except TypeError:
+        _r = _tf_duck_bound(constant_pad_nd, locals(), ('input',), 'ember.constant_pad_nd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['constant_pad_nd']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__adaptive_avg_pool2d_default, _c__adaptive_avg_pool2d_default = _lazy(_G, '_op__adaptive_avg_pool2d_default', 'aten', '_adaptive_avg_pool2d', 'default')
 _op__adaptive_avg_pool3d_default, _c__adaptive_avg_pool3d_default = _lazy(_G, '_op__adaptive_avg_pool3d_default', 'aten', '_adaptive_avg_pool3d', 'default')
@@ -23,116 +28,206 @@ _op_max_pool2d_default, _c_max_pool2d_default = _lazy(_G, '_op_max_pool2d_defaul
 _op_max_pool3d_default, _c_max_pool3d_default = _lazy(_G, '_op_max_pool3d_default', 'aten', 'max_pool3d', 'default')
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool1d_with_indices', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool1d_with_indices', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool1d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _TF:
+        _r = _tf_bound(max_pool1d_with_indices, locals(), ('input',), 'ember.max_pool1d_with_indices')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_pool1d_with_indices', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('max_pool1d_with_indices', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('max_pool1d_with_indices', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('max_pool1d_with_indices', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(dilation):
+            raise _bad_arg('max_pool1d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+        return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    except TypeError:
+        _r = _tf_duck_bound(max_pool1d_with_indices, locals(), ('input',), 'ember.max_pool1d_with_indices')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool1d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool1d', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool1d', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool1d', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _TF:
+        _r = _tf_bound(max_pool1d, locals(), ('input',), 'ember.max_pool1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_pool1d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('max_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('max_pool1d', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('max_pool1d', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(dilation):
+            raise _bad_arg('max_pool1d', 'dilation', 5, 'tuple of ints', dilation)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('max_pool1d', 'ceil_mode', 6, 'bool', ceil_mode)
+        return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    except TypeError:
+        _r = _tf_duck_bound(max_pool1d, locals(), ('input',), 'ember.max_pool1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool2d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool2d', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool2d', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool2d', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _TF:
+        _r = _tf_bound(max_pool2d, locals(), ('input',), 'ember.max_pool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_pool2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('max_pool2d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('max_pool2d', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('max_pool2d', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(dilation):
+            raise _bad_arg('max_pool2d', 'dilation', 5, 'tuple of ints', dilation)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('max_pool2d', 'ceil_mode', 6, 'bool', ceil_mode)
+        return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    except TypeError:
+        _r = _tf_duck_bound(max_pool2d, locals(), ('input',), 'ember.max_pool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('avg_pool1d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('avg_pool1d', 'padding', 4, 'tuple of ints', padding)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('avg_pool1d', 'ceil_mode', 5, 'bool', ceil_mode)
-    if count_include_pad.__class__ is not bool:
-        raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
-    return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    if _TF:
+        _r = _tf_bound(avg_pool1d, locals(), ('input',), 'ember.avg_pool1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('avg_pool1d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('avg_pool1d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('avg_pool1d', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('avg_pool1d', 'padding', 4, 'tuple of ints', padding)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('avg_pool1d', 'ceil_mode', 5, 'bool', ceil_mode)
+        if count_include_pad.__class__ is not bool:
+            raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
+        return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    except TypeError:
+        _r = _tf_duck_bound(avg_pool1d, locals(), ('input',), 'ember.avg_pool1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adaptive_avg_pool1d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_avg_pool1d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(adaptive_avg_pool1d, locals(), ('input',), 'ember.adaptive_avg_pool1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_adaptive_avg_pool1d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(adaptive_avg_pool1d, locals(), ('input',), 'ember.adaptive_avg_pool1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _adaptive_avg_pool2d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__adaptive_avg_pool2d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(_adaptive_avg_pool2d, locals(), ('input',), 'ember._adaptive_avg_pool2d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op__adaptive_avg_pool2d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(_adaptive_avg_pool2d, locals(), ('input',), 'ember._adaptive_avg_pool2d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adaptive_max_pool1d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op_adaptive_max_pool1d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(adaptive_max_pool1d, locals(), ('input',), 'ember.adaptive_max_pool1d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op_adaptive_max_pool1d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(adaptive_max_pool1d, locals(), ('input',), 'ember.adaptive_max_pool1d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if stride is None:
-        stride = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(kernel_size):
-        raise _bad_arg('max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
-    if not _is_intlist(stride):
-        raise _bad_arg('max_pool3d', 'stride', 3, 'tuple of ints', stride)
-    if not _is_intlist(padding):
-        raise _bad_arg('max_pool3d', 'padding', 4, 'tuple of ints', padding)
-    if not _is_intlist(dilation):
-        raise _bad_arg('max_pool3d', 'dilation', 5, 'tuple of ints', dilation)
-    if ceil_mode.__class__ is not bool:
-        raise _bad_arg('max_pool3d', 'ceil_mode', 6, 'bool', ceil_mode)
-    return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _TF:
+        _r = _tf_bound(max_pool3d, locals(), ('input',), 'ember.max_pool3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if stride is None:
+            stride = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('max_pool3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(kernel_size):
+            raise _bad_arg('max_pool3d', 'kernel_size', 2, 'tuple of ints', kernel_size)
+        if not _is_intlist(stride):
+            raise _bad_arg('max_pool3d', 'stride', 3, 'tuple of ints', stride)
+        if not _is_intlist(padding):
+            raise _bad_arg('max_pool3d', 'padding', 4, 'tuple of ints', padding)
+        if not _is_intlist(dilation):
+            raise _bad_arg('max_pool3d', 'dilation', 5, 'tuple of ints', dilation)
+        if ceil_mode.__class__ is not bool:
+            raise _bad_arg('max_pool3d', 'ceil_mode', 6, 'bool', ceil_mode)
+        return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
+    except TypeError:
+        _r = _tf_duck_bound(max_pool3d, locals(), ('input',), 'ember.max_pool3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _adaptive_avg_pool3d(input, output_size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
-    if not _is_intlist(output_size):
-        raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
-    return _op__adaptive_avg_pool3d_default(input, output_size)
+    if _TF:
+        _r = _tf_bound(_adaptive_avg_pool3d, locals(), ('input',), 'ember._adaptive_avg_pool3d')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
+        if not _is_intlist(output_size):
+            raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+        return _op__adaptive_avg_pool3d_default(input, output_size)
+    except TypeError:
+        _r = _tf_duck_bound(_adaptive_avg_pool3d, locals(), ('input',), 'ember._adaptive_avg_pool3d')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'avg_pool1d', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__standard_gamma_default, _c__standard_gamma_default = _lazy(_G, '_op__standard_gamma_default', 'aten', '_standard_gamma', 'default')
 _op__standard_gamma_grad_default, _c__standard_gamma_grad_default = _lazy(_G, '_op__standard_gamma_grad_default', 'aten', '_standard_gamma_grad', 'default')
@@ -181,32 +186,42 @@ _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
 _rand_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
-    best = None
-    for c, b in _rand_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _rand_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_rand_e'):
-                raise _e from None
-            raise _unbound_call('rand', _p[0], args, kwargs, _m) from None
-    raise _no_match('rand', args, kwargs, _rand_sigs, False)
+    if _TF:
+        _r = _tf_varargs(rand, args, kwargs, 'ember.rand')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _rand_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _rand_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_rand_e'):
+                    raise _e from None
+                raise _unbound_call('rand', _p[0], args, kwargs, _m) from None
+        raise _no_match('rand', args, kwargs, _rand_sigs, False)
+    except TypeError:
+        _r = _tf_duck(rand, args, kwargs, 'ember.rand')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _randn_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
@@ -331,32 +346,42 @@ _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
 _randn_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
-    best = None
-    for c, b in _randn_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _randn_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_randn_e'):
-                raise _e from None
-            raise _unbound_call('randn', _p[0], args, kwargs, _m) from None
-    raise _no_match('randn', args, kwargs, _randn_sigs, False)
+    if _TF:
+        _r = _tf_varargs(randn, args, kwargs, 'ember.randn')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _randn_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _randn_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_randn_e'):
+                    raise _e from None
+                raise _unbound_call('randn', _p[0], args, kwargs, _m) from None
+        raise _no_match('randn', args, kwargs, _randn_sigs, False)
+    except TypeError:
+        _r = _tf_duck(randn, args, kwargs, 'ember.randn')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _randint_c0(high, size, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
@@ -503,32 +528,42 @@ _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randin
 _randint_sigs = ('(int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
-    best = None
-    for c, b in _randint_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _randint_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_randint_e'):
-                raise _e from None
-            raise _unbound_call('randint', _p[0], args, kwargs, _m) from None
-    raise _no_match('randint', args, kwargs, _randint_sigs, False)
+    if _TF:
+        _r = _tf_varargs(randint, args, kwargs, 'ember.randint')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _randint_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _randint_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_randint_e'):
+                    raise _e from None
+                raise _unbound_call('randint', _p[0], args, kwargs, _m) from None
+        raise _no_match('randint', args, kwargs, _randint_sigs, False)
+    except TypeError:
+        _r = _tf_duck(randint, args, kwargs, 'ember.randint')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _randperm_c0(n, *, dtype='long', layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     s = 0
@@ -593,32 +628,42 @@ _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
 _randperm_sigs = ('(int n, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
-    best = None
-    for c, b in _randperm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _randperm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_randperm_e'):
-                raise _e from None
-            raise _unbound_call('randperm', _p[0], args, kwargs, _m) from None
-    raise _no_match('randperm', args, kwargs, _randperm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(randperm, args, kwargs, 'ember.randperm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _randperm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _randperm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_randperm_e'):
+                    raise _e from None
+                raise _unbound_call('randperm', _p[0], args, kwargs, _m) from None
+        raise _no_match('randperm', args, kwargs, _randperm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(randperm, args, kwargs, 'ember.randperm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _rand_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
@@ -675,32 +720,42 @@ _rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1)
 _rand_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def rand_like(*args, **kwargs):
-    best = None
-    for c, b in _rand_like_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _rand_like_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_rand_like_e'):
-                raise _e from None
-            raise _unbound_call('rand_like', _p[0], args, kwargs, _m) from None
-    raise _no_match('rand_like', args, kwargs, _rand_like_sigs, False)
+    if _TF:
+        _r = _tf_varargs(rand_like, args, kwargs, 'ember.rand_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _rand_like_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _rand_like_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_rand_like_e'):
+                    raise _e from None
+                raise _unbound_call('rand_like', _p[0], args, kwargs, _m) from None
+        raise _no_match('rand_like', args, kwargs, _rand_like_sigs, False)
+    except TypeError:
+        _r = _tf_duck(rand_like, args, kwargs, 'ember.rand_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _randn_like_c0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
@@ -757,32 +812,42 @@ _randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_lik
 _randn_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randn_like(*args, **kwargs):
-    best = None
-    for c, b in _randn_like_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _randn_like_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_randn_like_e'):
-                raise _e from None
-            raise _unbound_call('randn_like', _p[0], args, kwargs, _m) from None
-    raise _no_match('randn_like', args, kwargs, _randn_like_sigs, False)
+    if _TF:
+        _r = _tf_varargs(randn_like, args, kwargs, 'ember.randn_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _randn_like_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _randn_like_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_randn_like_e'):
+                    raise _e from None
+                raise _unbound_call('randn_like', _p[0], args, kwargs, _m) from None
+        raise _no_match('randn_like', args, kwargs, _randn_like_sigs, False)
+    except TypeError:
+        _r = _tf_duck(randn_like, args, kwargs, 'ember.randn_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _randint_like_c0(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     s = 0
@@ -913,32 +978,42 @@ _randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _r
 _randint_like_sigs = ('(Tensor input, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randint_like(*args, **kwargs):
-    best = None
-    for c, b in _randint_like_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _randint_like_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_randint_like_e'):
-                raise _e from None
-            raise _unbound_call('randint_like', _p[0], args, kwargs, _m) from None
-    raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
+    if _TF:
+        _r = _tf_varargs(randint_like, args, kwargs, 'ember.randint_like')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _randint_like_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _randint_like_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_randint_like_e'):
+                    raise _e from None
+                raise _unbound_call('randint_like', _p[0], args, kwargs, _m) from None
+        raise _no_match('randint_like', args, kwargs, _randint_like_sigs, False)
+    except TypeError:
+        _r = _tf_duck(randint_like, args, kwargs, 'ember.randint_like')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _bernoulli_c0(input, *, generator=None, out=None):
     s = 0
@@ -997,32 +1072,42 @@ _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1)
 _bernoulli_sigs = ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)', '(Tensor input, float p, *, ember.Generator generator = None)')
 
 def bernoulli(*args, **kwargs):
-    best = None
-    for c, b in _bernoulli_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _bernoulli_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_bernoulli_e'):
-                raise _e from None
-            raise _unbound_call('bernoulli', _p[0], args, kwargs, _m) from None
-    raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
+    if _TF:
+        _r = _tf_varargs(bernoulli, args, kwargs, 'ember.bernoulli')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _bernoulli_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _bernoulli_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_bernoulli_e'):
+                    raise _e from None
+                raise _unbound_call('bernoulli', _p[0], args, kwargs, _m) from None
+        raise _no_match('bernoulli', args, kwargs, _bernoulli_sigs, False)
+    except TypeError:
+        _r = _tf_duck(bernoulli, args, kwargs, 'ember.bernoulli')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _normal_c0(mean, std=1.0, *, generator=None, out=None):
     s = 0
@@ -1157,83 +1242,143 @@ _normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, 
 _normal_sigs = ('(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)', '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def normal(*args, **kwargs):
-    best = None
-    for c, b in _normal_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _normal_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_normal_e'):
-                raise _e from None
-            raise _unbound_call('normal', _p[0], args, kwargs, _m) from None
-    raise _no_match('normal', args, kwargs, _normal_sigs, False)
+    if _TF:
+        _r = _tf_varargs(normal, args, kwargs, 'ember.normal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _normal_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _normal_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_normal_e'):
+                    raise _e from None
+                raise _unbound_call('normal', _p[0], args, kwargs, _m) from None
+        raise _no_match('normal', args, kwargs, _normal_sigs, False)
+    except TypeError:
+        _r = _tf_duck(normal, args, kwargs, 'ember.normal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
-    if num_samples.__class__ is not int and not _is_int(num_samples):
-        raise _bad_arg('multinomial', 'num_samples', 2, 'int', num_samples)
-    if replacement.__class__ is not bool:
-        raise _bad_arg('multinomial', 'replacement', 3, 'bool', replacement)
-    if out is None and generator is None:
-        _ks = input._ks
-        if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
-            _ks |= num_samples._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, num_samples, replacement)
-        return _op_multinomial_default(input, num_samples, replacement)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
-        return _op_multinomial_out(input, num_samples, replacement, generator=generator, out=out)
-    return _op_multinomial_default(input, num_samples, replacement, generator=generator)
+    if _TF:
+        _r = _tf_bound(multinomial, locals(), ('input', 'out'), 'ember.multinomial')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('multinomial', 'input', 1, 'Tensor', input)
+        if num_samples.__class__ is not int and not _is_int(num_samples):
+            raise _bad_arg('multinomial', 'num_samples', 2, 'int', num_samples)
+        if replacement.__class__ is not bool:
+            raise _bad_arg('multinomial', 'replacement', 3, 'bool', replacement)
+        if out is None and generator is None:
+            _ks = input._ks
+            if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
+                _ks |= num_samples._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, num_samples, replacement)
+            return _op_multinomial_default(input, num_samples, replacement)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
+            return _op_multinomial_out(input, num_samples, replacement, generator=generator, out=out)
+        return _op_multinomial_default(input, num_samples, replacement, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(multinomial, locals(), ('input', 'out'), 'ember.multinomial')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def poisson(input, generator=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
-    return _op_poisson_default(input, generator)
+    if _TF:
+        _r = _tf_bound(poisson, locals(), ('input',), 'ember.poisson')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('poisson', 'input', 1, 'Tensor', input)
+        return _op_poisson_default(input, generator)
+    except TypeError:
+        _r = _tf_duck_bound(poisson, locals(), ('input',), 'ember.poisson')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _standard_gamma(input, generator=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_standard_gamma', 'input', 1, 'Tensor', input)
-    return _op__standard_gamma_default(input, generator)
+    if _TF:
+        _r = _tf_bound(_standard_gamma, locals(), ('input',), 'ember._standard_gamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_standard_gamma', 'input', 1, 'Tensor', input)
+        return _op__standard_gamma_default(input, generator)
+    except TypeError:
+        _r = _tf_duck_bound(_standard_gamma, locals(), ('input',), 'ember._standard_gamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _standard_gamma_grad(input, output):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_standard_gamma_grad', 'input', 1, 'Tensor', input)
-    if output.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_standard_gamma_grad', 'output', 2, 'Tensor', output)
-    _ks = input._ks
-    _ks |= output._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, output)
-    return _op__standard_gamma_grad_default(input, output)
+    if _TF:
+        _r = _tf_bound(_standard_gamma_grad, locals(), ('input', 'output'), 'ember._standard_gamma_grad')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_standard_gamma_grad', 'input', 1, 'Tensor', input)
+        if output.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_standard_gamma_grad', 'output', 2, 'Tensor', output)
+        _ks = input._ks
+        _ks |= output._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__standard_gamma_grad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output)
+        return _op__standard_gamma_grad_default(input, output)
+    except TypeError:
+        _r = _tf_duck_bound(_standard_gamma_grad, locals(), ('input', 'output'), 'ember._standard_gamma_grad')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def binomial(count, prob, generator=None):
-    if count.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binomial', 'count', 1, 'Tensor', count)
-    if prob.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('binomial', 'prob', 2, 'Tensor', prob)
-    return _op_binomial_default(count, prob, generator)
+    if _TF:
+        _r = _tf_bound(binomial, locals(), ('count', 'prob'), 'ember.binomial')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if count.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binomial', 'count', 1, 'Tensor', count)
+        if prob.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('binomial', 'prob', 2, 'Tensor', prob)
+        return _op_binomial_default(count, prob, generator)
+    except TypeError:
+        _r = _tf_duck_bound(binomial, locals(), ('count', 'prob'), 'ember.binomial')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_standard_gamma', '_standard_gamma_grad', 'bernoulli', 'binomial', 'multinomial', 'normal', 'poisson', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm']

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (aminmax as _rt_aminmax, histogram as _rt_histogram, 
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__histogramdd_bin_edges_default, _c__histogramdd_bin_edges_default = _lazy(_G, '_op__histogramdd_bin_edges_default', 'aten', '_histogramdd_bin_edges', 'default')
 _op__histogramdd_from_bin_cts_default, _c__histogramdd_from_bin_cts_default = _lazy(_G, '_op__histogramdd_from_bin_cts_default', 'aten', '_histogramdd_from_bin_cts', 'default')
@@ -178,32 +183,42 @@ _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
 _sum_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
-    best = None
-    for c, b in _sum_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _sum_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_sum_e'):
-                raise _e from None
-            raise _unbound_call('sum', _p[0], args, kwargs, _m) from None
-    raise _no_match('sum', args, kwargs, _sum_sigs, False)
+    if _TF:
+        _r = _tf_varargs(sum, args, kwargs, 'ember.sum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _sum_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _sum_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_sum_e'):
+                    raise _e from None
+                raise _unbound_call('sum', _p[0], args, kwargs, _m) from None
+        raise _no_match('sum', args, kwargs, _sum_sigs, False)
+    except TypeError:
+        _r = _tf_duck(sum, args, kwargs, 'ember.sum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _mean_c0(input, *, dtype=None, out=None):
     s = 0
@@ -271,32 +286,42 @@ _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
 _mean_sigs = ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
-    best = None
-    for c, b in _mean_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _mean_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_mean_e'):
-                raise _e from None
-            raise _unbound_call('mean', _p[0], args, kwargs, _m) from None
-    raise _no_match('mean', args, kwargs, _mean_sigs, False)
+    if _TF:
+        _r = _tf_varargs(mean, args, kwargs, 'ember.mean')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _mean_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _mean_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_mean_e'):
+                    raise _e from None
+                raise _unbound_call('mean', _p[0], args, kwargs, _m) from None
+        raise _no_match('mean', args, kwargs, _mean_sigs, False)
+    except TypeError:
+        _r = _tf_duck(mean, args, kwargs, 'ember.mean')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _prod_c0(input, *, dtype=None):
     s = 0
@@ -367,99 +392,149 @@ _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
 _prod_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
-    best = None
-    for c, b in _prod_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _prod_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_prod_e'):
-                raise _e from None
-            raise _unbound_call('prod', _p[0], args, kwargs, _m) from None
-    raise _no_match('prod', args, kwargs, _prod_sigs, False)
+    if _TF:
+        _r = _tf_varargs(prod, args, kwargs, 'ember.prod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _prod_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _prod_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_prod_e'):
+                    raise _e from None
+                raise _unbound_call('prod', _p[0], args, kwargs, _m) from None
+        raise _no_match('prod', args, kwargs, _prod_sigs, False)
+    except TypeError:
+        _r = _tf_duck(prod, args, kwargs, 'ember.prod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def amax(input, dim=(), keepdim=False, *, out=None):
-    if dim is None:
-        dim = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('amax', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dim):
-        raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('amax', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('amax', 'out', None, 'Tensor', out)
-        return _op_amax_out(input, dim, keepdim, out=out)
-    return _op_amax_default(input, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(amax, locals(), ('input', 'out'), 'ember.amax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is None:
+            dim = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('amax', 'input', 1, 'Tensor', input)
+        if not _is_intlist(dim):
+            raise _bad_arg('amax', 'dim', 2, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('amax', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('amax', 'out', None, 'Tensor', out)
+            return _op_amax_out(input, dim, keepdim, out=out)
+        return _op_amax_default(input, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(amax, locals(), ('input', 'out'), 'ember.amax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def amin(input, dim=(), keepdim=False, *, out=None):
-    if dim is None:
-        dim = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('amin', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dim):
-        raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('amin', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('amin', 'out', None, 'Tensor', out)
-        return _op_amin_out(input, dim, keepdim, out=out)
-    return _op_amin_default(input, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(amin, locals(), ('input', 'out'), 'ember.amin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is None:
+            dim = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('amin', 'input', 1, 'Tensor', input)
+        if not _is_intlist(dim):
+            raise _bad_arg('amin', 'dim', 2, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('amin', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('amin', 'out', None, 'Tensor', out)
+            return _op_amin_out(input, dim, keepdim, out=out)
+        return _op_amin_default(input, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(amin, locals(), ('input', 'out'), 'ember.amin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
-    if dim is None:
-        dim = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hash_tensor', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dim):
-        raise _bad_arg('hash_tensor', 'dim', 2, 'tuple of ints', dim)
-    if out is None and keepdim is False and mode.__class__ is int and mode == 0:
-        return _op_hash_tensor_default(input, dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
-    if mode.__class__ is not int and not _is_int(mode):
-        raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
-        return _op_hash_tensor_out(input, dim, keepdim=keepdim, mode=mode, out=out)
-    return _op_hash_tensor_default(input, dim, keepdim=keepdim, mode=mode)
+    if _TF:
+        _r = _tf_bound(hash_tensor, locals(), ('input', 'out'), 'ember.hash_tensor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is None:
+            dim = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hash_tensor', 'input', 1, 'Tensor', input)
+        if not _is_intlist(dim):
+            raise _bad_arg('hash_tensor', 'dim', 2, 'tuple of ints', dim)
+        if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+            return _op_hash_tensor_default(input, dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
+        if mode.__class__ is not int and not _is_int(mode):
+            raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
+            return _op_hash_tensor_out(input, dim, keepdim=keepdim, mode=mode, out=out)
+        return _op_hash_tensor_default(input, dim, keepdim=keepdim, mode=mode)
+    except TypeError:
+        _r = _tf_duck_bound(hash_tensor, locals(), ('input', 'out'), 'ember.hash_tensor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('aminmax', 'input', 1, 'Tensor', input)
-    if out is None and dim is None and keepdim is False:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_aminmax(*_k(input))
-        return _rt_aminmax(*_op_aminmax_default(input))
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('aminmax', 'dim', None, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
-    if out is not None:
-        return _rt_aminmax(*_op_aminmax_out(input, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
-    return _rt_aminmax(*_op_aminmax_default(input, dim=dim, keepdim=keepdim))
+    if _TF:
+        _r = _tf_bound(aminmax, locals(), ('input', 'out'), 'ember.aminmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('aminmax', 'input', 1, 'Tensor', input)
+        if out is None and dim is None and keepdim is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_aminmax(*_k(input))
+            return _rt_aminmax(*_op_aminmax_default(input))
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('aminmax', 'dim', None, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
+        if out is not None:
+            return _rt_aminmax(*_op_aminmax_out(input, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+        return _rt_aminmax(*_op_aminmax_default(input, dim=dim, keepdim=keepdim))
+    except TypeError:
+        _r = _tf_duck_bound(aminmax, locals(), ('input', 'out'), 'ember.aminmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _max_c0(input, *, out=None):
     s = 0
@@ -548,32 +623,42 @@ _max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
 _max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def max(*args, **kwargs):
-    best = None
-    for c, b in _max_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _max_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_max_e'):
-                raise _e from None
-            raise _unbound_call('max', _p[0], args, kwargs, _m) from None
-    raise _no_match('max', args, kwargs, _max_sigs, False)
+    if _TF:
+        _r = _tf_varargs(max, args, kwargs, 'ember.max')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _max_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _max_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_max_e'):
+                    raise _e from None
+                raise _unbound_call('max', _p[0], args, kwargs, _m) from None
+        raise _no_match('max', args, kwargs, _max_sigs, False)
+    except TypeError:
+        _r = _tf_duck(max, args, kwargs, 'ember.max')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _min_c0(input, *, out=None):
     s = 0
@@ -662,72 +747,102 @@ _min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
 _min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def min(*args, **kwargs):
-    best = None
-    for c, b in _min_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _min_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_min_e'):
-                raise _e from None
-            raise _unbound_call('min', _p[0], args, kwargs, _m) from None
-    raise _no_match('min', args, kwargs, _min_sigs, False)
+    if _TF:
+        _r = _tf_varargs(min, args, kwargs, 'ember.min')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _min_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _min_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_min_e'):
+                    raise _e from None
+                raise _unbound_call('min', _p[0], args, kwargs, _m) from None
+        raise _no_match('min', args, kwargs, _min_sigs, False)
+    except TypeError:
+        _r = _tf_duck(min, args, kwargs, 'ember.min')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def argmax(input, dim=None, keepdim=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('argmax', 'dim', 2, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('argmax', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
-        return _op_argmax_out(input, dim, keepdim, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, keepdim)
-    return _op_argmax_default(input, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(argmax, locals(), ('input', 'out'), 'ember.argmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('argmax', 'input', 1, 'Tensor', input)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('argmax', 'dim', 2, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('argmax', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+            return _op_argmax_out(input, dim, keepdim, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
+        return _op_argmax_default(input, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(argmax, locals(), ('input', 'out'), 'ember.argmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def argmin(input, dim=None, keepdim=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('argmin', 'dim', 2, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('argmin', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
-        return _op_argmin_out(input, dim, keepdim, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, keepdim)
-    return _op_argmin_default(input, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(argmin, locals(), ('input', 'out'), 'ember.argmin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('argmin', 'input', 1, 'Tensor', input)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('argmin', 'dim', 2, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('argmin', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+            return _op_argmin_out(input, dim, keepdim, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
+        return _op_argmin_default(input, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(argmin, locals(), ('input', 'out'), 'ember.argmin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _all_c0(input, *, out=None):
     s = 0
@@ -816,32 +931,42 @@ _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
 _all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
-    best = None
-    for c, b in _all_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _all_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_all_e'):
-                raise _e from None
-            raise _unbound_call('all', _p[0], args, kwargs, _m) from None
-    raise _no_match('all', args, kwargs, _all_sigs, False)
+    if _TF:
+        _r = _tf_varargs(all, args, kwargs, 'ember.all')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _all_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _all_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_all_e'):
+                    raise _e from None
+                raise _unbound_call('all', _p[0], args, kwargs, _m) from None
+        raise _no_match('all', args, kwargs, _all_sigs, False)
+    except TypeError:
+        _r = _tf_duck(all, args, kwargs, 'ember.all')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _any_c0(input, *, out=None):
     s = 0
@@ -930,32 +1055,42 @@ _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
 _any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
-    best = None
-    for c, b in _any_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _any_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_any_e'):
-                raise _e from None
-            raise _unbound_call('any', _p[0], args, kwargs, _m) from None
-    raise _no_match('any', args, kwargs, _any_sigs, False)
+    if _TF:
+        _r = _tf_varargs(any, args, kwargs, 'ember.any')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _any_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _any_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_any_e'):
+                    raise _e from None
+                raise _unbound_call('any', _p[0], args, kwargs, _m) from None
+        raise _no_match('any', args, kwargs, _any_sigs, False)
+    except TypeError:
+        _r = _tf_duck(any, args, kwargs, 'ember.any')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _var_c0(input, unbiased=True):
     s = 0
@@ -1049,32 +1184,42 @@ _var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
 _var_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def var(*args, **kwargs):
-    best = None
-    for c, b in _var_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _var_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_var_e'):
-                raise _e from None
-            raise _unbound_call('var', _p[0], args, kwargs, _m) from None
-    raise _no_match('var', args, kwargs, _var_sigs, False)
+    if _TF:
+        _r = _tf_varargs(var, args, kwargs, 'ember.var')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _var_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _var_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_var_e'):
+                    raise _e from None
+                raise _unbound_call('var', _p[0], args, kwargs, _m) from None
+        raise _no_match('var', args, kwargs, _var_sigs, False)
+    except TypeError:
+        _r = _tf_duck(var, args, kwargs, 'ember.var')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _std_c0(input, unbiased=True):
     s = 0
@@ -1168,32 +1313,42 @@ _std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
 _std_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def std(*args, **kwargs):
-    best = None
-    for c, b in _std_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _std_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_std_e'):
-                raise _e from None
-            raise _unbound_call('std', _p[0], args, kwargs, _m) from None
-    raise _no_match('std', args, kwargs, _std_sigs, False)
+    if _TF:
+        _r = _tf_varargs(std, args, kwargs, 'ember.std')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _std_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _std_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_std_e'):
+                    raise _e from None
+                raise _unbound_call('std', _p[0], args, kwargs, _m) from None
+        raise _no_match('std', args, kwargs, _std_sigs, False)
+    except TypeError:
+        _r = _tf_duck(std, args, kwargs, 'ember.std')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _var_mean_c0(input, unbiased=True):
     s = 0
@@ -1279,32 +1434,42 @@ _var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_v
 _var_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def var_mean(*args, **kwargs):
-    best = None
-    for c, b in _var_mean_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _var_mean_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_var_mean_e'):
-                raise _e from None
-            raise _unbound_call('var_mean', _p[0], args, kwargs, _m) from None
-    raise _no_match('var_mean', args, kwargs, _var_mean_sigs, False)
+    if _TF:
+        _r = _tf_varargs(var_mean, args, kwargs, 'ember.var_mean')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _var_mean_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _var_mean_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_var_mean_e'):
+                    raise _e from None
+                raise _unbound_call('var_mean', _p[0], args, kwargs, _m) from None
+        raise _no_match('var_mean', args, kwargs, _var_mean_sigs, False)
+    except TypeError:
+        _r = _tf_duck(var_mean, args, kwargs, 'ember.var_mean')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _std_mean_c0(input, unbiased=True):
     s = 0
@@ -1390,45 +1555,65 @@ _std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_s
 _std_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def std_mean(*args, **kwargs):
-    best = None
-    for c, b in _std_mean_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _std_mean_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_std_mean_e'):
-                raise _e from None
-            raise _unbound_call('std_mean', _p[0], args, kwargs, _m) from None
-    raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
+    if _TF:
+        _r = _tf_varargs(std_mean, args, kwargs, 'ember.std_mean')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _std_mean_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _std_mean_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_std_mean_e'):
+                    raise _e from None
+                raise _unbound_call('std_mean', _p[0], args, kwargs, _m) from None
+        raise _no_match('std_mean', args, kwargs, _std_mean_sigs, False)
+    except TypeError:
+        _r = _tf_duck(std_mean, args, kwargs, 'ember.std_mean')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dim):
-        raise _bad_arg('logsumexp', 'dim', 2, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('logsumexp', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
-        return _op_logsumexp_out(input, dim, keepdim, out=out)
-    return _op_logsumexp_default(input, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(logsumexp, locals(), ('input', 'out'), 'ember.logsumexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logsumexp', 'input', 1, 'Tensor', input)
+        if not _is_intlist(dim):
+            raise _bad_arg('logsumexp', 'dim', 2, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('logsumexp', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
+            return _op_logsumexp_out(input, dim, keepdim, out=out)
+        return _op_logsumexp_default(input, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(logsumexp, locals(), ('input', 'out'), 'ember.logsumexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _norm_c0(input, p=2):
     s = 0
@@ -1554,32 +1739,42 @@ _norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (
 _norm_sigs = ('(Tensor input, Number p = 2)', '(Tensor input, Number p, *, ember.dtype dtype)', '(Tensor input, Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Tensor input, Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)')
 
 def norm(*args, **kwargs):
-    best = None
-    for c, b in _norm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _norm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_norm_e'):
-                raise _e from None
-            raise _unbound_call('norm', _p[0], args, kwargs, _m) from None
-    raise _no_match('norm', args, kwargs, _norm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(norm, args, kwargs, 'ember.norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _norm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _norm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_norm_e'):
+                    raise _e from None
+                raise _unbound_call('norm', _p[0], args, kwargs, _m) from None
+        raise _no_match('norm', args, kwargs, _norm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(norm, args, kwargs, 'ember.norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _count_nonzero_c0(input, dim):
     s = 0
@@ -1629,32 +1824,42 @@ _count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1
 _count_nonzero_sigs = ('(Tensor input, int dim = None)', '(Tensor input, tuple of ints dim)')
 
 def count_nonzero(*args, **kwargs):
-    best = None
-    for c, b in _count_nonzero_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _count_nonzero_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_count_nonzero_e'):
-                raise _e from None
-            raise _unbound_call('count_nonzero', _p[0], args, kwargs, _m) from None
-    raise _no_match('count_nonzero', args, kwargs, _count_nonzero_sigs, False)
+    if _TF:
+        _r = _tf_varargs(count_nonzero, args, kwargs, 'ember.count_nonzero')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _count_nonzero_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _count_nonzero_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_count_nonzero_e'):
+                    raise _e from None
+                raise _unbound_call('count_nonzero', _p[0], args, kwargs, _m) from None
+        raise _no_match('count_nonzero', args, kwargs, _count_nonzero_sigs, False)
+    except TypeError:
+        _r = _tf_duck(count_nonzero, args, kwargs, 'ember.count_nonzero')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _median_c0(input):
     s = 0
@@ -1711,32 +1916,42 @@ _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
 _median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def median(*args, **kwargs):
-    best = None
-    for c, b in _median_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _median_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_median_e'):
-                raise _e from None
-            raise _unbound_call('median', _p[0], args, kwargs, _m) from None
-    raise _no_match('median', args, kwargs, _median_sigs, False)
+    if _TF:
+        _r = _tf_varargs(median, args, kwargs, 'ember.median')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _median_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _median_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_median_e'):
+                    raise _e from None
+                raise _unbound_call('median', _p[0], args, kwargs, _m) from None
+        raise _no_match('median', args, kwargs, _median_sigs, False)
+    except TypeError:
+        _r = _tf_duck(median, args, kwargs, 'ember.median')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _nanmedian_c0(input):
     s = 0
@@ -1793,107 +2008,157 @@ _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1)
 _nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def nanmedian(*args, **kwargs):
-    best = None
-    for c, b in _nanmedian_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _nanmedian_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_nanmedian_e'):
-                raise _e from None
-            raise _unbound_call('nanmedian', _p[0], args, kwargs, _m) from None
-    raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
+    if _TF:
+        _r = _tf_varargs(nanmedian, args, kwargs, 'ember.nanmedian')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _nanmedian_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _nanmedian_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_nanmedian_e'):
+                    raise _e from None
+                raise _unbound_call('nanmedian', _p[0], args, kwargs, _m) from None
+        raise _no_match('nanmedian', args, kwargs, _nanmedian_sigs, False)
+    except TypeError:
+        _r = _tf_duck(nanmedian, args, kwargs, 'ember.nanmedian')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mode', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('mode', 'dim', 2, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        return _rt_mode(*_op_mode_values(input, dim, keepdim, values=out[0], indices=out[1]))
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_mode(*_k(input, dim, keepdim))
-    return _rt_mode(*_op_mode_default(input, dim, keepdim))
+    if _TF:
+        _r = _tf_bound(mode, locals(), ('input', 'out'), 'ember.mode')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mode', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('mode', 'dim', 2, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('mode', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            return _rt_mode(*_op_mode_values(input, dim, keepdim, values=out[0], indices=out[1]))
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_mode(*_k(input, dim, keepdim))
+        return _rt_mode(*_op_mode_default(input, dim, keepdim))
+    except TypeError:
+        _r = _tf_duck_bound(mode, locals(), ('input', 'out'), 'ember.mode')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def bincount(input, weights=None, minlength=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
-    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
-    if minlength.__class__ is not int and not _is_int(minlength):
-        raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
-    _ks = input._ks
-    if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
-        _ks |= weights._ks
-    if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
-        _ks |= minlength._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, weights, minlength)
-    return _op_bincount_default(input, weights, minlength)
+    if _TF:
+        _r = _tf_bound(bincount, locals(), ('input', 'weights'), 'ember.bincount')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bincount', 'input', 1, 'Tensor', input)
+        if weights is not None and weights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bincount', 'weights', 2, 'Tensor', weights)
+        if minlength.__class__ is not int and not _is_int(minlength):
+            raise _bad_arg('bincount', 'minlength', 3, 'int', minlength)
+        _ks = input._ks
+        if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
+            _ks |= weights._ks
+        if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
+            _ks |= minlength._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weights, minlength)
+        return _op_bincount_default(input, weights, minlength)
+    except TypeError:
+        _r = _tf_duck_bound(bincount, locals(), ('input', 'weights'), 'ember.bincount')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('histc', 'input', 1, 'Tensor', input)
-    if bins.__class__ is not int and not _is_int(bins):
-        raise _bad_arg('histc', 'bins', 2, 'int', bins)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('histc', 'min', 3, 'Number', min)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('histc', 'max', 4, 'Number', max)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('histc', 'out', None, 'Tensor', out)
-        return _op_histc_out(input, bins, min, max, out=out)
-    _ks = input._ks
-    if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
-        _ks |= bins._ks
-    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
-        _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
-        _ks |= max._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, bins, min, max)
-    return _op_histc_default(input, bins, min, max)
+    if _TF:
+        _r = _tf_bound(histc, locals(), ('input', 'out'), 'ember.histc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('histc', 'input', 1, 'Tensor', input)
+        if bins.__class__ is not int and not _is_int(bins):
+            raise _bad_arg('histc', 'bins', 2, 'int', bins)
+        if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+            raise _bad_arg('histc', 'min', 3, 'Number', min)
+        if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+            raise _bad_arg('histc', 'max', 4, 'Number', max)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('histc', 'out', None, 'Tensor', out)
+            return _op_histc_out(input, bins, min, max, out=out)
+        _ks = input._ks
+        if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
+            _ks |= bins._ks
+        if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
+            _ks |= min._ks
+        if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
+            _ks |= max._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, bins, min, max)
+        return _op_histc_default(input, bins, min, max)
+    except TypeError:
+        _r = _tf_duck_bound(histc, locals(), ('input', 'out'), 'ember.histc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('frobenius_norm', 'input', 1, 'Tensor', input)
-    if not _is_intlist(dim):
-        raise _bad_arg('frobenius_norm', 'dim', 2, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('frobenius_norm', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('frobenius_norm', 'out', None, 'Tensor', out)
-        return _op_frobenius_norm_out(input, dim, keepdim, out=out)
-    return _op_frobenius_norm_dim(input, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(frobenius_norm, locals(), ('input', 'out'), 'ember.frobenius_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('frobenius_norm', 'input', 1, 'Tensor', input)
+        if not _is_intlist(dim):
+            raise _bad_arg('frobenius_norm', 'dim', 2, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('frobenius_norm', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('frobenius_norm', 'out', None, 'Tensor', out)
+            return _op_frobenius_norm_out(input, dim, keepdim, out=out)
+        return _op_frobenius_norm_dim(input, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(frobenius_norm, locals(), ('input', 'out'), 'ember.frobenius_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _nuclear_norm_c0(input, keepdim=False, *, out=None):
     s = 0
@@ -1953,58 +2218,78 @@ _nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _n
 _nuclear_norm_sigs = ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, bool keepdim = False, *, Tensor out = None)')
 
 def nuclear_norm(*args, **kwargs):
-    best = None
-    for c, b in _nuclear_norm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _nuclear_norm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_nuclear_norm_e'):
-                raise _e from None
-            raise _unbound_call('nuclear_norm', _p[0], args, kwargs, _m) from None
-    raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(nuclear_norm, args, kwargs, 'ember.nuclear_norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _nuclear_norm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _nuclear_norm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_nuclear_norm_e'):
+                    raise _e from None
+                raise _unbound_call('nuclear_norm', _p[0], args, kwargs, _m) from None
+        raise _no_match('nuclear_norm', args, kwargs, _nuclear_norm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(nuclear_norm, args, kwargs, 'ember.nuclear_norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def renorm(input, p, dim, maxnorm, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('renorm', 'input', 1, 'Tensor', input)
-    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
-        raise _bad_arg('renorm', 'p', 2, 'Number', p)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('renorm', 'dim', 3, 'int', dim)
-    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
-        raise _bad_arg('renorm', 'maxnorm', 4, 'Number', maxnorm)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('renorm', 'out', None, 'Tensor', out)
-        return _op_renorm_out(input, p, dim, maxnorm, out=out)
-    _ks = input._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
-        _ks |= maxnorm._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, p, dim, maxnorm)
-    return _op_renorm_default(input, p, dim, maxnorm)
+    if _TF:
+        _r = _tf_bound(renorm, locals(), ('input', 'out'), 'ember.renorm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('renorm', 'input', 1, 'Tensor', input)
+        if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+            raise _bad_arg('renorm', 'p', 2, 'Number', p)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('renorm', 'dim', 3, 'int', dim)
+        if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+            raise _bad_arg('renorm', 'maxnorm', 4, 'Number', maxnorm)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('renorm', 'out', None, 'Tensor', out)
+            return _op_renorm_out(input, p, dim, maxnorm, out=out)
+        _ks = input._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
+            _ks |= maxnorm._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, p, dim, maxnorm)
+        return _op_renorm_default(input, p, dim, maxnorm)
+    except TypeError:
+        _r = _tf_duck_bound(renorm, locals(), ('input', 'out'), 'ember.renorm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _histogram_c0(input, bins, *, weight=None, density=False, out=None):
     s = 0
@@ -2084,71 +2369,111 @@ _histogram_ovs = ((_histogram_c0, _histogram_b0), (_histogram_c1, _histogram_b1)
 _histogram_sigs = ('(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
 
 def histogram(*args, **kwargs):
-    best = None
-    for c, b in _histogram_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _histogram_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_histogram_e'):
-                raise _e from None
-            raise _unbound_call('histogram', _p[0], args, kwargs, _m) from None
-    raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
+    if _TF:
+        _r = _tf_varargs(histogram, args, kwargs, 'ember.histogram')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _histogram_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _histogram_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_histogram_e'):
+                    raise _e from None
+                raise _unbound_call('histogram', _p[0], args, kwargs, _m) from None
+        raise _no_match('histogram', args, kwargs, _histogram_sigs, False)
+    except TypeError:
+        _r = _tf_duck(histogram, args, kwargs, 'ember.histogram')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _histogramdd_bin_edges(input, bins, *, range=None, weight=None, density=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_histogramdd_bin_edges', 'input', 1, 'Tensor', input)
-    if not _is_intseq(bins):
-        raise _bad_arg('_histogramdd_bin_edges', 'bins', 2, 'tuple of ints', bins)
-    if range is None and weight is None and density is False:
-        return _as_tuple(_op__histogramdd_bin_edges_default(input, bins))
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_histogramdd_bin_edges', 'weight', None, 'Tensor', weight)
-    if density.__class__ is not bool:
-        raise _bad_arg('_histogramdd_bin_edges', 'density', None, 'bool', density)
-    return _as_tuple(_op__histogramdd_bin_edges_default(input, bins, range=range, weight=weight, density=density))
+    if _TF:
+        _r = _tf_bound(_histogramdd_bin_edges, locals(), ('input', 'weight'), 'ember._histogramdd_bin_edges')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_histogramdd_bin_edges', 'input', 1, 'Tensor', input)
+        if not _is_intseq(bins):
+            raise _bad_arg('_histogramdd_bin_edges', 'bins', 2, 'tuple of ints', bins)
+        if range is None and weight is None and density is False:
+            return _as_tuple(_op__histogramdd_bin_edges_default(input, bins))
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_histogramdd_bin_edges', 'weight', None, 'Tensor', weight)
+        if density.__class__ is not bool:
+            raise _bad_arg('_histogramdd_bin_edges', 'density', None, 'bool', density)
+        return _as_tuple(_op__histogramdd_bin_edges_default(input, bins, range=range, weight=weight, density=density))
+    except TypeError:
+        _r = _tf_duck_bound(_histogramdd_bin_edges, locals(), ('input', 'weight'), 'ember._histogramdd_bin_edges')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _histogramdd_from_bin_cts(input, bins, *, range=None, weight=None, density=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_histogramdd_from_bin_cts', 'input', 1, 'Tensor', input)
-    if not _is_intseq(bins):
-        raise _bad_arg('_histogramdd_from_bin_cts', 'bins', 2, 'tuple of ints', bins)
-    if range is None and weight is None and density is False:
-        return _op__histogramdd_from_bin_cts_default(input, bins)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_histogramdd_from_bin_cts', 'weight', None, 'Tensor', weight)
-    if density.__class__ is not bool:
-        raise _bad_arg('_histogramdd_from_bin_cts', 'density', None, 'bool', density)
-    return _op__histogramdd_from_bin_cts_default(input, bins, range=range, weight=weight, density=density)
+    if _TF:
+        _r = _tf_bound(_histogramdd_from_bin_cts, locals(), ('input', 'weight'), 'ember._histogramdd_from_bin_cts')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_histogramdd_from_bin_cts', 'input', 1, 'Tensor', input)
+        if not _is_intseq(bins):
+            raise _bad_arg('_histogramdd_from_bin_cts', 'bins', 2, 'tuple of ints', bins)
+        if range is None and weight is None and density is False:
+            return _op__histogramdd_from_bin_cts_default(input, bins)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_histogramdd_from_bin_cts', 'weight', None, 'Tensor', weight)
+        if density.__class__ is not bool:
+            raise _bad_arg('_histogramdd_from_bin_cts', 'density', None, 'bool', density)
+        return _op__histogramdd_from_bin_cts_default(input, bins, range=range, weight=weight, density=density)
+    except TypeError:
+        _r = _tf_duck_bound(_histogramdd_from_bin_cts, locals(), ('input', 'weight'), 'ember._histogramdd_from_bin_cts')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _histogramdd_from_bin_tensors(input, bins, *, weight=None, density=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_histogramdd_from_bin_tensors', 'input', 1, 'Tensor', input)
-    if not _is_tensorlist(bins):
-        _bad_tensorlist('_histogramdd_from_bin_tensors', 'bins', 2, bins)
-    if weight is None and density is False:
-        return _op__histogramdd_from_bin_tensors_default(input, bins)
-    if weight is not None and weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_histogramdd_from_bin_tensors', 'weight', None, 'Tensor', weight)
-    if density.__class__ is not bool:
-        raise _bad_arg('_histogramdd_from_bin_tensors', 'density', None, 'bool', density)
-    return _op__histogramdd_from_bin_tensors_default(input, bins, weight=weight, density=density)
+    if _TF:
+        _r = _tf_bound(_histogramdd_from_bin_tensors, locals(), ('input', 'bins', 'weight'), 'ember._histogramdd_from_bin_tensors')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_histogramdd_from_bin_tensors', 'input', 1, 'Tensor', input)
+        if not _is_tensorlist(bins):
+            _bad_tensorlist('_histogramdd_from_bin_tensors', 'bins', 2, bins)
+        if weight is None and density is False:
+            return _op__histogramdd_from_bin_tensors_default(input, bins)
+        if weight is not None and weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_histogramdd_from_bin_tensors', 'weight', None, 'Tensor', weight)
+        if density.__class__ is not bool:
+            raise _bad_arg('_histogramdd_from_bin_tensors', 'density', None, 'bool', density)
+        return _op__histogramdd_from_bin_tensors_default(input, bins, weight=weight, density=density)
+    except TypeError:
+        _r = _tf_duck_bound(_histogramdd_from_bin_tensors, locals(), ('input', 'bins', 'weight'), 'ember._histogramdd_from_bin_tensors')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _trapezoid_c0(y, x, *, dim=-1):
     s = 0
@@ -2216,32 +2541,42 @@ _trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1)
 _trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def trapezoid(*args, **kwargs):
-    best = None
-    for c, b in _trapezoid_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _trapezoid_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_trapezoid_e'):
-                raise _e from None
-            raise _unbound_call('trapezoid', _p[0], args, kwargs, _m) from None
-    raise _no_match('trapezoid', args, kwargs, _trapezoid_sigs, False)
+    if _TF:
+        _r = _tf_varargs(trapezoid, args, kwargs, 'ember.trapezoid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _trapezoid_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _trapezoid_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_trapezoid_e'):
+                    raise _e from None
+                raise _unbound_call('trapezoid', _p[0], args, kwargs, _m) from None
+        raise _no_match('trapezoid', args, kwargs, _trapezoid_sigs, False)
+    except TypeError:
+        _r = _tf_duck(trapezoid, args, kwargs, 'ember.trapezoid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _trapz_c0(y, x, *, dim=-1):
     s = 0
@@ -2300,31 +2635,41 @@ _trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
 _trapz_sigs = ('(Tensor y, *, float dx = 1, int dim = -1)', '(Tensor y, Tensor x, *, int dim = -1)')
 
 def trapz(*args, **kwargs):
-    best = None
-    for c, b in _trapz_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _trapz_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_trapz_e'):
-                raise _e from None
-            raise _unbound_call('trapz', _p[0], args, kwargs, _m) from None
-    raise _no_match('trapz', args, kwargs, _trapz_sigs, False)
+    if _TF:
+        _r = _tf_varargs(trapz, args, kwargs, 'ember.trapz')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _trapz_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _trapz_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_trapz_e'):
+                    raise _e from None
+                raise _unbound_call('trapz', _p[0], args, kwargs, _m) from None
+        raise _no_match('trapz', args, kwargs, _trapz_sigs, False)
+    except TypeError:
+        _r = _tf_duck(trapz, args, kwargs, 'ember.trapz')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', 'all', 'amax', 'amin', 'aminmax', 'any', 'argmax', 'argmin', 'bincount', 'count_nonzero', 'frobenius_norm', 'hash_tensor', 'histc', 'histogram', 'logsumexp', 'max', 'mean', 'median', 'min', 'mode', 'nanmedian', 'norm', 'nuclear_norm', 'prod', 'renorm', 'std', 'std_mean', 'sum', 'trapezoid', 'trapz', 'var', 'var_mean']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_corrcoef_default, _c_corrcoef_default = _lazy(_G, '_op_corrcoef_default', 'aten', 'corrcoef', 'default')
 _op_cov_default, _c_cov_default = _lazy(_G, '_op_cov_default', 'aten', 'cov', 'default')
@@ -30,68 +35,98 @@ _op_quantile_scalar, _c_quantile_scalar = _lazy(_G, '_op_quantile_scalar', 'aten
 _op_quantile_scalar_out, _c_quantile_scalar_out = _lazy(_G, '_op_quantile_scalar_out', 'aten', 'quantile', 'scalar_out')
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diff', 'input', 1, 'Tensor', input)
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('diff', 'n', 2, 'int', n)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('diff', 'dim', 3, 'int', dim)
-    if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diff', 'prepend', 4, 'Tensor', prepend)
-    if append is not None and append.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diff', 'append', 5, 'Tensor', append)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('diff', 'out', None, 'Tensor', out)
-        return _op_diff_out(input, n, dim, prepend, append, out=out)
-    _ks = input._ks
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
-        _ks |= prepend._ks
-    if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
-        _ks |= append._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, n, dim, prepend, append)
-    return _op_diff_default(input, n, dim, prepend, append)
+    if _TF:
+        _r = _tf_bound(diff, locals(), ('input', 'prepend', 'append', 'out'), 'ember.diff')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diff', 'input', 1, 'Tensor', input)
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('diff', 'n', 2, 'int', n)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('diff', 'dim', 3, 'int', dim)
+        if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diff', 'prepend', 4, 'Tensor', prepend)
+        if append is not None and append.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diff', 'append', 5, 'Tensor', append)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('diff', 'out', None, 'Tensor', out)
+            return _op_diff_out(input, n, dim, prepend, append, out=out)
+        _ks = input._ks
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
+            _ks |= prepend._ks
+        if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
+            _ks |= append._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, n, dim, prepend, append)
+        return _op_diff_default(input, n, dim, prepend, append)
+    except TypeError:
+        _r = _tf_duck_bound(diff, locals(), ('input', 'prepend', 'append', 'out'), 'ember.diff')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nansum', 'input', 1, 'Tensor', input)
-    if dim is not None and not _is_intlist(dim):
-        raise _bad_arg('nansum', 'dim', 2, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
-    if out is None and dtype is None:
-        return _op_nansum_default(input, dim, keepdim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nansum', 'out', None, 'Tensor', out)
-        return _op_nansum_out(input, dim, keepdim, dtype=dtype, out=out)
-    return _op_nansum_default(input, dim, keepdim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(nansum, locals(), ('input', 'out'), 'ember.nansum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nansum', 'input', 1, 'Tensor', input)
+        if dim is not None and not _is_intlist(dim):
+            raise _bad_arg('nansum', 'dim', 2, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
+        if out is None and dtype is None:
+            return _op_nansum_default(input, dim, keepdim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nansum', 'out', None, 'Tensor', out)
+            return _op_nansum_out(input, dim, keepdim, dtype=dtype, out=out)
+        return _op_nansum_default(input, dim, keepdim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(nansum, locals(), ('input', 'out'), 'ember.nansum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nanmean', 'input', 1, 'Tensor', input)
-    if dim is not None and not _is_intlist(dim):
-        raise _bad_arg('nanmean', 'dim', 2, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
-    if out is None and dtype is None:
-        return _op_nanmean_default(input, dim, keepdim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
-        return _op_nanmean_out(input, dim, keepdim, dtype=dtype, out=out)
-    return _op_nanmean_default(input, dim, keepdim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(nanmean, locals(), ('input', 'out'), 'ember.nanmean')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nanmean', 'input', 1, 'Tensor', input)
+        if dim is not None and not _is_intlist(dim):
+            raise _bad_arg('nanmean', 'dim', 2, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
+        if out is None and dtype is None:
+            return _op_nanmean_default(input, dim, keepdim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
+            return _op_nanmean_out(input, dim, keepdim, dtype=dtype, out=out)
+        return _op_nanmean_default(input, dim, keepdim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(nanmean, locals(), ('input', 'out'), 'ember.nanmean')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _quantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
@@ -187,32 +222,42 @@ _quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
 _quantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def quantile(*args, **kwargs):
-    best = None
-    for c, b in _quantile_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _quantile_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_quantile_e'):
-                raise _e from None
-            raise _unbound_call('quantile', _p[0], args, kwargs, _m) from None
-    raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
+    if _TF:
+        _r = _tf_varargs(quantile, args, kwargs, 'ember.quantile')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _quantile_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _quantile_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_quantile_e'):
+                    raise _e from None
+                raise _unbound_call('quantile', _p[0], args, kwargs, _m) from None
+        raise _no_match('quantile', args, kwargs, _quantile_sigs, False)
+    except TypeError:
+        _r = _tf_duck(quantile, args, kwargs, 'ember.quantile')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _nanquantile_c0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
@@ -308,59 +353,89 @@ _nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanqu
 _nanquantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def nanquantile(*args, **kwargs):
-    best = None
-    for c, b in _nanquantile_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _nanquantile_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_nanquantile_e'):
-                raise _e from None
-            raise _unbound_call('nanquantile', _p[0], args, kwargs, _m) from None
-    raise _no_match('nanquantile', args, kwargs, _nanquantile_sigs, False)
+    if _TF:
+        _r = _tf_varargs(nanquantile, args, kwargs, 'ember.nanquantile')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _nanquantile_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _nanquantile_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_nanquantile_e'):
+                    raise _e from None
+                raise _unbound_call('nanquantile', _p[0], args, kwargs, _m) from None
+        raise _no_match('nanquantile', args, kwargs, _nanquantile_sigs, False)
+    except TypeError:
+        _r = _tf_duck(nanquantile, args, kwargs, 'ember.nanquantile')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cov', 'input', 1, 'Tensor', input)
-    if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op_cov_default(input)
-    if correction.__class__ is not int and not _is_int(correction):
-        raise _bad_arg('cov', 'correction', None, 'int', correction)
-    if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
-    if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
-    return _op_cov_default(input, correction=correction, fweights=fweights, aweights=aweights)
+    if _TF:
+        _r = _tf_bound(cov, locals(), ('input', 'fweights', 'aweights'), 'ember.cov')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cov', 'input', 1, 'Tensor', input)
+        if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input)
+            return _op_cov_default(input)
+        if correction.__class__ is not int and not _is_int(correction):
+            raise _bad_arg('cov', 'correction', None, 'int', correction)
+        if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
+        if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
+        return _op_cov_default(input, correction=correction, fweights=fweights, aweights=aweights)
+    except TypeError:
+        _r = _tf_duck_bound(cov, locals(), ('input', 'fweights', 'aweights'), 'ember.cov')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def corrcoef(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_corrcoef_default(input)
+    if _TF:
+        _r = _tf_bound(corrcoef, locals(), ('input',), 'ember.corrcoef')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('corrcoef', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_corrcoef_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(corrcoef, locals(), ('input',), 'ember.corrcoef')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['corrcoef', 'cov', 'diff', 'nanmean', 'nanquantile', 'nansum', 'quantile']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_gru_cell_default, _c_gru_cell_default = _lazy(_G, '_op_gru_cell_default', 'aten', 'gru_cell', 'default')
 _op_gru_data, _c_gru_data = _lazy(_G, '_op_gru_data', 'aten', 'gru', 'data')
@@ -27,135 +32,185 @@ _op_rnn_tanh_data, _c_rnn_tanh_data = _lazy(_G, '_op_rnn_tanh_data', 'aten', 'rn
 _op_rnn_tanh_input, _c_rnn_tanh_input = _lazy(_G, '_op_rnn_tanh_input', 'aten', 'rnn_tanh', 'input')
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lstm_cell', 'input', 1, 'Tensor', input)
-    if not _is_tensorlist(hx):
-        _bad_tensorlist('lstm_cell', 'hx', 2, hx)
-    if w_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lstm_cell', 'w_ih', 3, 'Tensor', w_ih)
-    if w_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lstm_cell', 'w_hh', 4, 'Tensor', w_hh)
-    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lstm_cell', 'b_ih', 5, 'Tensor', b_ih)
-    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lstm_cell', 'b_hh', 6, 'Tensor', b_hh)
-    return _op_lstm_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    if _TF:
+        _r = _tf_bound(lstm_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.lstm_cell')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lstm_cell', 'input', 1, 'Tensor', input)
+        if not _is_tensorlist(hx):
+            _bad_tensorlist('lstm_cell', 'hx', 2, hx)
+        if w_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lstm_cell', 'w_ih', 3, 'Tensor', w_ih)
+        if w_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lstm_cell', 'w_hh', 4, 'Tensor', w_hh)
+        if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lstm_cell', 'b_ih', 5, 'Tensor', b_ih)
+        if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lstm_cell', 'b_hh', 6, 'Tensor', b_hh)
+        return _op_lstm_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    except TypeError:
+        _r = _tf_duck_bound(lstm_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.lstm_cell')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gru_cell', 'input', 1, 'Tensor', input)
-    if hx.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gru_cell', 'hx', 2, 'Tensor', hx)
-    if w_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gru_cell', 'w_ih', 3, 'Tensor', w_ih)
-    if w_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gru_cell', 'w_hh', 4, 'Tensor', w_hh)
-    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gru_cell', 'b_ih', 5, 'Tensor', b_ih)
-    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gru_cell', 'b_hh', 6, 'Tensor', b_hh)
-    _ks = input._ks
-    _ks |= hx._ks
-    _ks |= w_ih._ks
-    _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
-        _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
-        _ks |= b_hh._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
-    return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    if _TF:
+        _r = _tf_bound(gru_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.gru_cell')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gru_cell', 'input', 1, 'Tensor', input)
+        if hx.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gru_cell', 'hx', 2, 'Tensor', hx)
+        if w_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gru_cell', 'w_ih', 3, 'Tensor', w_ih)
+        if w_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gru_cell', 'w_hh', 4, 'Tensor', w_hh)
+        if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gru_cell', 'b_ih', 5, 'Tensor', b_ih)
+        if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gru_cell', 'b_hh', 6, 'Tensor', b_hh)
+        _ks = input._ks
+        _ks |= hx._ks
+        _ks |= w_ih._ks
+        _ks |= w_hh._ks
+        if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
+            _ks |= b_ih._ks
+        if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
+            _ks |= b_hh._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gru_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
+        return _op_gru_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    except TypeError:
+        _r = _tf_duck_bound(gru_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.gru_cell')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_tanh_cell', 'input', 1, 'Tensor', input)
-    if hx.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_tanh_cell', 'hx', 2, 'Tensor', hx)
-    if w_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_tanh_cell', 'w_ih', 3, 'Tensor', w_ih)
-    if w_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_tanh_cell', 'w_hh', 4, 'Tensor', w_hh)
-    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_tanh_cell', 'b_ih', 5, 'Tensor', b_ih)
-    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_tanh_cell', 'b_hh', 6, 'Tensor', b_hh)
-    _ks = input._ks
-    _ks |= hx._ks
-    _ks |= w_ih._ks
-    _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
-        _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
-        _ks |= b_hh._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
-    return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    if _TF:
+        _r = _tf_bound(rnn_tanh_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.rnn_tanh_cell')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_tanh_cell', 'input', 1, 'Tensor', input)
+        if hx.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_tanh_cell', 'hx', 2, 'Tensor', hx)
+        if w_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_tanh_cell', 'w_ih', 3, 'Tensor', w_ih)
+        if w_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_tanh_cell', 'w_hh', 4, 'Tensor', w_hh)
+        if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_tanh_cell', 'b_ih', 5, 'Tensor', b_ih)
+        if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_tanh_cell', 'b_hh', 6, 'Tensor', b_hh)
+        _ks = input._ks
+        _ks |= hx._ks
+        _ks |= w_ih._ks
+        _ks |= w_hh._ks
+        if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
+            _ks |= b_ih._ks
+        if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
+            _ks |= b_hh._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rnn_tanh_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
+        return _op_rnn_tanh_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    except TypeError:
+        _r = _tf_duck_bound(rnn_tanh_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.rnn_tanh_cell')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_relu_cell', 'input', 1, 'Tensor', input)
-    if hx.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_relu_cell', 'hx', 2, 'Tensor', hx)
-    if w_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_relu_cell', 'w_ih', 3, 'Tensor', w_ih)
-    if w_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_relu_cell', 'w_hh', 4, 'Tensor', w_hh)
-    if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_relu_cell', 'b_ih', 5, 'Tensor', b_ih)
-    if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rnn_relu_cell', 'b_hh', 6, 'Tensor', b_hh)
-    _ks = input._ks
-    _ks |= hx._ks
-    _ks |= w_ih._ks
-    _ks |= w_hh._ks
-    if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
-        _ks |= b_ih._ks
-    if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
-        _ks |= b_hh._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
-    return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    if _TF:
+        _r = _tf_bound(rnn_relu_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.rnn_relu_cell')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_relu_cell', 'input', 1, 'Tensor', input)
+        if hx.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_relu_cell', 'hx', 2, 'Tensor', hx)
+        if w_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_relu_cell', 'w_ih', 3, 'Tensor', w_ih)
+        if w_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_relu_cell', 'w_hh', 4, 'Tensor', w_hh)
+        if b_ih is not None and b_ih.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_relu_cell', 'b_ih', 5, 'Tensor', b_ih)
+        if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rnn_relu_cell', 'b_hh', 6, 'Tensor', b_hh)
+        _ks = input._ks
+        _ks |= hx._ks
+        _ks |= w_ih._ks
+        _ks |= w_hh._ks
+        if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
+            _ks |= b_ih._ks
+        if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
+            _ks |= b_hh._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rnn_relu_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
+        return _op_rnn_relu_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
+    except TypeError:
+        _r = _tf_duck_bound(rnn_relu_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.rnn_relu_cell')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'input', 1, 'Tensor', input)
-    if weight0.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'weight0', 2, 'Tensor', weight0)
-    if weight1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'weight1', 3, 'Tensor', weight1)
-    if weight2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'weight2', 4, 'Tensor', weight2)
-    if weight3.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'weight3', 5, 'Tensor', weight3)
-    if hx_.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'hx_', 6, 'Tensor', hx_)
-    if cx_.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mkldnn_rnn_layer', 'cx_', 7, 'Tensor', cx_)
-    if reverse.__class__ is not bool:
-        raise _bad_arg('mkldnn_rnn_layer', 'reverse', 8, 'bool', reverse)
-    if not _is_intseq(batch_sizes):
-        raise _bad_arg('mkldnn_rnn_layer', 'batch_sizes', 9, 'tuple of ints', batch_sizes)
-    if mode.__class__ is not int and not _is_int(mode):
-        raise _bad_arg('mkldnn_rnn_layer', 'mode', 10, 'int', mode)
-    if hidden_size.__class__ is not int and not _is_int(hidden_size):
-        raise _bad_arg('mkldnn_rnn_layer', 'hidden_size', 11, 'int', hidden_size)
-    if num_layers.__class__ is not int and not _is_int(num_layers):
-        raise _bad_arg('mkldnn_rnn_layer', 'num_layers', 12, 'int', num_layers)
-    if has_biases.__class__ is not bool:
-        raise _bad_arg('mkldnn_rnn_layer', 'has_biases', 13, 'bool', has_biases)
-    if bidirectional.__class__ is not bool:
-        raise _bad_arg('mkldnn_rnn_layer', 'bidirectional', 14, 'bool', bidirectional)
-    if batch_first.__class__ is not bool:
-        raise _bad_arg('mkldnn_rnn_layer', 'batch_first', 15, 'bool', batch_first)
-    if train.__class__ is not bool:
-        raise _bad_arg('mkldnn_rnn_layer', 'train', 16, 'bool', train)
-    return _op_mkldnn_rnn_layer_default(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    if _TF:
+        _r = _tf_bound(mkldnn_rnn_layer, locals(), ('input', 'weight0', 'weight1', 'weight2', 'weight3', 'hx_', 'cx_'), 'ember.mkldnn_rnn_layer')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'input', 1, 'Tensor', input)
+        if weight0.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'weight0', 2, 'Tensor', weight0)
+        if weight1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'weight1', 3, 'Tensor', weight1)
+        if weight2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'weight2', 4, 'Tensor', weight2)
+        if weight3.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'weight3', 5, 'Tensor', weight3)
+        if hx_.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'hx_', 6, 'Tensor', hx_)
+        if cx_.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mkldnn_rnn_layer', 'cx_', 7, 'Tensor', cx_)
+        if reverse.__class__ is not bool:
+            raise _bad_arg('mkldnn_rnn_layer', 'reverse', 8, 'bool', reverse)
+        if not _is_intseq(batch_sizes):
+            raise _bad_arg('mkldnn_rnn_layer', 'batch_sizes', 9, 'tuple of ints', batch_sizes)
+        if mode.__class__ is not int and not _is_int(mode):
+            raise _bad_arg('mkldnn_rnn_layer', 'mode', 10, 'int', mode)
+        if hidden_size.__class__ is not int and not _is_int(hidden_size):
+            raise _bad_arg('mkldnn_rnn_layer', 'hidden_size', 11, 'int', hidden_size)
+        if num_layers.__class__ is not int and not _is_int(num_layers):
+            raise _bad_arg('mkldnn_rnn_layer', 'num_layers', 12, 'int', num_layers)
+        if has_biases.__class__ is not bool:
+            raise _bad_arg('mkldnn_rnn_layer', 'has_biases', 13, 'bool', has_biases)
+        if bidirectional.__class__ is not bool:
+            raise _bad_arg('mkldnn_rnn_layer', 'bidirectional', 14, 'bool', bidirectional)
+        if batch_first.__class__ is not bool:
+            raise _bad_arg('mkldnn_rnn_layer', 'batch_first', 15, 'bool', batch_first)
+        if train.__class__ is not bool:
+            raise _bad_arg('mkldnn_rnn_layer', 'train', 16, 'bool', train)
+        return _op_mkldnn_rnn_layer_default(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
+    except TypeError:
+        _r = _tf_duck_bound(mkldnn_rnn_layer, locals(), ('input', 'weight0', 'weight1', 'weight2', 'weight3', 'hx_', 'cx_'), 'ember.mkldnn_rnn_layer')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _lstm_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     s = 0
@@ -254,32 +309,42 @@ _lstm_ovs = ((_lstm_c0, _lstm_b0), (_lstm_c1, _lstm_b1),)
 _lstm_sigs = ('(Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def lstm(*args, **kwargs):
-    best = None
-    for c, b in _lstm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _lstm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_lstm_e'):
-                raise _e from None
-            raise _unbound_call('lstm', _p[0], args, kwargs, _m) from None
-    raise _no_match('lstm', args, kwargs, _lstm_sigs, False)
+    if _TF:
+        _r = _tf_varargs(lstm, args, kwargs, 'ember.lstm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _lstm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _lstm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_lstm_e'):
+                    raise _e from None
+                raise _unbound_call('lstm', _p[0], args, kwargs, _m) from None
+        raise _no_match('lstm', args, kwargs, _lstm_sigs, False)
+    except TypeError:
+        _r = _tf_duck(lstm, args, kwargs, 'ember.lstm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _gru_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     s = 0
@@ -378,32 +443,42 @@ _gru_ovs = ((_gru_c0, _gru_b0), (_gru_c1, _gru_b1),)
 _gru_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def gru(*args, **kwargs):
-    best = None
-    for c, b in _gru_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _gru_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_gru_e'):
-                raise _e from None
-            raise _unbound_call('gru', _p[0], args, kwargs, _m) from None
-    raise _no_match('gru', args, kwargs, _gru_sigs, False)
+    if _TF:
+        _r = _tf_varargs(gru, args, kwargs, 'ember.gru')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _gru_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _gru_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_gru_e'):
+                    raise _e from None
+                raise _unbound_call('gru', _p[0], args, kwargs, _m) from None
+        raise _no_match('gru', args, kwargs, _gru_sigs, False)
+    except TypeError:
+        _r = _tf_duck(gru, args, kwargs, 'ember.gru')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _rnn_tanh_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     s = 0
@@ -502,32 +577,42 @@ _rnn_tanh_ovs = ((_rnn_tanh_c0, _rnn_tanh_b0), (_rnn_tanh_c1, _rnn_tanh_b1),)
 _rnn_tanh_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_tanh(*args, **kwargs):
-    best = None
-    for c, b in _rnn_tanh_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _rnn_tanh_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_rnn_tanh_e'):
-                raise _e from None
-            raise _unbound_call('rnn_tanh', _p[0], args, kwargs, _m) from None
-    raise _no_match('rnn_tanh', args, kwargs, _rnn_tanh_sigs, False)
+    if _TF:
+        _r = _tf_varargs(rnn_tanh, args, kwargs, 'ember.rnn_tanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _rnn_tanh_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _rnn_tanh_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_rnn_tanh_e'):
+                    raise _e from None
+                raise _unbound_call('rnn_tanh', _p[0], args, kwargs, _m) from None
+        raise _no_match('rnn_tanh', args, kwargs, _rnn_tanh_sigs, False)
+    except TypeError:
+        _r = _tf_duck(rnn_tanh, args, kwargs, 'ember.rnn_tanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _rnn_relu_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
     s = 0
@@ -626,31 +711,41 @@ _rnn_relu_ovs = ((_rnn_relu_c0, _rnn_relu_b0), (_rnn_relu_c1, _rnn_relu_b1),)
 _rnn_relu_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_relu(*args, **kwargs):
-    best = None
-    for c, b in _rnn_relu_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _rnn_relu_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_rnn_relu_e'):
-                raise _e from None
-            raise _unbound_call('rnn_relu', _p[0], args, kwargs, _m) from None
-    raise _no_match('rnn_relu', args, kwargs, _rnn_relu_sigs, False)
+    if _TF:
+        _r = _tf_varargs(rnn_relu, args, kwargs, 'ember.rnn_relu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _rnn_relu_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _rnn_relu_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_rnn_relu_e'):
+                    raise _e from None
+                raise _unbound_call('rnn_relu', _p[0], args, kwargs, _m) from None
+        raise _no_match('rnn_relu', args, kwargs, _rnn_relu_sigs, False)
+    except TypeError:
+        _r = _tf_duck(rnn_relu, args, kwargs, 'ember.rnn_relu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['gru', 'gru_cell', 'lstm', 'lstm_cell', 'mkldnn_rnn_layer', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell']

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (cummax as _rt_cummax, cummin as _rt_cummin)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_cummax_default, _c_cummax_default = _lazy(_G, '_op_cummax_default', 'aten', 'cummax', 'default')
 _op_cummax_out, _c_cummax_out = _lazy(_G, '_op_cummax_out', 'aten', 'cummax', 'out')
@@ -27,98 +32,148 @@ _op_logcumsumexp_default, _c_logcumsumexp_default = _lazy(_G, '_op_logcumsumexp_
 _op_logcumsumexp_out, _c_logcumsumexp_out = _lazy(_G, '_op_logcumsumexp_out', 'aten', 'logcumsumexp', 'out')
 
 def cumsum(input, dim, *, dtype=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
-    if out is None and dtype is None:
-        _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, dim)
-        return _op_cumsum_default(input, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
-        return _op_cumsum_out(input, dim, dtype=dtype, out=out)
-    return _op_cumsum_default(input, dim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(cumsum, locals(), ('input', 'out'), 'ember.cumsum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cumsum', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cumsum', 'dim', 2, 'int', dim)
+        if out is None and dtype is None:
+            _ks = input._ks
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim)
+            return _op_cumsum_default(input, dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
+            return _op_cumsum_out(input, dim, dtype=dtype, out=out)
+        return _op_cumsum_default(input, dim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(cumsum, locals(), ('input', 'out'), 'ember.cumsum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cumprod(input, dim, *, dtype=None, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
-    if out is None and dtype is None:
+    if _TF:
+        _r = _tf_bound(cumprod, locals(), ('input', 'out'), 'ember.cumprod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cumprod', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cumprod', 'dim', 2, 'int', dim)
+        if out is None and dtype is None:
+            _ks = input._ks
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim)
+            return _op_cumprod_default(input, dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
+            return _op_cumprod_out(input, dim, dtype=dtype, out=out)
+        return _op_cumprod_default(input, dim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(cumprod, locals(), ('input', 'out'), 'ember.cumprod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def cummax(input, dim, *, out=None):
+    if _TF:
+        _r = _tf_bound(cummax, locals(), ('input', 'out'), 'ember.cummax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cummax', 'dim', 2, 'int', dim)
+        if out is not None:
+            return _rt_cummax(*_op_cummax_out(input, dim, values=out[0], indices=out[1]))
         _ks = input._ks
         if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
-                return _k(input, dim)
-        return _op_cumprod_default(input, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
-        return _op_cumprod_out(input, dim, dtype=dtype, out=out)
-    return _op_cumprod_default(input, dim, dtype=dtype)
-
-def cummax(input, dim, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cummax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummax', 'dim', 2, 'int', dim)
-    if out is not None:
-        return _rt_cummax(*_op_cummax_out(input, dim, values=out[0], indices=out[1]))
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_cummax(*_k(input, dim))
-    return _rt_cummax(*_op_cummax_default(input, dim))
+                return _rt_cummax(*_k(input, dim))
+        return _rt_cummax(*_op_cummax_default(input, dim))
+    except TypeError:
+        _r = _tf_duck_bound(cummax, locals(), ('input', 'out'), 'ember.cummax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cummin(input, dim, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummin', 'dim', 2, 'int', dim)
-    if out is not None:
-        return _rt_cummin(*_op_cummin_out(input, dim, values=out[0], indices=out[1]))
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_cummin(*_k(input, dim))
-    return _rt_cummin(*_op_cummin_default(input, dim))
+    if _TF:
+        _r = _tf_bound(cummin, locals(), ('input', 'out'), 'ember.cummin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cummin', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cummin', 'dim', 2, 'int', dim)
+        if out is not None:
+            return _rt_cummin(*_op_cummin_out(input, dim, values=out[0], indices=out[1]))
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_cummin(*_k(input, dim))
+        return _rt_cummin(*_op_cummin_default(input, dim))
+    except TypeError:
+        _r = _tf_duck_bound(cummin, locals(), ('input', 'out'), 'ember.cummin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def logcumsumexp(input, dim, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
-        return _op_logcumsumexp_out(input, dim, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim)
-    return _op_logcumsumexp_default(input, dim)
+    if _TF:
+        _r = _tf_bound(logcumsumexp, locals(), ('input', 'out'), 'ember.logcumsumexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logcumsumexp', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('logcumsumexp', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
+            return _op_logcumsumexp_out(input, dim, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
+        return _op_logcumsumexp_default(input, dim)
+    except TypeError:
+        _r = _tf_duck_bound(logcumsumexp, locals(), ('input', 'out'), 'ember.logcumsumexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _cumulative_trapezoid_c0(y, x, *, dim=-1):
     s = 0
@@ -186,31 +241,41 @@ _cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0
 _cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def cumulative_trapezoid(*args, **kwargs):
-    best = None
-    for c, b in _cumulative_trapezoid_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _cumulative_trapezoid_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_cumulative_trapezoid_e'):
-                raise _e from None
-            raise _unbound_call('cumulative_trapezoid', _p[0], args, kwargs, _m) from None
-    raise _no_match('cumulative_trapezoid', args, kwargs, _cumulative_trapezoid_sigs, False)
+    if _TF:
+        _r = _tf_varargs(cumulative_trapezoid, args, kwargs, 'ember.cumulative_trapezoid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _cumulative_trapezoid_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _cumulative_trapezoid_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_cumulative_trapezoid_e'):
+                    raise _e from None
+                raise _unbound_call('cumulative_trapezoid', _p[0], args, kwargs, _m) from None
+        raise _no_match('cumulative_trapezoid', args, kwargs, _cumulative_trapezoid_sigs, False)
+    except TypeError:
+        _r = _tf_duck(cumulative_trapezoid, args, kwargs, 'ember.cumulative_trapezoid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'logcumsumexp']

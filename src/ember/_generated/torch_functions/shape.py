@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_block_diag_default, _c_block_diag_default = _lazy(_G, '_op_block_diag_default', 'aten', 'block_diag', 'default')
 _op_broadcast_tensors_default, _c_broadcast_tensors_default = _lazy(_G, '_op_broadcast_tensors_default', 'aten', 'broadcast_tensors', 'default')
@@ -160,188 +165,328 @@ _repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repe
 _repeat_interleave_sigs = ('(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)', '(Tensor repeats, *, int output_size = None)', '(Tensor input, int repeats, int dim = None, *, int output_size = None)')
 
 def repeat_interleave(*args, **kwargs):
-    best = None
-    for c, b in _repeat_interleave_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _repeat_interleave_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_repeat_interleave_e'):
-                raise _e from None
-            raise _unbound_call('repeat_interleave', _p[0], args, kwargs, _m) from None
-    raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
+    if _TF:
+        _r = _tf_varargs(repeat_interleave, args, kwargs, 'ember.repeat_interleave')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _repeat_interleave_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _repeat_interleave_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_repeat_interleave_e'):
+                    raise _e from None
+                raise _unbound_call('repeat_interleave', _p[0], args, kwargs, _m) from None
+        raise _no_match('repeat_interleave', args, kwargs, _repeat_interleave_sigs, False)
+    except TypeError:
+        _r = _tf_duck(repeat_interleave, args, kwargs, 'ember.repeat_interleave')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tile(input, dims):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tile', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dims):
-        raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
-    return _op_tile_default(input, dims)
+    if _TF:
+        _r = _tf_bound(tile, locals(), ('input',), 'ember.tile')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tile', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dims):
+            raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
+        return _op_tile_default(input, dims)
+    except TypeError:
+        _r = _tf_duck_bound(tile, locals(), ('input',), 'ember.tile')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def roll(input, shifts, dims=()):
-    if dims is None:
-        dims = ()
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('roll', 'input', 1, 'Tensor', input)
-    if not _is_intlist(shifts):
-        raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
-    if not _is_intlist(dims):
-        raise _bad_arg('roll', 'dims', 3, 'tuple of ints', dims)
-    return _op_roll_default(input, shifts, dims)
+    if _TF:
+        _r = _tf_bound(roll, locals(), ('input',), 'ember.roll')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dims is None:
+            dims = ()
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('roll', 'input', 1, 'Tensor', input)
+        if not _is_intlist(shifts):
+            raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
+        if not _is_intlist(dims):
+            raise _bad_arg('roll', 'dims', 3, 'tuple of ints', dims)
+        return _op_roll_default(input, shifts, dims)
+    except TypeError:
+        _r = _tf_duck_bound(roll, locals(), ('input',), 'ember.roll')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def flip(input, dims):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('flip', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dims):
-        raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
-    return _op_flip_default(input, dims)
+    if _TF:
+        _r = _tf_bound(flip, locals(), ('input',), 'ember.flip')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('flip', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dims):
+            raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
+        return _op_flip_default(input, dims)
+    except TypeError:
+        _r = _tf_duck_bound(flip, locals(), ('input',), 'ember.flip')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def fliplr(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_fliplr_default(input)
+    if _TF:
+        _r = _tf_bound(fliplr, locals(), ('input',), 'ember.fliplr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fliplr', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_fliplr_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(fliplr, locals(), ('input',), 'ember.fliplr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def flipud(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_flipud_default(input)
+    if _TF:
+        _r = _tf_bound(flipud, locals(), ('input',), 'ember.flipud')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('flipud', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_flipud_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(flipud, locals(), ('input',), 'ember.flipud')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def rot90(input, k=1, dims=(0, 1)):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('rot90', 'k', 2, 'int', k)
-    if not _is_intseq(dims):
-        raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
-    return _op_rot90_default(input, k, dims)
+    if _TF:
+        _r = _tf_bound(rot90, locals(), ('input',), 'ember.rot90')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('rot90', 'input', 1, 'Tensor', input)
+        if k.__class__ is not int and not _is_int(k):
+            raise _bad_arg('rot90', 'k', 2, 'int', k)
+        if not _is_intseq(dims):
+            raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
+        return _op_rot90_default(input, k, dims)
+    except TypeError:
+        _r = _tf_duck_bound(rot90, locals(), ('input',), 'ember.rot90')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def tril(input, diagonal=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('tril', 'input', 1, 'Tensor', input)
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tril', 'out', None, 'Tensor', out)
-        return _op_tril_out(input, diagonal, out=out)
-    _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, diagonal)
-    return _op_tril_default(input, diagonal)
+    if _TF:
+        _r = _tf_bound(tril, locals(), ('input', 'out'), 'ember.tril')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('tril', 'input', 1, 'Tensor', input)
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('tril', 'diagonal', 2, 'int', diagonal)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tril', 'out', None, 'Tensor', out)
+            return _op_tril_out(input, diagonal, out=out)
+        _ks = input._ks
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, diagonal)
+        return _op_tril_default(input, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(tril, locals(), ('input', 'out'), 'ember.tril')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def triu(input, diagonal=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triu', 'input', 1, 'Tensor', input)
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('triu', 'out', None, 'Tensor', out)
-        return _op_triu_out(input, diagonal, out=out)
-    _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, diagonal)
-    return _op_triu_default(input, diagonal)
+    if _TF:
+        _r = _tf_bound(triu, locals(), ('input', 'out'), 'ember.triu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triu', 'input', 1, 'Tensor', input)
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('triu', 'diagonal', 2, 'int', diagonal)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('triu', 'out', None, 'Tensor', out)
+            return _op_triu_out(input, diagonal, out=out)
+        _ks = input._ks
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, diagonal)
+        return _op_triu_default(input, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(triu, locals(), ('input', 'out'), 'ember.triu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def diag(input, diagonal=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diag', 'input', 1, 'Tensor', input)
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('diag', 'out', None, 'Tensor', out)
-        return _op_diag_out(input, diagonal, out=out)
-    _ks = input._ks
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, diagonal)
-    return _op_diag_default(input, diagonal)
+    if _TF:
+        _r = _tf_bound(diag, locals(), ('input', 'out'), 'ember.diag')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diag', 'input', 1, 'Tensor', input)
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('diag', 'diagonal', 2, 'int', diagonal)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('diag', 'out', None, 'Tensor', out)
+            return _op_diag_out(input, diagonal, out=out)
+        _ks = input._ks
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, diagonal)
+        return _op_diag_default(input, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(diag, locals(), ('input', 'out'), 'ember.diag')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diag_embed', 'dim1', 3, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
-    _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, offset, dim1, dim2)
-    return _op_diag_embed_default(input, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(diag_embed, locals(), ('input',), 'ember.diag_embed')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diag_embed', 'input', 1, 'Tensor', input)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diag_embed', 'offset', 2, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diag_embed', 'dim1', 3, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diag_embed', 'dim2', 4, 'int', dim2)
+        _ks = input._ks
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, offset, dim1, dim2)
+        return _op_diag_embed_default(input, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(diag_embed, locals(), ('input',), 'ember.diag_embed')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def diagflat(input, offset=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
-    _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, offset)
-    return _op_diagflat_default(input, offset)
+    if _TF:
+        _r = _tf_bound(diagflat, locals(), ('input',), 'ember.diagflat')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diagflat', 'input', 1, 'Tensor', input)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagflat', 'offset', 2, 'int', offset)
+        _ks = input._ks
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, offset)
+        return _op_diagflat_default(input, offset)
+    except TypeError:
+        _r = _tf_duck_bound(diagflat, locals(), ('input',), 'ember.diagflat')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def broadcast_to(input, size):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
-    if not _is_intseq(size):
-        raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
-    return _op_broadcast_to_default(input, size)
+    if _TF:
+        _r = _tf_bound(broadcast_to, locals(), ('input',), 'ember.broadcast_to')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
+        if not _is_intseq(size):
+            raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
+        return _op_broadcast_to_default(input, size)
+    except TypeError:
+        _r = _tf_duck_bound(broadcast_to, locals(), ('input',), 'ember.broadcast_to')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def broadcast_tensors(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
-    return _as_tuple(_op_broadcast_tensors_default(tensors))
+    if _TF:
+        _r = _tf_bound(broadcast_tensors, locals(), ('tensors',), 'ember.broadcast_tensors')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
+        return _as_tuple(_op_broadcast_tensors_default(tensors))
+    except TypeError:
+        _r = _tf_duck_bound(broadcast_tensors, locals(), ('tensors',), 'ember.broadcast_tensors')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _meshgrid_c0(tensors):
     s = 0
@@ -380,172 +525,312 @@ _meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
 _meshgrid_sigs = ('(tuple of Tensors tensors)', '(tuple of Tensors tensors, *, str indexing)')
 
 def meshgrid(*args, **kwargs):
-    best = None
-    for c, b in _meshgrid_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _meshgrid_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_meshgrid_e'):
-                raise _e from None
-            raise _unbound_call('meshgrid', _p[0], args, kwargs, _m) from None
-    raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
+    if _TF:
+        _r = _tf_varargs(meshgrid, args, kwargs, 'ember.meshgrid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _meshgrid_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _meshgrid_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_meshgrid_e'):
+                    raise _e from None
+                raise _unbound_call('meshgrid', _p[0], args, kwargs, _m) from None
+        raise _no_match('meshgrid', args, kwargs, _meshgrid_sigs, False)
+    except TypeError:
+        _r = _tf_duck(meshgrid, args, kwargs, 'ember.meshgrid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cartesian_prod(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('cartesian_prod', 'tensors', 1, tensors)
-    return _op_cartesian_prod_default(tensors)
+    if _TF:
+        _r = _tf_bound(cartesian_prod, locals(), ('tensors',), 'ember.cartesian_prod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('cartesian_prod', 'tensors', 1, tensors)
+        return _op_cartesian_prod_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(cartesian_prod, locals(), ('tensors',), 'ember.cartesian_prod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def combinations(input, r=2, with_replacement=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
-    if r.__class__ is not int and not _is_int(r):
-        raise _bad_arg('combinations', 'r', 2, 'int', r)
-    if with_replacement.__class__ is not bool:
-        raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
-    _ks = input._ks
-    if r.__class__ in _TENSOR_TYPES and r._ks != _ks:
-        _ks |= r._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_combinations_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, r, with_replacement)
-    return _op_combinations_default(input, r, with_replacement)
+    if _TF:
+        _r = _tf_bound(combinations, locals(), ('input',), 'ember.combinations')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('combinations', 'input', 1, 'Tensor', input)
+        if r.__class__ is not int and not _is_int(r):
+            raise _bad_arg('combinations', 'r', 2, 'int', r)
+        if with_replacement.__class__ is not bool:
+            raise _bad_arg('combinations', 'with_replacement', 3, 'bool', with_replacement)
+        _ks = input._ks
+        if r.__class__ in _TENSOR_TYPES and r._ks != _ks:
+            _ks |= r._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_combinations_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, r, with_replacement)
+        return _op_combinations_default(input, r, with_replacement)
+    except TypeError:
+        _r = _tf_duck_bound(combinations, locals(), ('input',), 'ember.combinations')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def block_diag(tensors):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('block_diag', 'tensors', 1, tensors)
-    return _op_block_diag_default(tensors)
+    if _TF:
+        _r = _tf_bound(block_diag, locals(), ('tensors',), 'ember.block_diag')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('block_diag', 'tensors', 1, tensors)
+        return _op_block_diag_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(block_diag, locals(), ('tensors',), 'ember.block_diag')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def narrow_copy(input, dim, start, length, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
-    if start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('narrow_copy', 'start', 3, 'int', start)
-    if length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('narrow_copy', 'length', 4, 'int', length)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
-        return _op_narrow_copy_out(input, dim, start, length, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
-        _ks |= length._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, start, length)
-    return _op_narrow_copy_default(input, dim, start, length)
+    if _TF:
+        _r = _tf_bound(narrow_copy, locals(), ('input', 'out'), 'ember.narrow_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('narrow_copy', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('narrow_copy', 'dim', 2, 'int', dim)
+        if start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('narrow_copy', 'start', 3, 'int', start)
+        if length.__class__ is not int and not _is_int(length):
+            raise _bad_arg('narrow_copy', 'length', 4, 'int', length)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
+            return _op_narrow_copy_out(input, dim, start, length, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
+            _ks |= length._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, start, length)
+        return _op_narrow_copy_default(input, dim, start, length)
+    except TypeError:
+        _r = _tf_duck_bound(narrow_copy, locals(), ('input', 'out'), 'ember.narrow_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def cat(tensors, dim=0, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('cat', 'tensors', 1, tensors)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cat', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cat', 'out', None, 'Tensor', out)
-        return _op_cat_out(tensors, dim, out=out)
-    return _op_cat_default(tensors, dim)
+    if _TF:
+        _r = _tf_bound(cat, locals(), ('tensors', 'out'), 'ember.cat')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('cat', 'tensors', 1, tensors)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cat', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cat', 'out', None, 'Tensor', out)
+            return _op_cat_out(tensors, dim, out=out)
+        return _op_cat_default(tensors, dim)
+    except TypeError:
+        _r = _tf_duck_bound(cat, locals(), ('tensors', 'out'), 'ember.cat')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def concat(tensors, dim=0, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('concat', 'tensors', 1, tensors)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('concat', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('concat', 'out', None, 'Tensor', out)
-        return _op_concat_out(tensors, dim, out=out)
-    return _op_concat_default(tensors, dim)
+    if _TF:
+        _r = _tf_bound(concat, locals(), ('tensors', 'out'), 'ember.concat')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('concat', 'tensors', 1, tensors)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('concat', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('concat', 'out', None, 'Tensor', out)
+            return _op_concat_out(tensors, dim, out=out)
+        return _op_concat_default(tensors, dim)
+    except TypeError:
+        _r = _tf_duck_bound(concat, locals(), ('tensors', 'out'), 'ember.concat')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def concatenate(tensors, dim=0, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('concatenate', 'tensors', 1, tensors)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('concatenate', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('concatenate', 'out', None, 'Tensor', out)
-        return _op_concatenate_out(tensors, dim, out=out)
-    return _op_concatenate_default(tensors, dim)
+    if _TF:
+        _r = _tf_bound(concatenate, locals(), ('tensors', 'out'), 'ember.concatenate')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('concatenate', 'tensors', 1, tensors)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('concatenate', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('concatenate', 'out', None, 'Tensor', out)
+            return _op_concatenate_out(tensors, dim, out=out)
+        return _op_concatenate_default(tensors, dim)
+    except TypeError:
+        _r = _tf_duck_bound(concatenate, locals(), ('tensors', 'out'), 'ember.concatenate')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def stack(tensors, dim=0, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('stack', 'tensors', 1, tensors)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('stack', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('stack', 'out', None, 'Tensor', out)
-        return _op_stack_out(tensors, dim, out=out)
-    return _op_stack_default(tensors, dim)
+    if _TF:
+        _r = _tf_bound(stack, locals(), ('tensors', 'out'), 'ember.stack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('stack', 'tensors', 1, tensors)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('stack', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('stack', 'out', None, 'Tensor', out)
+            return _op_stack_out(tensors, dim, out=out)
+        return _op_stack_default(tensors, dim)
+    except TypeError:
+        _r = _tf_duck_bound(stack, locals(), ('tensors', 'out'), 'ember.stack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def hstack(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('hstack', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hstack', 'out', None, 'Tensor', out)
-        return _op_hstack_out(tensors, out=out)
-    return _op_hstack_default(tensors)
+    if _TF:
+        _r = _tf_bound(hstack, locals(), ('tensors', 'out'), 'ember.hstack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('hstack', 'tensors', 1, tensors)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hstack', 'out', None, 'Tensor', out)
+            return _op_hstack_out(tensors, out=out)
+        return _op_hstack_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(hstack, locals(), ('tensors', 'out'), 'ember.hstack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def vstack(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('vstack', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vstack', 'out', None, 'Tensor', out)
-        return _op_vstack_out(tensors, out=out)
-    return _op_vstack_default(tensors)
+    if _TF:
+        _r = _tf_bound(vstack, locals(), ('tensors', 'out'), 'ember.vstack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('vstack', 'tensors', 1, tensors)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('vstack', 'out', None, 'Tensor', out)
+            return _op_vstack_out(tensors, out=out)
+        return _op_vstack_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(vstack, locals(), ('tensors', 'out'), 'ember.vstack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def dstack(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('dstack', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('dstack', 'out', None, 'Tensor', out)
-        return _op_dstack_out(tensors, out=out)
-    return _op_dstack_default(tensors)
+    if _TF:
+        _r = _tf_bound(dstack, locals(), ('tensors', 'out'), 'ember.dstack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('dstack', 'tensors', 1, tensors)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('dstack', 'out', None, 'Tensor', out)
+            return _op_dstack_out(tensors, out=out)
+        return _op_dstack_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(dstack, locals(), ('tensors', 'out'), 'ember.dstack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def column_stack(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('column_stack', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('column_stack', 'out', None, 'Tensor', out)
-        return _op_column_stack_out(tensors, out=out)
-    return _op_column_stack_default(tensors)
+    if _TF:
+        _r = _tf_bound(column_stack, locals(), ('tensors', 'out'), 'ember.column_stack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('column_stack', 'tensors', 1, tensors)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('column_stack', 'out', None, 'Tensor', out)
+            return _op_column_stack_out(tensors, out=out)
+        return _op_column_stack_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(column_stack, locals(), ('tensors', 'out'), 'ember.column_stack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def row_stack(tensors, *, out=None):
-    if not _is_tensorlist(tensors):
-        _bad_tensorlist('row_stack', 'tensors', 1, tensors)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('row_stack', 'out', None, 'Tensor', out)
-        return _op_row_stack_out(tensors, out=out)
-    return _op_row_stack_default(tensors)
+    if _TF:
+        _r = _tf_bound(row_stack, locals(), ('tensors', 'out'), 'ember.row_stack')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_tensorlist(tensors):
+            _bad_tensorlist('row_stack', 'tensors', 1, tensors)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('row_stack', 'out', None, 'Tensor', out)
+            return _op_row_stack_out(tensors, out=out)
+        return _op_row_stack_default(tensors)
+    except TypeError:
+        _r = _tf_duck_bound(row_stack, locals(), ('tensors', 'out'), 'ember.row_stack')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['block_diag', 'broadcast_tensors', 'broadcast_to', 'cartesian_prod', 'cat', 'column_stack', 'combinations', 'concat', 'concatenate', 'diag', 'diag_embed', 'diagflat', 'dstack', 'flip', 'fliplr', 'flipud', 'hstack', 'meshgrid', 'narrow_copy', 'repeat_interleave', 'roll', 'rot90', 'row_stack', 'stack', 'tile', 'tril', 'triu', 'vstack']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__log_softmax_backward_data_default, _c__log_softmax_backward_data_default = _lazy(_G, '_op__log_softmax_backward_data_default', 'aten', '_log_softmax_backward_data', 'default')
 _op__log_softmax_default, _c__log_softmax_default = _lazy(_G, '_op__log_softmax_default', 'aten', '_log_softmax', 'default')
@@ -22,113 +27,173 @@ _op_softmax_int, _c_softmax_int = _lazy(_G, '_op_softmax_int', 'aten', 'softmax'
 _op_softmax_int_out, _c_softmax_int_out = _lazy(_G, '_op_softmax_int_out', 'aten', 'softmax', 'int_out')
 
 def _softmax(input, dim, half_to_float):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
-    if half_to_float.__class__ is not bool:
-        raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, half_to_float)
-    return _op__softmax_default(input, dim, half_to_float)
+    if _TF:
+        _r = _tf_bound(_softmax, locals(), ('input',), 'ember._softmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_softmax', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('_softmax', 'dim', 2, 'int', dim)
+        if half_to_float.__class__ is not bool:
+            raise _bad_arg('_softmax', 'half_to_float', 3, 'bool', half_to_float)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__softmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, half_to_float)
+        return _op__softmax_default(input, dim, half_to_float)
+    except TypeError:
+        _r = _tf_duck_bound(_softmax, locals(), ('input',), 'ember._softmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _log_softmax(input, dim, half_to_float):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
-    if half_to_float.__class__ is not bool:
-        raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, half_to_float)
-    return _op__log_softmax_default(input, dim, half_to_float)
+    if _TF:
+        _r = _tf_bound(_log_softmax, locals(), ('input',), 'ember._log_softmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_log_softmax', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('_log_softmax', 'dim', 2, 'int', dim)
+        if half_to_float.__class__ is not bool:
+            raise _bad_arg('_log_softmax', 'half_to_float', 3, 'bool', half_to_float)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__log_softmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, half_to_float)
+        return _op__log_softmax_default(input, dim, half_to_float)
+    except TypeError:
+        _r = _tf_duck_bound(_log_softmax, locals(), ('input',), 'ember._log_softmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def softmax(input, dim, dtype=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('softmax', 'dim', 2, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
-        return _op_softmax_int_out(input, dim, dtype, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, dtype)
-    return _op_softmax_int(input, dim, dtype)
+    if _TF:
+        _r = _tf_bound(softmax, locals(), ('input', 'out'), 'ember.softmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('softmax', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('softmax', 'dim', 2, 'int', dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('softmax', 'dtype', 3, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+            return _op_softmax_int_out(input, dim, dtype, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, dtype)
+        return _op_softmax_int(input, dim, dtype)
+    except TypeError:
+        _r = _tf_duck_bound(softmax, locals(), ('input', 'out'), 'ember.softmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def log_softmax(input, dim, dtype=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
-        return _op_log_softmax_int_out(input, dim, dtype, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, dtype)
-    return _op_log_softmax_int(input, dim, dtype)
+    if _TF:
+        _r = _tf_bound(log_softmax, locals(), ('input', 'out'), 'ember.log_softmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('log_softmax', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('log_softmax', 'dim', 2, 'int', dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('log_softmax', 'dtype', 3, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+            return _op_log_softmax_int_out(input, dim, dtype, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, dtype)
+        return _op_log_softmax_int(input, dim, dtype)
+    except TypeError:
+        _r = _tf_duck_bound(log_softmax, locals(), ('input', 'out'), 'ember.log_softmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    if grad_output.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if output.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
-    if not _is_dtype(input_dtype):
-        raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
-    _ks = grad_output._ks
-    _ks |= output._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(grad_output, output, dim, input_dtype)
-    return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
+    if _TF:
+        _r = _tf_bound(_softmax_backward_data, locals(), ('grad_output', 'output'), 'ember._softmax_backward_data')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if grad_output.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
+        if output.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_softmax_backward_data', 'output', 2, 'Tensor', output)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('_softmax_backward_data', 'dim', 3, 'int', dim)
+        if not _is_dtype(input_dtype):
+            raise _bad_arg('_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
+        _ks = grad_output._ks
+        _ks |= output._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__softmax_backward_data_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(grad_output, output, dim, input_dtype)
+        return _op__softmax_backward_data_default(grad_output, output, dim, input_dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_softmax_backward_data, locals(), ('grad_output', 'output'), 'ember._softmax_backward_data')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    if grad_output.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
-    if output.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
-    if not _is_dtype(input_dtype):
-        raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
-    _ks = grad_output._ks
-    _ks |= output._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(grad_output, output, dim, input_dtype)
-    return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
+    if _TF:
+        _r = _tf_bound(_log_softmax_backward_data, locals(), ('grad_output', 'output'), 'ember._log_softmax_backward_data')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if grad_output.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_log_softmax_backward_data', 'grad_output', 1, 'Tensor', grad_output)
+        if output.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_log_softmax_backward_data', 'output', 2, 'Tensor', output)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('_log_softmax_backward_data', 'dim', 3, 'int', dim)
+        if not _is_dtype(input_dtype):
+            raise _bad_arg('_log_softmax_backward_data', 'input_dtype', 4, 'ember.dtype', input_dtype)
+        _ks = grad_output._ks
+        _ks |= output._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__log_softmax_backward_data_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(grad_output, output, dim, input_dtype)
+        return _op__log_softmax_backward_data_default(grad_output, output, dim, input_dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_log_softmax_backward_data, locals(), ('grad_output', 'output'), 'ember._log_softmax_backward_data')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_log_softmax', '_log_softmax_backward_data', '_softmax', '_softmax_backward_data', 'log_softmax', 'softmax']

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (kthvalue as _rt_kthvalue, sort as _rt_sort, topk as 
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__unique2_default, _c__unique2_default = _lazy(_G, '_op__unique2_default', 'aten', '_unique2', 'default')
 _op_argsort_default, _c_argsort_default = _lazy(_G, '_op_argsort_default', 'aten', 'argsort', 'default')
@@ -38,26 +43,36 @@ _op_unique_consecutive_default, _c_unique_consecutive_default = _lazy(_G, '_op_u
 _op_unique_dim_default, _c_unique_dim_default = _lazy(_G, '_op_unique_dim_default', 'aten', 'unique_dim', 'default')
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('kthvalue', 'k', 2, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('kthvalue', 'dim', 3, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('kthvalue', 'keepdim', 4, 'bool', keepdim)
-    if out is not None:
-        return _rt_kthvalue(*_op_kthvalue_values(input, k, dim, keepdim, values=out[0], indices=out[1]))
-    _ks = input._ks
-    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
-        _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_kthvalue(*_k(input, k, dim, keepdim))
-    return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
+    if _TF:
+        _r = _tf_bound(kthvalue, locals(), ('input', 'out'), 'ember.kthvalue')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('kthvalue', 'input', 1, 'Tensor', input)
+        if k.__class__ is not int and not _is_int(k):
+            raise _bad_arg('kthvalue', 'k', 2, 'int', k)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('kthvalue', 'dim', 3, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('kthvalue', 'keepdim', 4, 'bool', keepdim)
+        if out is not None:
+            return _rt_kthvalue(*_op_kthvalue_values(input, k, dim, keepdim, values=out[0], indices=out[1]))
+        _ks = input._ks
+        if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
+            _ks |= k._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_kthvalue(*_k(input, k, dim, keepdim))
+        return _rt_kthvalue(*_op_kthvalue_default(input, k, dim, keepdim))
+    except TypeError:
+        _r = _tf_duck_bound(kthvalue, locals(), ('input', 'out'), 'ember.kthvalue')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _sort_c0(input, dim=-1, descending=False, *, out=None):
     s = 0
@@ -123,32 +138,42 @@ _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
 _sort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)', '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)')
 
 def sort(*args, **kwargs):
-    best = None
-    for c, b in _sort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _sort_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_sort_e'):
-                raise _e from None
-            raise _unbound_call('sort', _p[0], args, kwargs, _m) from None
-    raise _no_match('sort', args, kwargs, _sort_sigs, False)
+    if _TF:
+        _r = _tf_varargs(sort, args, kwargs, 'ember.sort')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _sort_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _sort_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_sort_e'):
+                    raise _e from None
+                raise _unbound_call('sort', _p[0], args, kwargs, _m) from None
+        raise _no_match('sort', args, kwargs, _sort_sigs, False)
+    except TypeError:
+        _r = _tf_duck(sort, args, kwargs, 'ember.sort')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _argsort_c0(input, dim=-1, descending=False):
     s = 0
@@ -214,183 +239,263 @@ _argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
 _argsort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)', '(Tensor input, int dim = -1, bool descending = False)')
 
 def argsort(*args, **kwargs):
-    best = None
-    for c, b in _argsort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _argsort_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_argsort_e'):
-                raise _e from None
-            raise _unbound_call('argsort', _p[0], args, kwargs, _m) from None
-    raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
+    if _TF:
+        _r = _tf_varargs(argsort, args, kwargs, 'ember.argsort')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _argsort_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _argsort_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_argsort_e'):
+                    raise _e from None
+                raise _unbound_call('argsort', _p[0], args, kwargs, _m) from None
+        raise _no_match('argsort', args, kwargs, _argsort_sigs, False)
+    except TypeError:
+        _r = _tf_duck(argsort, args, kwargs, 'ember.argsort')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('topk', 'input', 1, 'Tensor', input)
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('topk', 'k', 2, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('topk', 'dim', 3, 'int', dim)
-    if largest.__class__ is not bool:
-        raise _bad_arg('topk', 'largest', 4, 'bool', largest)
-    if sorted.__class__ is not bool:
-        raise _bad_arg('topk', 'sorted', 5, 'bool', sorted)
-    if out is not None:
-        return _rt_topk(*_op_topk_values(input, k, dim, largest, sorted, values=out[0], indices=out[1]))
-    _ks = input._ks
-    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
-        _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_topk(*_k(input, k, dim, largest, sorted))
-    return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
+    if _TF:
+        _r = _tf_bound(topk, locals(), ('input', 'out'), 'ember.topk')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('topk', 'input', 1, 'Tensor', input)
+        if k.__class__ is not int and not _is_int(k):
+            raise _bad_arg('topk', 'k', 2, 'int', k)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('topk', 'dim', 3, 'int', dim)
+        if largest.__class__ is not bool:
+            raise _bad_arg('topk', 'largest', 4, 'bool', largest)
+        if sorted.__class__ is not bool:
+            raise _bad_arg('topk', 'sorted', 5, 'bool', sorted)
+        if out is not None:
+            return _rt_topk(*_op_topk_values(input, k, dim, largest, sorted, values=out[0], indices=out[1]))
+        _ks = input._ks
+        if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
+            _ks |= k._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_topk(*_k(input, k, dim, largest, sorted))
+        return _rt_topk(*_op_topk_default(input, k, dim, largest, sorted))
+    except TypeError:
+        _r = _tf_duck_bound(topk, locals(), ('input', 'out'), 'ember.topk')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def msort(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('msort', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('msort', 'out', None, 'Tensor', out)
-        return _op_msort_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_msort_default(input)
+    if _TF:
+        _r = _tf_bound(msort, locals(), ('input', 'out'), 'ember.msort')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('msort', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('msort', 'out', None, 'Tensor', out)
+            return _op_msort_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_msort_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(msort, locals(), ('input', 'out'), 'ember.msort')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
-    if sorted.__class__ is not bool:
-        raise _bad_arg('_unique2', 'sorted', 2, 'bool', sorted)
-    if return_inverse.__class__ is not bool:
-        raise _bad_arg('_unique2', 'return_inverse', 3, 'bool', return_inverse)
-    if return_counts.__class__ is not bool:
-        raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__unique2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, sorted, return_inverse, return_counts)
-    return _op__unique2_default(input, sorted, return_inverse, return_counts)
+    if _TF:
+        _r = _tf_bound(_unique2, locals(), ('input',), 'ember._unique2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('_unique2', 'input', 1, 'Tensor', input)
+        if sorted.__class__ is not bool:
+            raise _bad_arg('_unique2', 'sorted', 2, 'bool', sorted)
+        if return_inverse.__class__ is not bool:
+            raise _bad_arg('_unique2', 'return_inverse', 3, 'bool', return_inverse)
+        if return_counts.__class__ is not bool:
+            raise _bad_arg('_unique2', 'return_counts', 4, 'bool', return_counts)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__unique2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, sorted, return_inverse, return_counts)
+        return _op__unique2_default(input, sorted, return_inverse, return_counts)
+    except TypeError:
+        _r = _tf_duck_bound(_unique2, locals(), ('input',), 'ember._unique2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unique_dim', 'dim', 2, 'int', dim)
-    if sorted.__class__ is not bool:
-        raise _bad_arg('unique_dim', 'sorted', 3, 'bool', sorted)
-    if return_inverse.__class__ is not bool:
-        raise _bad_arg('unique_dim', 'return_inverse', 4, 'bool', return_inverse)
-    if return_counts.__class__ is not bool:
-        raise _bad_arg('unique_dim', 'return_counts', 5, 'bool', return_counts)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, sorted, return_inverse, return_counts)
-    return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
+    if _TF:
+        _r = _tf_bound(unique_dim, locals(), ('input',), 'ember.unique_dim')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unique_dim', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unique_dim', 'dim', 2, 'int', dim)
+        if sorted.__class__ is not bool:
+            raise _bad_arg('unique_dim', 'sorted', 3, 'bool', sorted)
+        if return_inverse.__class__ is not bool:
+            raise _bad_arg('unique_dim', 'return_inverse', 4, 'bool', return_inverse)
+        if return_counts.__class__ is not bool:
+            raise _bad_arg('unique_dim', 'return_counts', 5, 'bool', return_counts)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unique_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, sorted, return_inverse, return_counts)
+        return _op_unique_dim_default(input, dim, sorted, return_inverse, return_counts)
+    except TypeError:
+        _r = _tf_duck_bound(unique_dim, locals(), ('input',), 'ember.unique_dim')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
-    if return_inverse.__class__ is not bool:
-        raise _bad_arg('unique_consecutive', 'return_inverse', 2, 'bool', return_inverse)
-    if return_counts.__class__ is not bool:
-        raise _bad_arg('unique_consecutive', 'return_counts', 3, 'bool', return_counts)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unique_consecutive', 'dim', 4, 'int', dim)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, return_inverse, return_counts, dim)
-    return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
+    if _TF:
+        _r = _tf_bound(unique_consecutive, locals(), ('input',), 'ember.unique_consecutive')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unique_consecutive', 'input', 1, 'Tensor', input)
+        if return_inverse.__class__ is not bool:
+            raise _bad_arg('unique_consecutive', 'return_inverse', 2, 'bool', return_inverse)
+        if return_counts.__class__ is not bool:
+            raise _bad_arg('unique_consecutive', 'return_counts', 3, 'bool', return_counts)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unique_consecutive', 'dim', 4, 'int', dim)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unique_consecutive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, return_inverse, return_counts, dim)
+        return _op_unique_consecutive_default(input, return_inverse, return_counts, dim)
+    except TypeError:
+        _r = _tf_duck_bound(unique_consecutive, locals(), ('input',), 'ember.unique_consecutive')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _searchsorted_sigs = ('(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)', '(Tensor sorted_sequence, Number input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)')
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if sorted_sequence.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
-    if not isinstance(input, TensorImpl):
+    if _TF:
+        _r = _tf_bound(searchsorted, locals(), ('sorted_sequence', 'input', 'sorter', 'out'), 'ember.searchsorted')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if sorted_sequence.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
+        if not isinstance(input, TensorImpl):
+            if out is not None:
+                return _op_searchsorted_Scalar_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
+            return _op_searchsorted_Scalar(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
+        if out is None and out_int32 is False and right is False and side is None and sorter is None:
+            _ks = sorted_sequence._ks
+            if input.__class__ in _TENSOR_TYPES and input._ks != _ks:
+                _ks |= input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(sorted_sequence, input)
+            return _op_searchsorted_Tensor(sorted_sequence, input)
+        if out_int32.__class__ is not bool:
+            raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
+        if right.__class__ is not bool:
+            raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
+        if side is not None and side.__class__ is not str:
+            raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
+        if sorter is not None and sorter.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
         if out is not None:
-            return _op_searchsorted_Scalar_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
-        return _op_searchsorted_Scalar(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
-    if out is None and out_int32 is False and right is False and side is None and sorter is None:
-        _ks = sorted_sequence._ks
-        if input.__class__ in _TENSOR_TYPES and input._ks != _ks:
-            _ks |= input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_searchsorted_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(sorted_sequence, input)
-        return _op_searchsorted_Tensor(sorted_sequence, input)
-    if out_int32.__class__ is not bool:
-        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
-    if right.__class__ is not bool:
-        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
-    if side is not None and side.__class__ is not str:
-        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
-    if sorter is not None and sorter.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('searchsorted', ((sorted_sequence, _NO_DEFAULT), (input, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('side', side, None), ('sorter', sorter, None), ('out', out, None),), _searchsorted_sigs)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('searchsorted', 'out', None, 'Tensor', out)
-        return _op_searchsorted_Tensor_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
-    return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('searchsorted', 'out', None, 'Tensor', out)
+            return _op_searchsorted_Tensor_out(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter, out=out)
+        return _op_searchsorted_Tensor(sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
+    except TypeError:
+        _r = _tf_duck_bound(searchsorted, locals(), ('sorted_sequence', 'input', 'sorter', 'out'), 'ember.searchsorted')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 _bucketize_sigs = ('(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)', '(Number input, Tensor boundaries, *, bool out_int32 = False, bool right = False)')
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
-        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
-    if boundaries.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
-    if not isinstance(input, TensorImpl):
-        if out is None:
-            return _op_bucketize_Scalar(input, boundaries, out_int32=out_int32, right=right)
-    if out is None and out_int32 is False and right is False:
-        _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
-        _ks |= boundaries._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, boundaries)
-        return _op_bucketize_Tensor(input, boundaries)
-    if out_int32.__class__ is not bool:
-        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
-    if right.__class__ is not bool:
-        raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bucketize', 'out', None, 'Tensor', out)
-        return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
-    return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
+    if _TF:
+        _r = _tf_bound(bucketize, locals(), ('input', 'boundaries', 'out'), 'ember.bucketize')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
+            raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
+        if boundaries.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
+        if not isinstance(input, TensorImpl):
+            if out is None:
+                return _op_bucketize_Scalar(input, boundaries, out_int32=out_int32, right=right)
+        if out is None and out_int32 is False and right is False:
+            _ks = input._ks if input.__class__ in _TENSOR_TYPES else 0
+            _ks |= boundaries._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_bucketize_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, boundaries)
+            return _op_bucketize_Tensor(input, boundaries)
+        if out_int32.__class__ is not bool:
+            raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
+        if right.__class__ is not bool:
+            raise _no_match_named('bucketize', ((input, _NO_DEFAULT), (boundaries, _NO_DEFAULT),), (('out_int32', out_int32, False), ('right', right, False), ('out', out, None),), _bucketize_sigs)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bucketize', 'out', None, 'Tensor', out)
+            return _op_bucketize_Tensor_out(input, boundaries, out_int32=out_int32, right=right, out=out)
+        return _op_bucketize_Tensor(input, boundaries, out_int32=out_int32, right=right)
+    except TypeError:
+        _r = _tf_duck_bound(bucketize, locals(), ('input', 'boundaries', 'out'), 'ember.bucketize')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['_unique2', 'argsort', 'bucketize', 'kthvalue', 'msort', 'searchsorted', 'sort', 'topk', 'unique_consecutive', 'unique_dim']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_adjoint_default, _c_adjoint_default = _lazy(_G, '_op_adjoint_default', 'aten', 'adjoint', 'default')
 _op_alias_default, _c_alias_default = _lazy(_G, '_op_alias_default', 'aten', 'alias', 'default')
@@ -61,140 +66,230 @@ _op_vsplit_array, _c_vsplit_array = _lazy(_G, '_op_vsplit_array', 'aten', 'vspli
 _op_vsplit_int, _c_vsplit_int = _lazy(_G, '_op_vsplit_int', 'aten', 'vsplit', 'int')
 
 def as_strided(input, size, stride, storage_offset=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided', 'stride', 3, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided', 'storage_offset', 4, 'int', storage_offset)
-    return _op_as_strided_default(input, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(as_strided, locals(), ('input',), 'ember.as_strided')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('as_strided', 'input', 1, 'Tensor', input)
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided', 'size', 2, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided', 'stride', 3, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided', 'storage_offset', 4, 'int', storage_offset)
+        return _op_as_strided_default(input, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(as_strided, locals(), ('input',), 'ember.as_strided')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def transpose(input, dim0, dim1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('transpose', 'dim1', 3, 'int', dim1)
-    _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim0, dim1)
-    return _op_transpose_int(input, dim0, dim1)
+    if _TF:
+        _r = _tf_bound(transpose, locals(), ('input',), 'ember.transpose')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('transpose', 'input', 1, 'Tensor', input)
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('transpose', 'dim0', 2, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('transpose', 'dim1', 3, 'int', dim1)
+        _ks = input._ks
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim0, dim1)
+        return _op_transpose_int(input, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(transpose, locals(), ('input',), 'ember.transpose')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def permute(input, dims):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('permute', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dims):
-        raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
-    return _op_permute_default(input, dims)
+    if _TF:
+        _r = _tf_bound(permute, locals(), ('input',), 'ember.permute')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('permute', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dims):
+            raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
+        return _op_permute_default(input, dims)
+    except TypeError:
+        _r = _tf_duck_bound(permute, locals(), ('input',), 'ember.permute')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def t(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('t', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_t_default(input)
+    if _TF:
+        _r = _tf_bound(t, locals(), ('input',), 'ember.t')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('t', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_t_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(t, locals(), ('input',), 'ember.t')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def adjoint(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_adjoint_default(input)
+    if _TF:
+        _r = _tf_bound(adjoint, locals(), ('input',), 'ember.adjoint')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('adjoint', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_adjoint_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(adjoint, locals(), ('input',), 'ember.adjoint')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def narrow(input, dim, start, length):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('narrow', 'dim', 2, 'int', dim)
-    if start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('narrow', 'start', 3, 'int', start)
-    if length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('narrow', 'length', 4, 'int', length)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
-        _ks |= length._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, start, length)
-    return _op_narrow_default(input, dim, start, length)
+    if _TF:
+        _r = _tf_bound(narrow, locals(), ('input',), 'ember.narrow')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('narrow', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('narrow', 'dim', 2, 'int', dim)
+        if start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('narrow', 'start', 3, 'int', start)
+        if length.__class__ is not int and not _is_int(length):
+            raise _bad_arg('narrow', 'length', 4, 'int', length)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
+            _ks |= length._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, start, length)
+        return _op_narrow_default(input, dim, start, length)
+    except TypeError:
+        _r = _tf_duck_bound(narrow, locals(), ('input',), 'ember.narrow')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def select(input, dim, index):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('select', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('select', 'dim', 2, 'int', dim)
-    if index.__class__ is not int and not _is_int(index):
-        raise _bad_arg('select', 'index', 3, 'int', index)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
-        _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, index)
-    return _op_select_int(input, dim, index)
+    if _TF:
+        _r = _tf_bound(select, locals(), ('input',), 'ember.select')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('select', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('select', 'dim', 2, 'int', dim)
+        if index.__class__ is not int and not _is_int(index):
+            raise _bad_arg('select', 'index', 3, 'int', index)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
+            _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, index)
+        return _op_select_int(input, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(select, locals(), ('input',), 'ember.select')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def slice(input, dim=0, start=None, end=None, step=1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('slice', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('slice', 'dim', 2, 'int', dim)
-    if start is not None and start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('slice', 'start', 3, 'int', start)
-    if end is not None and end.__class__ is not int and not _is_int(end):
-        raise _bad_arg('slice', 'end', 4, 'int', end)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('slice', 'step', 5, 'int', step)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-        _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, start, end, step)
-    return _op_slice_Tensor(input, dim, start, end, step)
+    if _TF:
+        _r = _tf_bound(slice, locals(), ('input',), 'ember.slice')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('slice', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('slice', 'dim', 2, 'int', dim)
+        if start is not None and start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('slice', 'start', 3, 'int', start)
+        if end is not None and end.__class__ is not int and not _is_int(end):
+            raise _bad_arg('slice', 'end', 4, 'int', end)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('slice', 'step', 5, 'int', step)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
+            _ks |= end._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, start, end, step)
+        return _op_slice_Tensor(input, dim, start, end, step)
+    except TypeError:
+        _r = _tf_duck_bound(slice, locals(), ('input',), 'ember.slice')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unsqueeze(input, dim):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim)
-    return _op_unsqueeze_default(input, dim)
+    if _TF:
+        _r = _tf_bound(unsqueeze, locals(), ('input',), 'ember.unsqueeze')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unsqueeze', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsqueeze', 'dim', 2, 'int', dim)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
+        return _op_unsqueeze_default(input, dim)
+    except TypeError:
+        _r = _tf_duck_bound(unsqueeze, locals(), ('input',), 'ember.unsqueeze')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _squeeze_c0(input):
     s = 0
@@ -263,151 +358,241 @@ _squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeez
 _squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, tuple of ints dim)')
 
 def squeeze(*args, **kwargs):
-    best = None
-    for c, b in _squeeze_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _squeeze_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_squeeze_e'):
-                raise _e from None
-            raise _unbound_call('squeeze', _p[0], args, kwargs, _m) from None
-    raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
+    if _TF:
+        _r = _tf_varargs(squeeze, args, kwargs, 'ember.squeeze')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _squeeze_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _squeeze_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_squeeze_e'):
+                    raise _e from None
+                raise _unbound_call('squeeze', _p[0], args, kwargs, _m) from None
+        raise _no_match('squeeze', args, kwargs, _squeeze_sigs, False)
+    except TypeError:
+        _r = _tf_duck(squeeze, args, kwargs, 'ember.squeeze')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def as_strided_(input, size, stride, storage_offset=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('as_strided_', 'input', 1, 'Tensor', input)
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided_', 'size', 2, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided_', 'stride', 3, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided_', 'storage_offset', 4, 'int', storage_offset)
-    return _op_as_strided__default(input, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(as_strided_, locals(), ('input',), 'ember.as_strided_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('as_strided_', 'input', 1, 'Tensor', input)
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided_', 'size', 2, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided_', 'stride', 3, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided_', 'storage_offset', 4, 'int', storage_offset)
+        return _op_as_strided__default(input, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(as_strided_, locals(), ('input',), 'ember.as_strided_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def flatten(input, start_dim=0, end_dim=-1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
-    if start_dim.__class__ is not int and not _is_int(start_dim):
-        raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
-    if end_dim.__class__ is not int and not _is_int(end_dim):
-        raise _bad_arg('flatten', 'end_dim', 3, 'int', end_dim)
-    _ks = input._ks
-    if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
-        _ks |= start_dim._ks
-    if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
-        _ks |= end_dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, start_dim, end_dim)
-    return _op_flatten_using_ints(input, start_dim, end_dim)
+    if _TF:
+        _r = _tf_bound(flatten, locals(), ('input',), 'ember.flatten')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('flatten', 'input', 1, 'Tensor', input)
+        if start_dim.__class__ is not int and not _is_int(start_dim):
+            raise _bad_arg('flatten', 'start_dim', 2, 'int', start_dim)
+        if end_dim.__class__ is not int and not _is_int(end_dim):
+            raise _bad_arg('flatten', 'end_dim', 3, 'int', end_dim)
+        _ks = input._ks
+        if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
+            _ks |= start_dim._ks
+        if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
+            _ks |= end_dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, start_dim, end_dim)
+        return _op_flatten_using_ints(input, start_dim, end_dim)
+    except TypeError:
+        _r = _tf_duck_bound(flatten, locals(), ('input',), 'ember.flatten')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unflatten(input, dim, sizes):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
-    if not _is_intseq(sizes):
-        raise _bad_arg('unflatten', 'sizes', 3, 'tuple of ints', sizes)
-    return _op_unflatten_int(input, dim, sizes)
+    if _TF:
+        _r = _tf_bound(unflatten, locals(), ('input',), 'ember.unflatten')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unflatten', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
+        if not _is_intseq(sizes):
+            raise _bad_arg('unflatten', 'sizes', 3, 'tuple of ints', sizes)
+        return _op_unflatten_int(input, dim, sizes)
+    except TypeError:
+        _r = _tf_duck_bound(unflatten, locals(), ('input',), 'ember.unflatten')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagonal', 'offset', 2, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diagonal', 'dim1', 3, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diagonal', 'dim2', 4, 'int', dim2)
-    _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, offset, dim1, dim2)
-    return _op_diagonal_default(input, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(diagonal, locals(), ('input',), 'ember.diagonal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diagonal', 'input', 1, 'Tensor', input)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagonal', 'offset', 2, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diagonal', 'dim1', 3, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diagonal', 'dim2', 4, 'int', dim2)
+        _ks = input._ks
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, offset, dim1, dim2)
+        return _op_diagonal_default(input, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(diagonal, locals(), ('input',), 'ember.diagonal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unbind(input, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unbind', 'dim', 2, 'int', dim)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, dim))
-    return _as_tuple(_op_unbind_int(input, dim))
+    if _TF:
+        _r = _tf_bound(unbind, locals(), ('input',), 'ember.unbind')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unbind', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unbind', 'dim', 2, 'int', dim)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, dim))
+        return _as_tuple(_op_unbind_int(input, dim))
+    except TypeError:
+        _r = _tf_duck_bound(unbind, locals(), ('input',), 'ember.unbind')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def split(input, split_size, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('split', 'input', 1, 'Tensor', input)
-    if split_size.__class__ is not int and not _is_int(split_size):
-        raise _bad_arg('split', 'split_size', 2, 'int', split_size)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('split', 'dim', 3, 'int', dim)
-    _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
-        _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, split_size, dim))
-    return _as_tuple(_op_split_Tensor(input, split_size, dim))
+    if _TF:
+        _r = _tf_bound(split, locals(), ('input',), 'ember.split')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('split', 'input', 1, 'Tensor', input)
+        if split_size.__class__ is not int and not _is_int(split_size):
+            raise _bad_arg('split', 'split_size', 2, 'int', split_size)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('split', 'dim', 3, 'int', dim)
+        _ks = input._ks
+        if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
+            _ks |= split_size._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, split_size, dim))
+        return _as_tuple(_op_split_Tensor(input, split_size, dim))
+    except TypeError:
+        _r = _tf_duck_bound(split, locals(), ('input',), 'ember.split')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def split_with_sizes(input, split_sizes, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
-    if not _is_intseq(split_sizes):
-        raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('split_with_sizes', 'dim', 3, 'int', dim)
-    return _as_tuple(_op_split_with_sizes_default(input, split_sizes, dim))
+    if _TF:
+        _r = _tf_bound(split_with_sizes, locals(), ('input',), 'ember.split_with_sizes')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('split_with_sizes', 'input', 1, 'Tensor', input)
+        if not _is_intseq(split_sizes):
+            raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('split_with_sizes', 'dim', 3, 'int', dim)
+        return _as_tuple(_op_split_with_sizes_default(input, split_sizes, dim))
+    except TypeError:
+        _r = _tf_duck_bound(split_with_sizes, locals(), ('input',), 'ember.split_with_sizes')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def chunk(input, chunks, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
-    if chunks.__class__ is not int and not _is_int(chunks):
-        raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('chunk', 'dim', 3, 'int', dim)
-    _ks = input._ks
-    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
-        _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, chunks, dim))
-    return _as_tuple(_op_chunk_default(input, chunks, dim))
+    if _TF:
+        _r = _tf_bound(chunk, locals(), ('input',), 'ember.chunk')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('chunk', 'input', 1, 'Tensor', input)
+        if chunks.__class__ is not int and not _is_int(chunks):
+            raise _bad_arg('chunk', 'chunks', 2, 'int', chunks)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('chunk', 'dim', 3, 'int', dim)
+        _ks = input._ks
+        if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
+            _ks |= chunks._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, chunks, dim))
+        return _as_tuple(_op_chunk_default(input, chunks, dim))
+    except TypeError:
+        _r = _tf_duck_bound(chunk, locals(), ('input',), 'ember.chunk')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _movedim_c0(input, source, destination):
     s = 0
@@ -467,32 +652,42 @@ _movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
 _movedim_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def movedim(*args, **kwargs):
-    best = None
-    for c, b in _movedim_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _movedim_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_movedim_e'):
-                raise _e from None
-            raise _unbound_call('movedim', _p[0], args, kwargs, _m) from None
-    raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
+    if _TF:
+        _r = _tf_varargs(movedim, args, kwargs, 'ember.movedim')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _movedim_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _movedim_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_movedim_e'):
+                    raise _e from None
+                raise _unbound_call('movedim', _p[0], args, kwargs, _m) from None
+        raise _no_match('movedim', args, kwargs, _movedim_sigs, False)
+    except TypeError:
+        _r = _tf_duck(movedim, args, kwargs, 'ember.movedim')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _moveaxis_c0(input, source, destination):
     s = 0
@@ -552,78 +747,118 @@ _moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
 _moveaxis_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def moveaxis(*args, **kwargs):
-    best = None
-    for c, b in _moveaxis_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _moveaxis_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_moveaxis_e'):
-                raise _e from None
-            raise _unbound_call('moveaxis', _p[0], args, kwargs, _m) from None
-    raise _no_match('moveaxis', args, kwargs, _moveaxis_sigs, False)
+    if _TF:
+        _r = _tf_varargs(moveaxis, args, kwargs, 'ember.moveaxis')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _moveaxis_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _moveaxis_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_moveaxis_e'):
+                    raise _e from None
+                raise _unbound_call('moveaxis', _p[0], args, kwargs, _m) from None
+        raise _no_match('moveaxis', args, kwargs, _moveaxis_sigs, False)
+    except TypeError:
+        _r = _tf_duck(moveaxis, args, kwargs, 'ember.moveaxis')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def swapaxes(input, axis0, axis1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('swapaxes', 'input', 1, 'Tensor', input)
-    if axis0.__class__ is not int and not _is_int(axis0):
-        raise _bad_arg('swapaxes', 'axis0', 2, 'int', axis0)
-    if axis1.__class__ is not int and not _is_int(axis1):
-        raise _bad_arg('swapaxes', 'axis1', 3, 'int', axis1)
-    _ks = input._ks
-    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
-        _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
-        _ks |= axis1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, axis0, axis1)
-    return _op_swapaxes_default(input, axis0, axis1)
+    if _TF:
+        _r = _tf_bound(swapaxes, locals(), ('input',), 'ember.swapaxes')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('swapaxes', 'input', 1, 'Tensor', input)
+        if axis0.__class__ is not int and not _is_int(axis0):
+            raise _bad_arg('swapaxes', 'axis0', 2, 'int', axis0)
+        if axis1.__class__ is not int and not _is_int(axis1):
+            raise _bad_arg('swapaxes', 'axis1', 3, 'int', axis1)
+        _ks = input._ks
+        if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
+            _ks |= axis0._ks
+        if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
+            _ks |= axis1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, axis0, axis1)
+        return _op_swapaxes_default(input, axis0, axis1)
+    except TypeError:
+        _r = _tf_duck_bound(swapaxes, locals(), ('input',), 'ember.swapaxes')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def swapdims(input, dim0, dim1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('swapdims', 'input', 1, 'Tensor', input)
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('swapdims', 'dim0', 2, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('swapdims', 'dim1', 3, 'int', dim1)
-    _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim0, dim1)
-    return _op_swapdims_default(input, dim0, dim1)
+    if _TF:
+        _r = _tf_bound(swapdims, locals(), ('input',), 'ember.swapdims')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('swapdims', 'input', 1, 'Tensor', input)
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('swapdims', 'dim0', 2, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('swapdims', 'dim1', 3, 'int', dim1)
+        _ks = input._ks
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim0, dim1)
+        return _op_swapdims_default(input, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(swapdims, locals(), ('input',), 'ember.swapdims')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def ravel(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_ravel_default(input)
+    if _TF:
+        _r = _tf_bound(ravel, locals(), ('input',), 'ember.ravel')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ravel', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_ravel_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(ravel, locals(), ('input',), 'ember.ravel')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _tensor_split_c0(input, sections, dim=0):
     s = 0
@@ -713,32 +948,42 @@ _tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _t
 _tensor_split_sigs = ('(Tensor input, tuple of ints indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)', '(Tensor input, int sections, int dim = 0)')
 
 def tensor_split(*args, **kwargs):
-    best = None
-    for c, b in _tensor_split_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _tensor_split_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_tensor_split_e'):
-                raise _e from None
-            raise _unbound_call('tensor_split', _p[0], args, kwargs, _m) from None
-    raise _no_match('tensor_split', args, kwargs, _tensor_split_sigs, False)
+    if _TF:
+        _r = _tf_varargs(tensor_split, args, kwargs, 'ember.tensor_split')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _tensor_split_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _tensor_split_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_tensor_split_e'):
+                    raise _e from None
+                raise _unbound_call('tensor_split', _p[0], args, kwargs, _m) from None
+        raise _no_match('tensor_split', args, kwargs, _tensor_split_sigs, False)
+    except TypeError:
+        _r = _tf_duck(tensor_split, args, kwargs, 'ember.tensor_split')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _hsplit_c0(input, sections):
     s = 0
@@ -788,32 +1033,42 @@ _hsplit_ovs = ((_hsplit_c0, _hsplit_b0), (_hsplit_c1, _hsplit_b1),)
 _hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def hsplit(*args, **kwargs):
-    best = None
-    for c, b in _hsplit_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _hsplit_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_hsplit_e'):
-                raise _e from None
-            raise _unbound_call('hsplit', _p[0], args, kwargs, _m) from None
-    raise _no_match('hsplit', args, kwargs, _hsplit_sigs, False)
+    if _TF:
+        _r = _tf_varargs(hsplit, args, kwargs, 'ember.hsplit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _hsplit_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _hsplit_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_hsplit_e'):
+                    raise _e from None
+                raise _unbound_call('hsplit', _p[0], args, kwargs, _m) from None
+        raise _no_match('hsplit', args, kwargs, _hsplit_sigs, False)
+    except TypeError:
+        _r = _tf_duck(hsplit, args, kwargs, 'ember.hsplit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _vsplit_c0(input, sections):
     s = 0
@@ -863,32 +1118,42 @@ _vsplit_ovs = ((_vsplit_c0, _vsplit_b0), (_vsplit_c1, _vsplit_b1),)
 _vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def vsplit(*args, **kwargs):
-    best = None
-    for c, b in _vsplit_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _vsplit_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_vsplit_e'):
-                raise _e from None
-            raise _unbound_call('vsplit', _p[0], args, kwargs, _m) from None
-    raise _no_match('vsplit', args, kwargs, _vsplit_sigs, False)
+    if _TF:
+        _r = _tf_varargs(vsplit, args, kwargs, 'ember.vsplit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _vsplit_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _vsplit_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_vsplit_e'):
+                    raise _e from None
+                raise _unbound_call('vsplit', _p[0], args, kwargs, _m) from None
+        raise _no_match('vsplit', args, kwargs, _vsplit_sigs, False)
+    except TypeError:
+        _r = _tf_duck(vsplit, args, kwargs, 'ember.vsplit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _dsplit_c0(input, sections):
     s = 0
@@ -938,195 +1203,305 @@ _dsplit_ovs = ((_dsplit_c0, _dsplit_b0), (_dsplit_c1, _dsplit_b1),)
 _dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def dsplit(*args, **kwargs):
-    best = None
-    for c, b in _dsplit_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _dsplit_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_dsplit_e'):
-                raise _e from None
-            raise _unbound_call('dsplit', _p[0], args, kwargs, _m) from None
-    raise _no_match('dsplit', args, kwargs, _dsplit_sigs, False)
+    if _TF:
+        _r = _tf_varargs(dsplit, args, kwargs, 'ember.dsplit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _dsplit_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _dsplit_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_dsplit_e'):
+                    raise _e from None
+                raise _unbound_call('dsplit', _p[0], args, kwargs, _m) from None
+        raise _no_match('dsplit', args, kwargs, _dsplit_sigs, False)
+    except TypeError:
+        _r = _tf_duck(dsplit, args, kwargs, 'ember.dsplit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unsafe_split(input, split_size, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unsafe_split', 'input', 1, 'Tensor', input)
-    if split_size.__class__ is not int and not _is_int(split_size):
-        raise _bad_arg('unsafe_split', 'split_size', 2, 'int', split_size)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsafe_split', 'dim', 3, 'int', dim)
-    _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
-        _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, split_size, dim))
-    return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
+    if _TF:
+        _r = _tf_bound(unsafe_split, locals(), ('input',), 'ember.unsafe_split')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unsafe_split', 'input', 1, 'Tensor', input)
+        if split_size.__class__ is not int and not _is_int(split_size):
+            raise _bad_arg('unsafe_split', 'split_size', 2, 'int', split_size)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsafe_split', 'dim', 3, 'int', dim)
+        _ks = input._ks
+        if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
+            _ks |= split_size._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, split_size, dim))
+        return _as_tuple(_op_unsafe_split_Tensor(input, split_size, dim))
+    except TypeError:
+        _r = _tf_duck_bound(unsafe_split, locals(), ('input',), 'ember.unsafe_split')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unsafe_split_with_sizes', 'input', 1, 'Tensor', input)
-    if not _is_intseq(split_sizes):
-        raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsafe_split_with_sizes', 'dim', 3, 'int', dim)
-    return _as_tuple(_op_unsafe_split_with_sizes_default(input, split_sizes, dim))
+    if _TF:
+        _r = _tf_bound(unsafe_split_with_sizes, locals(), ('input',), 'ember.unsafe_split_with_sizes')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unsafe_split_with_sizes', 'input', 1, 'Tensor', input)
+        if not _is_intseq(split_sizes):
+            raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsafe_split_with_sizes', 'dim', 3, 'int', dim)
+        return _as_tuple(_op_unsafe_split_with_sizes_default(input, split_sizes, dim))
+    except TypeError:
+        _r = _tf_duck_bound(unsafe_split_with_sizes, locals(), ('input',), 'ember.unsafe_split_with_sizes')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unsafe_chunk(input, chunks, dim=0):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unsafe_chunk', 'input', 1, 'Tensor', input)
-    if chunks.__class__ is not int and not _is_int(chunks):
-        raise _bad_arg('unsafe_chunk', 'chunks', 2, 'int', chunks)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsafe_chunk', 'dim', 3, 'int', dim)
-    _ks = input._ks
-    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
-        _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, chunks, dim))
-    return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
+    if _TF:
+        _r = _tf_bound(unsafe_chunk, locals(), ('input',), 'ember.unsafe_chunk')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unsafe_chunk', 'input', 1, 'Tensor', input)
+        if chunks.__class__ is not int and not _is_int(chunks):
+            raise _bad_arg('unsafe_chunk', 'chunks', 2, 'int', chunks)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsafe_chunk', 'dim', 3, 'int', dim)
+        _ks = input._ks
+        if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
+            _ks |= chunks._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, chunks, dim))
+        return _as_tuple(_op_unsafe_chunk_default(input, chunks, dim))
+    except TypeError:
+        _r = _tf_duck_bound(unsafe_chunk, locals(), ('input',), 'ember.unsafe_chunk')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def alias(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('alias', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_alias_default(input)
+    if _TF:
+        _r = _tf_bound(alias, locals(), ('input',), 'ember.alias')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('alias', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_alias_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(alias, locals(), ('input',), 'ember.alias')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def detach(input):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('detach', 'input', 1, 'Tensor', input)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_detach_default(input)
+    if _TF:
+        _r = _tf_bound(detach, locals(), ('input',), 'ember.detach')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('detach', 'input', 1, 'Tensor', input)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_detach_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(detach, locals(), ('input',), 'ember.detach')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def reshape(input, shape):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
-    if not _is_intseq(shape):
-        raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
-    return _op_reshape_default(input, shape)
+    if _TF:
+        _r = _tf_bound(reshape, locals(), ('input',), 'ember.reshape')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
+        if not _is_intseq(shape):
+            raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
+        return _op_reshape_default(input, shape)
+    except TypeError:
+        _r = _tf_duck_bound(reshape, locals(), ('input',), 'ember.reshape')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('slice_scatter', 'input', 1, 'Tensor', input)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('slice_scatter', 'src', 2, 'Tensor', src)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('slice_scatter', 'dim', 3, 'int', dim)
-    if start is not None and start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('slice_scatter', 'start', 4, 'int', start)
-    if end is not None and end.__class__ is not int and not _is_int(end):
-        raise _bad_arg('slice_scatter', 'end', 5, 'int', end)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('slice_scatter', 'step', 6, 'int', step)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
-        return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
-    _ks = input._ks
-    _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-        _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, src, dim, start, end, step)
-    return _op_slice_scatter_default(input, src, dim, start, end, step)
+    if _TF:
+        _r = _tf_bound(slice_scatter, locals(), ('input', 'src', 'out'), 'ember.slice_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('slice_scatter', 'input', 1, 'Tensor', input)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('slice_scatter', 'src', 2, 'Tensor', src)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('slice_scatter', 'dim', 3, 'int', dim)
+        if start is not None and start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('slice_scatter', 'start', 4, 'int', start)
+        if end is not None and end.__class__ is not int and not _is_int(end):
+            raise _bad_arg('slice_scatter', 'end', 5, 'int', end)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('slice_scatter', 'step', 6, 'int', step)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
+            return _op_slice_scatter_out(input, src, dim, start, end, step, out=out)
+        _ks = input._ks
+        _ks |= src._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
+            _ks |= end._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, src, dim, start, end, step)
+        return _op_slice_scatter_default(input, src, dim, start, end, step)
+    except TypeError:
+        _r = _tf_duck_bound(slice_scatter, locals(), ('input', 'src', 'out'), 'ember.slice_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def select_scatter(input, src, dim, index):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('select_scatter', 'input', 1, 'Tensor', input)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('select_scatter', 'src', 2, 'Tensor', src)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('select_scatter', 'dim', 3, 'int', dim)
-    if index.__class__ is not int and not _is_int(index):
-        raise _bad_arg('select_scatter', 'index', 4, 'int', index)
-    _ks = input._ks
-    _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
-        _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, src, dim, index)
-    return _op_select_scatter_default(input, src, dim, index)
+    if _TF:
+        _r = _tf_bound(select_scatter, locals(), ('input', 'src'), 'ember.select_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('select_scatter', 'input', 1, 'Tensor', input)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('select_scatter', 'src', 2, 'Tensor', src)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('select_scatter', 'dim', 3, 'int', dim)
+        if index.__class__ is not int and not _is_int(index):
+            raise _bad_arg('select_scatter', 'index', 4, 'int', index)
+        _ks = input._ks
+        _ks |= src._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
+            _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, src, dim, index)
+        return _op_select_scatter_default(input, src, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(select_scatter, locals(), ('input', 'src'), 'ember.select_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diagonal_scatter', 'input', 1, 'Tensor', input)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diagonal_scatter', 'src', 2, 'Tensor', src)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagonal_scatter', 'offset', 3, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diagonal_scatter', 'dim1', 4, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diagonal_scatter', 'dim2', 5, 'int', dim2)
-    _ks = input._ks
-    _ks |= src._ks
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, src, offset, dim1, dim2)
-    return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(diagonal_scatter, locals(), ('input', 'src'), 'ember.diagonal_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diagonal_scatter', 'input', 1, 'Tensor', input)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diagonal_scatter', 'src', 2, 'Tensor', src)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagonal_scatter', 'offset', 3, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diagonal_scatter', 'dim1', 4, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diagonal_scatter', 'dim2', 5, 'int', dim2)
+        _ks = input._ks
+        _ks |= src._ks
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, src, offset, dim1, dim2)
+        return _op_diagonal_scatter_default(input, src, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(diagonal_scatter, locals(), ('input', 'src'), 'ember.diagonal_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('as_strided_scatter', 'input', 1, 'Tensor', input)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('as_strided_scatter', 'src', 2, 'Tensor', src)
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided_scatter', 'size', 3, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided_scatter', 'stride', 4, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
-    return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(as_strided_scatter, locals(), ('input', 'src'), 'ember.as_strided_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('as_strided_scatter', 'input', 1, 'Tensor', input)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('as_strided_scatter', 'src', 2, 'Tensor', src)
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided_scatter', 'size', 3, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided_scatter', 'stride', 4, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
+        return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(as_strided_scatter, locals(), ('input', 'src'), 'ember.as_strided_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['adjoint', 'alias', 'as_strided', 'as_strided_', 'as_strided_scatter', 'chunk', 'detach', 'diagonal', 'diagonal_scatter', 'dsplit', 'flatten', 'hsplit', 'moveaxis', 'movedim', 'narrow', 'permute', 'ravel', 'reshape', 'select', 'select_scatter', 'slice', 'slice_scatter', 'split', 'split_with_sizes', 'squeeze', 'swapaxes', 'swapdims', 't', 'tensor_split', 'transpose', 'unbind', 'unflatten', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'vsplit']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_alias_copy_default, _c_alias_copy_default = _lazy(_G, '_op_alias_copy_default', 'aten', 'alias_copy', 'default')
 _op_alias_copy_out, _c_alias_copy_out = _lazy(_G, '_op_alias_copy_out', 'aten', 'alias_copy', 'out')
@@ -58,200 +63,310 @@ _op_view_copy_dtype_out, _c_view_copy_dtype_out = _lazy(_G, '_op_view_copy_dtype
 _op_view_copy_out, _c_view_copy_out = _lazy(_G, '_op_view_copy_out', 'aten', 'view_copy', 'out')
 
 def view_as_real_copy(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('view_as_real_copy', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('view_as_real_copy', 'out', None, 'Tensor', out)
-        return _op_view_as_real_copy_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_view_as_real_copy_default(input)
+    if _TF:
+        _r = _tf_bound(view_as_real_copy, locals(), ('input', 'out'), 'ember.view_as_real_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('view_as_real_copy', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('view_as_real_copy', 'out', None, 'Tensor', out)
+            return _op_view_as_real_copy_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_view_as_real_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_view_as_real_copy_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(view_as_real_copy, locals(), ('input', 'out'), 'ember.view_as_real_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def view_as_complex_copy(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('view_as_complex_copy', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('view_as_complex_copy', 'out', None, 'Tensor', out)
-        return _op_view_as_complex_copy_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_view_as_complex_copy_default(input)
+    if _TF:
+        _r = _tf_bound(view_as_complex_copy, locals(), ('input', 'out'), 'ember.view_as_complex_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('view_as_complex_copy', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('view_as_complex_copy', 'out', None, 'Tensor', out)
+            return _op_view_as_complex_copy_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_view_as_complex_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_view_as_complex_copy_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(view_as_complex_copy, locals(), ('input', 'out'), 'ember.view_as_complex_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('as_strided_copy', 'input', 1, 'Tensor', input)
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided_copy', 'size', 2, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided_copy', 'stride', 3, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided_copy', 'storage_offset', 4, 'int', storage_offset)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('as_strided_copy', 'out', None, 'Tensor', out)
-        return _op_as_strided_copy_out(input, size, stride, storage_offset, out=out)
-    return _op_as_strided_copy_default(input, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(as_strided_copy, locals(), ('input', 'out'), 'ember.as_strided_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('as_strided_copy', 'input', 1, 'Tensor', input)
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided_copy', 'size', 2, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided_copy', 'stride', 3, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided_copy', 'storage_offset', 4, 'int', storage_offset)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('as_strided_copy', 'out', None, 'Tensor', out)
+            return _op_as_strided_copy_out(input, size, stride, storage_offset, out=out)
+        return _op_as_strided_copy_default(input, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(as_strided_copy, locals(), ('input', 'out'), 'ember.as_strided_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diagonal_copy', 'input', 1, 'Tensor', input)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagonal_copy', 'offset', 2, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diagonal_copy', 'dim1', 3, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diagonal_copy', 'dim2', 4, 'int', dim2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('diagonal_copy', 'out', None, 'Tensor', out)
-        return _op_diagonal_copy_out(input, offset, dim1, dim2, out=out)
-    _ks = input._ks
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, offset, dim1, dim2)
-    return _op_diagonal_copy_default(input, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(diagonal_copy, locals(), ('input', 'out'), 'ember.diagonal_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diagonal_copy', 'input', 1, 'Tensor', input)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagonal_copy', 'offset', 2, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diagonal_copy', 'dim1', 3, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diagonal_copy', 'dim2', 4, 'int', dim2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('diagonal_copy', 'out', None, 'Tensor', out)
+            return _op_diagonal_copy_out(input, offset, dim1, dim2, out=out)
+        _ks = input._ks
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagonal_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, offset, dim1, dim2)
+        return _op_diagonal_copy_default(input, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(diagonal_copy, locals(), ('input', 'out'), 'ember.diagonal_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def expand_copy(input, size, *, implicit=False, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('expand_copy', 'input', 1, 'Tensor', input)
-    if not _is_intseq(size):
-        raise _bad_arg('expand_copy', 'size', 2, 'tuple of ints', size)
-    if out is None and implicit is False:
-        return _op_expand_copy_default(input, size)
-    if implicit.__class__ is not bool:
-        raise _bad_arg('expand_copy', 'implicit', None, 'bool', implicit)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('expand_copy', 'out', None, 'Tensor', out)
-        return _op_expand_copy_out(input, size, implicit=implicit, out=out)
-    return _op_expand_copy_default(input, size, implicit=implicit)
+    if _TF:
+        _r = _tf_bound(expand_copy, locals(), ('input', 'out'), 'ember.expand_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('expand_copy', 'input', 1, 'Tensor', input)
+        if not _is_intseq(size):
+            raise _bad_arg('expand_copy', 'size', 2, 'tuple of ints', size)
+        if out is None and implicit is False:
+            return _op_expand_copy_default(input, size)
+        if implicit.__class__ is not bool:
+            raise _bad_arg('expand_copy', 'implicit', None, 'bool', implicit)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('expand_copy', 'out', None, 'Tensor', out)
+            return _op_expand_copy_out(input, size, implicit=implicit, out=out)
+        return _op_expand_copy_default(input, size, implicit=implicit)
+    except TypeError:
+        _r = _tf_duck_bound(expand_copy, locals(), ('input', 'out'), 'ember.expand_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def permute_copy(input, dims, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('permute_copy', 'input', 1, 'Tensor', input)
-    if not _is_intseq(dims):
-        raise _bad_arg('permute_copy', 'dims', 2, 'tuple of ints', dims)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('permute_copy', 'out', None, 'Tensor', out)
-        return _op_permute_copy_out(input, dims, out=out)
-    return _op_permute_copy_default(input, dims)
+    if _TF:
+        _r = _tf_bound(permute_copy, locals(), ('input', 'out'), 'ember.permute_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('permute_copy', 'input', 1, 'Tensor', input)
+        if not _is_intseq(dims):
+            raise _bad_arg('permute_copy', 'dims', 2, 'tuple of ints', dims)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('permute_copy', 'out', None, 'Tensor', out)
+            return _op_permute_copy_out(input, dims, out=out)
+        return _op_permute_copy_default(input, dims)
+    except TypeError:
+        _r = _tf_duck_bound(permute_copy, locals(), ('input', 'out'), 'ember.permute_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def select_copy(input, dim, index, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('select_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('select_copy', 'dim', 2, 'int', dim)
-    if index.__class__ is not int and not _is_int(index):
-        raise _bad_arg('select_copy', 'index', 3, 'int', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('select_copy', 'out', None, 'Tensor', out)
-        return _op_select_copy_int_out(input, dim, index, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
-        _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, index)
-    return _op_select_copy_int(input, dim, index)
+    if _TF:
+        _r = _tf_bound(select_copy, locals(), ('input', 'out'), 'ember.select_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('select_copy', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('select_copy', 'dim', 2, 'int', dim)
+        if index.__class__ is not int and not _is_int(index):
+            raise _bad_arg('select_copy', 'index', 3, 'int', index)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('select_copy', 'out', None, 'Tensor', out)
+            return _op_select_copy_int_out(input, dim, index, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
+            _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_select_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, index)
+        return _op_select_copy_int(input, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(select_copy, locals(), ('input', 'out'), 'ember.select_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def detach_copy(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('detach_copy', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('detach_copy', 'out', None, 'Tensor', out)
-        return _op_detach_copy_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_detach_copy_default(input)
+    if _TF:
+        _r = _tf_bound(detach_copy, locals(), ('input', 'out'), 'ember.detach_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('detach_copy', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('detach_copy', 'out', None, 'Tensor', out)
+            return _op_detach_copy_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_detach_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_detach_copy_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(detach_copy, locals(), ('input', 'out'), 'ember.detach_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('slice_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('slice_copy', 'dim', 2, 'int', dim)
-    if start is not None and start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('slice_copy', 'start', 3, 'int', start)
-    if end is not None and end.__class__ is not int and not _is_int(end):
-        raise _bad_arg('slice_copy', 'end', 4, 'int', end)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('slice_copy', 'step', 5, 'int', step)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('slice_copy', 'out', None, 'Tensor', out)
-        return _op_slice_copy_Tensor_out(input, dim, start, end, step, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-        _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim, start, end, step)
-    return _op_slice_copy_Tensor(input, dim, start, end, step)
+    if _TF:
+        _r = _tf_bound(slice_copy, locals(), ('input', 'out'), 'ember.slice_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('slice_copy', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('slice_copy', 'dim', 2, 'int', dim)
+        if start is not None and start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('slice_copy', 'start', 3, 'int', start)
+        if end is not None and end.__class__ is not int and not _is_int(end):
+            raise _bad_arg('slice_copy', 'end', 4, 'int', end)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('slice_copy', 'step', 5, 'int', step)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('slice_copy', 'out', None, 'Tensor', out)
+            return _op_slice_copy_Tensor_out(input, dim, start, end, step, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
+            _ks |= end._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slice_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, start, end, step)
+        return _op_slice_copy_Tensor(input, dim, start, end, step)
+    except TypeError:
+        _r = _tf_duck_bound(slice_copy, locals(), ('input', 'out'), 'ember.slice_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def split_copy(input, split_size, dim=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('split_copy', 'input', 1, 'Tensor', input)
-    if split_size.__class__ is not int and not _is_int(split_size):
-        raise _bad_arg('split_copy', 'split_size', 2, 'int', split_size)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('split_copy', 'dim', 3, 'int', dim)
-    if out is not None:
-        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
-            raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
-        return _as_tuple(_op_split_copy_Tensor_out(input, split_size, dim, out=out))
-    _ks = input._ks
-    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
-        _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, split_size, dim))
-    return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
+    if _TF:
+        _r = _tf_bound(split_copy, locals(), ('input', 'out'), 'ember.split_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('split_copy', 'input', 1, 'Tensor', input)
+        if split_size.__class__ is not int and not _is_int(split_size):
+            raise _bad_arg('split_copy', 'split_size', 2, 'int', split_size)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('split_copy', 'dim', 3, 'int', dim)
+        if out is not None:
+            if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+                raise _bad_arg('split_copy', 'out', None, 'tuple of Tensors', out)
+            return _as_tuple(_op_split_copy_Tensor_out(input, split_size, dim, out=out))
+        _ks = input._ks
+        if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
+            _ks |= split_size._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_split_copy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, split_size, dim))
+        return _as_tuple(_op_split_copy_Tensor(input, split_size, dim))
+    except TypeError:
+        _r = _tf_duck_bound(split_copy, locals(), ('input', 'out'), 'ember.split_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('split_with_sizes_copy', 'input', 1, 'Tensor', input)
-    if not _is_intseq(split_sizes):
-        raise _bad_arg('split_with_sizes_copy', 'split_sizes', 2, 'tuple of ints', split_sizes)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('split_with_sizes_copy', 'dim', 3, 'int', dim)
-    if out is not None:
-        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
-            raise _bad_arg('split_with_sizes_copy', 'out', None, 'tuple of Tensors', out)
-        return _as_tuple(_op_split_with_sizes_copy_out(input, split_sizes, dim, out=out))
-    return _as_tuple(_op_split_with_sizes_copy_default(input, split_sizes, dim))
+    if _TF:
+        _r = _tf_bound(split_with_sizes_copy, locals(), ('input', 'out'), 'ember.split_with_sizes_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('split_with_sizes_copy', 'input', 1, 'Tensor', input)
+        if not _is_intseq(split_sizes):
+            raise _bad_arg('split_with_sizes_copy', 'split_sizes', 2, 'tuple of ints', split_sizes)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('split_with_sizes_copy', 'dim', 3, 'int', dim)
+        if out is not None:
+            if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+                raise _bad_arg('split_with_sizes_copy', 'out', None, 'tuple of Tensors', out)
+            return _as_tuple(_op_split_with_sizes_copy_out(input, split_sizes, dim, out=out))
+        return _as_tuple(_op_split_with_sizes_copy_default(input, split_sizes, dim))
+    except TypeError:
+        _r = _tf_duck_bound(split_with_sizes_copy, locals(), ('input', 'out'), 'ember.split_with_sizes_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _squeeze_copy_c0(input, *, out=None):
     s = 0
@@ -332,104 +447,154 @@ _squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _s
 _squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, tuple of ints dim, *, Tensor out = None)')
 
 def squeeze_copy(*args, **kwargs):
-    best = None
-    for c, b in _squeeze_copy_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _squeeze_copy_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_squeeze_copy_e'):
-                raise _e from None
-            raise _unbound_call('squeeze_copy', _p[0], args, kwargs, _m) from None
-    raise _no_match('squeeze_copy', args, kwargs, _squeeze_copy_sigs, False)
+    if _TF:
+        _r = _tf_varargs(squeeze_copy, args, kwargs, 'ember.squeeze_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _squeeze_copy_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _squeeze_copy_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_squeeze_copy_e'):
+                    raise _e from None
+                raise _unbound_call('squeeze_copy', _p[0], args, kwargs, _m) from None
+        raise _no_match('squeeze_copy', args, kwargs, _squeeze_copy_sigs, False)
+    except TypeError:
+        _r = _tf_duck(squeeze_copy, args, kwargs, 'ember.squeeze_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def t_copy(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('t_copy', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('t_copy', 'out', None, 'Tensor', out)
-        return _op_t_copy_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_t_copy_default(input)
+    if _TF:
+        _r = _tf_bound(t_copy, locals(), ('input', 'out'), 'ember.t_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('t_copy', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('t_copy', 'out', None, 'Tensor', out)
+            return _op_t_copy_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_t_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_t_copy_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(t_copy, locals(), ('input', 'out'), 'ember.t_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def transpose_copy(input, dim0, dim1, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('transpose_copy', 'input', 1, 'Tensor', input)
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('transpose_copy', 'dim0', 2, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('transpose_copy', 'dim1', 3, 'int', dim1)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('transpose_copy', 'out', None, 'Tensor', out)
-        return _op_transpose_copy_int_out(input, dim0, dim1, out=out)
-    _ks = input._ks
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim0, dim1)
-    return _op_transpose_copy_int(input, dim0, dim1)
+    if _TF:
+        _r = _tf_bound(transpose_copy, locals(), ('input', 'out'), 'ember.transpose_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('transpose_copy', 'input', 1, 'Tensor', input)
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('transpose_copy', 'dim0', 2, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('transpose_copy', 'dim1', 3, 'int', dim1)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('transpose_copy', 'out', None, 'Tensor', out)
+            return _op_transpose_copy_int_out(input, dim0, dim1, out=out)
+        _ks = input._ks
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_transpose_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim0, dim1)
+        return _op_transpose_copy_int(input, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(transpose_copy, locals(), ('input', 'out'), 'ember.transpose_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unsqueeze_copy(input, dim, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unsqueeze_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsqueeze_copy', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('unsqueeze_copy', 'out', None, 'Tensor', out)
-        return _op_unsqueeze_copy_out(input, dim, out=out)
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dim)
-    return _op_unsqueeze_copy_default(input, dim)
+    if _TF:
+        _r = _tf_bound(unsqueeze_copy, locals(), ('input', 'out'), 'ember.unsqueeze_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unsqueeze_copy', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsqueeze_copy', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('unsqueeze_copy', 'out', None, 'Tensor', out)
+            return _op_unsqueeze_copy_out(input, dim, out=out)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsqueeze_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
+        return _op_unsqueeze_copy_default(input, dim)
+    except TypeError:
+        _r = _tf_duck_bound(unsqueeze_copy, locals(), ('input', 'out'), 'ember.unsqueeze_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unbind_copy(input, dim=0, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unbind_copy', 'input', 1, 'Tensor', input)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unbind_copy', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
-            raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
-        return _as_tuple(_op_unbind_copy_int_out(input, dim, out=out))
-    _ks = input._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(input, dim))
-    return _as_tuple(_op_unbind_copy_int(input, dim))
+    if _TF:
+        _r = _tf_bound(unbind_copy, locals(), ('input', 'out'), 'ember.unbind_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unbind_copy', 'input', 1, 'Tensor', input)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unbind_copy', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
+                raise _bad_arg('unbind_copy', 'out', None, 'tuple of Tensors', out)
+            return _as_tuple(_op_unbind_copy_int_out(input, dim, out=out))
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unbind_copy_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, dim))
+        return _as_tuple(_op_unbind_copy_int(input, dim))
+    except TypeError:
+        _r = _tf_duck_bound(unbind_copy, locals(), ('input', 'out'), 'ember.unbind_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _view_copy_c0(input, size, *, out=None):
     s = 0
@@ -485,71 +650,101 @@ _view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1)
 _view_copy_sigs = ('(Tensor input, ember.dtype dtype, *, Tensor out = None)', '(Tensor input, tuple of ints size, *, Tensor out = None)')
 
 def view_copy(*args, **kwargs):
-    best = None
-    for c, b in _view_copy_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs)
-    _p = []
-    for lo, hi, e in _view_copy_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('_view_copy_e'):
-                raise _e from None
-            raise _unbound_call('view_copy', _p[0], args, kwargs, _m) from None
-    raise _no_match('view_copy', args, kwargs, _view_copy_sigs, False)
+    if _TF:
+        _r = _tf_varargs(view_copy, args, kwargs, 'ember.view_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        best = None
+        for c, b in _view_copy_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs)
+        _p = []
+        for lo, hi, e in _view_copy_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('_view_copy_e'):
+                    raise _e from None
+                raise _unbound_call('view_copy', _p[0], args, kwargs, _m) from None
+        raise _no_match('view_copy', args, kwargs, _view_copy_sigs, False)
+    except TypeError:
+        _r = _tf_duck(view_copy, args, kwargs, 'ember.view_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def unfold_copy(input, dimension, size, step, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('unfold_copy', 'input', 1, 'Tensor', input)
-    if dimension.__class__ is not int and not _is_int(dimension):
-        raise _bad_arg('unfold_copy', 'dimension', 2, 'int', dimension)
-    if size.__class__ is not int and not _is_int(size):
-        raise _bad_arg('unfold_copy', 'size', 3, 'int', size)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('unfold_copy', 'step', 4, 'int', step)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('unfold_copy', 'out', None, 'Tensor', out)
-        return _op_unfold_copy_out(input, dimension, size, step, out=out)
-    _ks = input._ks
-    if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
-        _ks |= dimension._ks
-    if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
-        _ks |= size._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input, dimension, size, step)
-    return _op_unfold_copy_default(input, dimension, size, step)
+    if _TF:
+        _r = _tf_bound(unfold_copy, locals(), ('input', 'out'), 'ember.unfold_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('unfold_copy', 'input', 1, 'Tensor', input)
+        if dimension.__class__ is not int and not _is_int(dimension):
+            raise _bad_arg('unfold_copy', 'dimension', 2, 'int', dimension)
+        if size.__class__ is not int and not _is_int(size):
+            raise _bad_arg('unfold_copy', 'size', 3, 'int', size)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('unfold_copy', 'step', 4, 'int', step)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('unfold_copy', 'out', None, 'Tensor', out)
+            return _op_unfold_copy_out(input, dimension, size, step, out=out)
+        _ks = input._ks
+        if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
+            _ks |= dimension._ks
+        if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
+            _ks |= size._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unfold_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dimension, size, step)
+        return _op_unfold_copy_default(input, dimension, size, step)
+    except TypeError:
+        _r = _tf_duck_bound(unfold_copy, locals(), ('input', 'out'), 'ember.unfold_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def alias_copy(input, *, out=None):
-    if input.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('alias_copy', 'input', 1, 'Tensor', input)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('alias_copy', 'out', None, 'Tensor', out)
-        return _op_alias_copy_out(input, out=out)
-    _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(input)
-    return _op_alias_copy_default(input)
+    if _TF:
+        _r = _tf_bound(alias_copy, locals(), ('input', 'out'), 'ember.alias_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('alias_copy', 'input', 1, 'Tensor', input)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('alias_copy', 'out', None, 'Tensor', out)
+            return _op_alias_copy_out(input, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_alias_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input)
+        return _op_alias_copy_default(input)
+    except TypeError:
+        _r = _tf_duck_bound(alias_copy, locals(), ('input', 'out'), 'ember.alias_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __all__ = ['alias_copy', 'as_strided_copy', 'detach_copy', 'diagonal_copy', 'expand_copy', 'permute_copy', 'select_copy', 'slice_copy', 'split_copy', 'split_with_sizes_copy', 'squeeze_copy', 't_copy', 'transpose_copy', 'unbind_copy', 'unfold_copy', 'unsqueeze_copy', 'view_as_complex_copy', 'view_as_real_copy', 'view_copy']

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_hardshrink_default, _c_hardshrink_default = _lazy(_G, '_op_hardshrink_default', 'aten', 'hardshrink', 'default')
 _op_hardshrink_out, _c_hardshrink_out = _lazy(_G, '_op_hardshrink_out', 'aten', 'hardshrink', 'out')
@@ -19,47 +24,87 @@ _op_relu__default, _c_relu__default = _lazy(_G, '_op_relu__default', 'aten', 're
 _op_relu_default, _c_relu_default = _lazy(_G, '_op_relu_default', 'aten', 'relu', 'default')
 
 def _m_relu(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_relu_default(self)
+    if _TF:
+        _r = _tf_bound(_m_relu, locals(), ('self',), 'ember.Tensor.relu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_relu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_relu_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_relu, locals(), ('self',), 'ember.Tensor.relu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_relu_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_relu__default(self)
+    if _TF:
+        _r = _tf_bound(_m_relu_, locals(), ('self',), 'ember.Tensor.relu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_relu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_relu__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_relu_, locals(), ('self',), 'ember.Tensor.relu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_hardshrink(self, lambd=0.5, *, out=None):
-    if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
-        raise _bad_arg('hardshrink', 'lambd', 1, 'Number', lambd)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
-        return _op_hardshrink_out(self, lambd, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
-        _ks |= lambd._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, lambd)
-    return _op_hardshrink_default(self, lambd)
+    if _TF:
+        _r = _tf_bound(_m_hardshrink, locals(), ('self', 'out'), 'ember.Tensor.hardshrink')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if lambd.__class__ is not int and lambd.__class__ is not float and not _is_scalar(lambd):
+            raise _bad_arg('hardshrink', 'lambd', 1, 'Number', lambd)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hardshrink', 'out', None, 'Tensor', out)
+            return _op_hardshrink_out(self, lambd, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
+            _ks |= lambd._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hardshrink_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, lambd)
+        return _op_hardshrink_default(self, lambd)
+    except TypeError:
+        _r = _tf_duck_bound(_m_hardshrink, locals(), ('self', 'out'), 'ember.Tensor.hardshrink')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_prelu(self, weight):
-    if weight.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= weight._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, weight)
-    return _op_prelu_default(self, weight)
+    if _TF:
+        _r = _tf_bound(_m_prelu, locals(), ('self', 'weight'), 'ember.Tensor.prelu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if weight.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('prelu', 'weight', 1, 'Tensor', weight)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= weight._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_prelu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, weight)
+        return _op_prelu_default(self, weight)
+    except TypeError:
+        _r = _tf_duck_bound(_m_prelu, locals(), ('self', 'weight'), 'ember.Tensor.prelu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -68,4 +113,4 @@ METHODS = {'hardshrink': _m_hardshrink, 'prelu': _m_prelu, 'relu': _m_relu, 'rel
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

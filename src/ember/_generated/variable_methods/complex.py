@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op__conj_default, _c__conj_default = _lazy(_G, '_op__conj_default', 'aten', '_conj', 'default')
 _op__neg_view_default, _c__neg_view_default = _lazy(_G, '_op__neg_view_default', 'aten', '_neg_view', 'default')
@@ -24,76 +29,156 @@ _op_resolve_conj_default, _c_resolve_conj_default = _lazy(_G, '_op_resolve_conj_
 _op_resolve_neg_default, _c_resolve_neg_default = _lazy(_G, '_op_resolve_neg_default', 'aten', 'resolve_neg', 'default')
 
 def _m_conj_physical(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
-        return _op_conj_physical_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_conj_physical_default(self)
+    if _TF:
+        _r = _tf_bound(_m_conj_physical, locals(), ('self', 'out'), 'ember.Tensor.conj_physical')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('conj_physical', 'out', None, 'Tensor', out)
+            return _op_conj_physical_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_conj_physical_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_conj_physical_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_conj_physical, locals(), ('self', 'out'), 'ember.Tensor.conj_physical')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_conj_physical_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_conj_physical__default(self)
+    if _TF:
+        _r = _tf_bound(_m_conj_physical_, locals(), ('self',), 'ember.Tensor.conj_physical_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_conj_physical__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_conj_physical__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_conj_physical_, locals(), ('self',), 'ember.Tensor.conj_physical_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_conj(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_conj_default(self)
+    if _TF:
+        _r = _tf_bound(_m_conj, locals(), ('self',), 'ember.Tensor.conj')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_conj_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_conj, locals(), ('self',), 'ember.Tensor.conj')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m__conj(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op__conj_default(self)
+    if _TF:
+        _r = _tf_bound(_m__conj, locals(), ('self',), 'ember.Tensor._conj')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op__conj_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m__conj, locals(), ('self',), 'ember.Tensor._conj')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m__neg_view(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op__neg_view_default(self)
+    if _TF:
+        _r = _tf_bound(_m__neg_view, locals(), ('self',), 'ember.Tensor._neg_view')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c__neg_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op__neg_view_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m__neg_view, locals(), ('self',), 'ember.Tensor._neg_view')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_resolve_conj(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_resolve_conj_default(self)
+    if _TF:
+        _r = _tf_bound(_m_resolve_conj, locals(), ('self',), 'ember.Tensor.resolve_conj')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_resolve_conj_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_resolve_conj_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_resolve_conj, locals(), ('self',), 'ember.Tensor.resolve_conj')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_resolve_neg(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_resolve_neg_default(self)
+    if _TF:
+        _r = _tf_bound(_m_resolve_neg, locals(), ('self',), 'ember.Tensor.resolve_neg')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_resolve_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_resolve_neg_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_resolve_neg, locals(), ('self',), 'ember.Tensor.resolve_neg')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_angle(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('angle', 'out', None, 'Tensor', out)
-        return _op_angle_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_angle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_angle_default(self)
+    if _TF:
+        _r = _tf_bound(_m_angle, locals(), ('self', 'out'), 'ember.Tensor.angle')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('angle', 'out', None, 'Tensor', out)
+            return _op_angle_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_angle_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_angle_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_angle, locals(), ('self', 'out'), 'ember.Tensor.angle')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -102,4 +187,4 @@ METHODS = {'_conj': _m__conj, '_neg_view': _m__neg_view, 'angle': _m_angle, 'con
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_clone_default, _c_clone_default = _lazy(_G, '_op_clone_default', 'aten', 'clone', 'default')
 _op_contiguous_default, _c_contiguous_default = _lazy(_G, '_op_contiguous_default', 'aten', 'contiguous', 'default')
@@ -22,78 +27,128 @@ _op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__defaul
 _op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
-    if memory_format.__class__ is str and memory_format == 'contiguous_format':
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_contiguous_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self)
-        return _op_contiguous_default(self)
-    return _op_contiguous_default(self, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(_m_contiguous, locals(), ('self',), 'ember.Tensor.contiguous')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if memory_format.__class__ is str and memory_format == 'contiguous_format':
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_contiguous_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self)
+            return _op_contiguous_default(self)
+        return _op_contiguous_default(self, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(_m_contiguous, locals(), ('self',), 'ember.Tensor.contiguous')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_clone(self, *, memory_format=None):
-    if memory_format is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self)
-        return _op_clone_default(self)
-    return _op_clone_default(self, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(_m_clone, locals(), ('self',), 'ember.Tensor.clone')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if memory_format is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_clone_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self)
+            return _op_clone_default(self)
+        return _op_clone_default(self, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(_m_clone, locals(), ('self',), 'ember.Tensor.clone')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_copy_(self, src, non_blocking=False):
-    if src.__class__ not in _TENSOR_TYPES and src.__class__ is not float and src.__class__ is not int and not _is_num(src):
-        raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
-    if non_blocking.__class__ is not bool:
-        raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if src.__class__ in _TENSOR_TYPES and src._ks != _ks:
-        _ks |= src._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, src, non_blocking)
-    return _op_copy__default(self, src, non_blocking)
+    if _TF:
+        _r = _tf_bound(_m_copy_, locals(), ('self', 'src'), 'ember.Tensor.copy_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if src.__class__ not in _TENSOR_TYPES and src.__class__ is not float and src.__class__ is not int and not _is_num(src):
+            raise _bad_arg('copy_', 'src', 1, 'Tensor', src)
+        if non_blocking.__class__ is not bool:
+            raise _bad_arg('copy_', 'non_blocking', 2, 'bool', non_blocking)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if src.__class__ in _TENSOR_TYPES and src._ks != _ks:
+            _ks |= src._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, src, non_blocking)
+        return _op_copy__default(self, src, non_blocking)
+    except TypeError:
+        _r = _tf_duck_bound(_m_copy_, locals(), ('self', 'src'), 'ember.Tensor.copy_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_resize_(self, *_va, size=None, memory_format=None):
-    if size is None:
-        if not _va:
-            raise TypeError('resize_() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("resize_() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
-    if memory_format is None:
-        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
-            for _a in size:
-                if _a.__class__ is not int:
-                    break
-            else:
-                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_resize__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                    if _k is not None:
-                        return _k(self, size)
-        return _op_resize__default(self, size)
-    return _op_resize__default(self, size, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(_m_resize_, locals(), ('self',), 'ember.Tensor.resize_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('resize_() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("resize_() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
+        if memory_format is None:
+            if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+                for _a in size:
+                    if _a.__class__ is not int:
+                        break
+                else:
+                    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                        _k = _c_resize__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                        if _k is not None:
+                            return _k(self, size)
+            return _op_resize__default(self, size)
+        return _op_resize__default(self, size, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(_m_resize_, locals(), ('self',), 'ember.Tensor.resize_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_resize_as_(self, the_template, *, memory_format=None):
-    if the_template.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('resize_as_', 'the_template', 1, 'Tensor', the_template)
-    if memory_format is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= the_template._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, the_template)
-        return _op_resize_as__default(self, the_template)
-    return _op_resize_as__default(self, the_template, memory_format=memory_format)
+    if _TF:
+        _r = _tf_bound(_m_resize_as_, locals(), ('self', 'the_template'), 'ember.Tensor.resize_as_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if the_template.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('resize_as_', 'the_template', 1, 'Tensor', the_template)
+        if memory_format is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= the_template._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_resize_as__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, the_template)
+            return _op_resize_as__default(self, the_template)
+        return _op_resize_as__default(self, the_template, memory_format=memory_format)
+    except TypeError:
+        _r = _tf_duck_bound(_m_resize_as_, locals(), ('self', 'the_template'), 'ember.Tensor.resize_as_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_fill__c0(self, value):
     s = 0
@@ -143,40 +198,60 @@ __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
 __m_fill__sigs = ('(Tensor value)', '(Number value)')
 
 def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_fill__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_fill__e'):
-                raise _e from None
-    raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.fill_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_fill__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_fill__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_fill__e'):
+                    raise _e from None
+        raise _no_match('fill_', args, kwargs, __m_fill__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.fill_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_zero_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_zero__default(self)
+    if _TF:
+        _r = _tf_bound(_m_zero_, locals(), ('self',), 'ember.Tensor.zero_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_zero__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_zero__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_zero_, locals(), ('self',), 'ember.Tensor.zero_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -185,4 +260,4 @@ METHODS = {'clone': _m_clone, 'contiguous': _m_contiguous, 'copy_': _m_copy_, 'f
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

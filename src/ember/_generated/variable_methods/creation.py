@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_new_empty_default, _c_new_empty_default = _lazy(_G, '_op_new_empty_default', 'aten', 'new_empty', 'default')
 _op_new_empty_strided_default, _c_new_empty_strided_default = _lazy(_G, '_op_new_empty_strided_default', 'aten', 'new_empty_strided', 'default')
@@ -19,123 +24,173 @@ _op_new_ones_default, _c_new_ones_default = _lazy(_G, '_op_new_ones_default', 'a
 _op_new_zeros_default, _c_new_zeros_default = _lazy(_G, '_op_new_zeros_default', 'aten', 'new_zeros', 'default')
 
 def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
-    if size is None:
-        if not _va:
-            raise TypeError('new_empty() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("new_empty() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
-    if dtype is None and layout is None and device is None and pin_memory is None:
-        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
-            for _a in size:
-                if _a.__class__ is not int:
-                    break
-            else:
-                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                    if _k is not None:
-                        return _k(self, size)
-        return _op_new_empty_default(self, size)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('new_empty', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('new_empty', 'pin_memory', None, 'bool', pin_memory)
-    return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _TF:
+        _r = _tf_bound(_m_new_empty, locals(), ('self',), 'ember.Tensor.new_empty')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("new_empty() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
+        if dtype is None and layout is None and device is None and pin_memory is None:
+            if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+                for _a in size:
+                    if _a.__class__ is not int:
+                        break
+                else:
+                    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                        _k = _c_new_empty_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                        if _k is not None:
+                            return _k(self, size)
+            return _op_new_empty_default(self, size)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('new_empty', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('new_empty', 'pin_memory', None, 'bool', pin_memory)
+        return _op_new_empty_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    except TypeError:
+        _r = _tf_duck_bound(_m_new_empty, locals(), ('self',), 'ember.Tensor.new_empty')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _is_intseq(size):
-        raise _bad_arg('new_empty_strided', 'size', 1, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('new_empty_strided', 'stride', 2, 'tuple of ints', stride)
-    if dtype is None and layout is None and device is None and pin_memory is None:
-        return _op_new_empty_strided_default(self, size, stride)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('new_empty_strided', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('new_empty_strided', 'pin_memory', None, 'bool', pin_memory)
-    return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _TF:
+        _r = _tf_bound(_m_new_empty_strided, locals(), ('self',), 'ember.Tensor.new_empty_strided')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(size):
+            raise _bad_arg('new_empty_strided', 'size', 1, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('new_empty_strided', 'stride', 2, 'tuple of ints', stride)
+        if dtype is None and layout is None and device is None and pin_memory is None:
+            return _op_new_empty_strided_default(self, size, stride)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('new_empty_strided', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('new_empty_strided', 'pin_memory', None, 'bool', pin_memory)
+        return _op_new_empty_strided_default(self, size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    except TypeError:
+        _r = _tf_duck_bound(_m_new_empty_strided, locals(), ('self',), 'ember.Tensor.new_empty_strided')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if not _is_intseq(size):
-        raise _bad_arg('new_full', 'size', 1, 'tuple of ints', size)
-    if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
-        raise _bad_arg('new_full', 'fill_value', 2, 'Number', fill_value)
-    if dtype is None and layout is None and device is None and pin_memory is None:
-        return _op_new_full_default(self, size, fill_value)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('new_full', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('new_full', 'pin_memory', None, 'bool', pin_memory)
-    return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _TF:
+        _r = _tf_bound(_m_new_full, locals(), ('self',), 'ember.Tensor.new_full')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(size):
+            raise _bad_arg('new_full', 'size', 1, 'tuple of ints', size)
+        if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
+            raise _bad_arg('new_full', 'fill_value', 2, 'Number', fill_value)
+        if dtype is None and layout is None and device is None and pin_memory is None:
+            return _op_new_full_default(self, size, fill_value)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('new_full', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('new_full', 'pin_memory', None, 'bool', pin_memory)
+        return _op_new_full_default(self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    except TypeError:
+        _r = _tf_duck_bound(_m_new_full, locals(), ('self',), 'ember.Tensor.new_full')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
-    if size is None:
-        if not _va:
-            raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("new_zeros() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
-    if dtype is None and layout is None and device is None and pin_memory is None:
-        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
-            for _a in size:
-                if _a.__class__ is not int:
-                    break
-            else:
-                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                    if _k is not None:
-                        return _k(self, size)
-        return _op_new_zeros_default(self, size)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('new_zeros', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('new_zeros', 'pin_memory', None, 'bool', pin_memory)
-    return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _TF:
+        _r = _tf_bound(_m_new_zeros, locals(), ('self',), 'ember.Tensor.new_zeros')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('new_zeros() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("new_zeros() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
+        if dtype is None and layout is None and device is None and pin_memory is None:
+            if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+                for _a in size:
+                    if _a.__class__ is not int:
+                        break
+                else:
+                    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                        _k = _c_new_zeros_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                        if _k is not None:
+                            return _k(self, size)
+            return _op_new_zeros_default(self, size)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('new_zeros', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('new_zeros', 'pin_memory', None, 'bool', pin_memory)
+        return _op_new_zeros_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    except TypeError:
+        _r = _tf_duck_bound(_m_new_zeros, locals(), ('self',), 'ember.Tensor.new_zeros')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
-    if size is None:
-        if not _va:
-            raise TypeError('new_ones() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("new_ones() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)
-    if dtype is None and layout is None and device is None and pin_memory is None:
-        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
-            for _a in size:
-                if _a.__class__ is not int:
-                    break
-            else:
-                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                    if _k is not None:
-                        return _k(self, size)
-        return _op_new_ones_default(self, size)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('new_ones', 'dtype', None, 'ember.dtype', dtype)
-    if pin_memory is not None and pin_memory.__class__ is not bool:
-        raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
-    return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _TF:
+        _r = _tf_bound(_m_new_ones, locals(), ('self',), 'ember.Tensor.new_ones')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('new_ones() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("new_ones() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)
+        if dtype is None and layout is None and device is None and pin_memory is None:
+            if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+                for _a in size:
+                    if _a.__class__ is not int:
+                        break
+                else:
+                    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                        _k = _c_new_ones_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                        if _k is not None:
+                            return _k(self, size)
+            return _op_new_ones_default(self, size)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('new_ones', 'dtype', None, 'ember.dtype', dtype)
+        if pin_memory is not None and pin_memory.__class__ is not bool:
+            raise _bad_arg('new_ones', 'pin_memory', None, 'bool', pin_memory)
+        return _op_new_ones_default(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    except TypeError:
+        _r = _tf_duck_bound(_m_new_ones, locals(), ('self',), 'ember.Tensor.new_ones')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -144,4 +199,4 @@ METHODS = {'new_empty': _m_new_empty, 'new_empty_strided': _m_new_empty_strided,
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

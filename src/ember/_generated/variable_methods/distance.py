@@ -5,29 +5,44 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_dist_default, _c_dist_default = _lazy(_G, '_op_dist_default', 'aten', 'dist', 'default')
 
 def _m_dist(self, other, p=2):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dist', 'other', 1, 'Tensor', other)
-    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
-        raise _bad_arg('dist', 'p', 2, 'Number', p)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other, p)
-    return _op_dist_default(self, other, p)
+    if _TF:
+        _r = _tf_bound(_m_dist, locals(), ('self', 'other'), 'ember.Tensor.dist')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dist', 'other', 1, 'Tensor', other)
+        if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+            raise _bad_arg('dist', 'p', 2, 'Number', p)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dist_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other, p)
+        return _op_dist_default(self, other, p)
+    except TypeError:
+        _r = _tf_duck_bound(_m_dist, locals(), ('self', 'other'), 'ember.Tensor.dist')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -36,4 +51,4 @@ METHODS = {'dist': _m_dist}
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

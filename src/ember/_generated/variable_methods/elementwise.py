@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (frexp as _rt_frexp)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_abs__default, _c_abs__default = _lazy(_G, '_op_abs__default', 'aten', 'abs_', 'default')
 _op_abs_default, _c_abs_default = _lazy(_G, '_op_abs_default', 'aten', 'abs', 'default')
@@ -406,98 +411,158 @@ _op_xlogy__Scalar_Other, _c_xlogy__Scalar_Other = _lazy(_G, '_op_xlogy__Scalar_O
 _op_xlogy__Tensor, _c_xlogy__Tensor = _lazy(_G, '_op_xlogy__Tensor', 'aten', 'xlogy_', 'Tensor')
 
 def _m_add(self, other, *, alpha=1, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('add', 'other', 1, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-            _ks |= other._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, other)
-        return _op_add_Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_add_out(self, other, alpha=alpha, out=out)
-    return _op_add_Tensor(self, other, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_add, locals(), ('self', 'other', 'out'), 'ember.Tensor.add')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('add', 'other', 1, 'Tensor', other)
+        if out is None and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+                _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_add_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, other)
+            return _op_add_Tensor(self, other)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('add', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            return _op_add_out(self, other, alpha=alpha, out=out)
+        return _op_add_Tensor(self, other, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_add, locals(), ('self', 'other', 'out'), 'ember.Tensor.add')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_add_(self, other, *, alpha=1):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('add_', 'other', 1, 'Tensor', other)
-    if alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-            _ks |= other._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, other)
-        return _op_add__Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
-    return _op_add__Tensor(self, other, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_add_, locals(), ('self', 'other'), 'ember.Tensor.add_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('add_', 'other', 1, 'Tensor', other)
+        if alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+                _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_add__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, other)
+            return _op_add__Tensor(self, other)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('add_', 'alpha', None, 'Number', alpha)
+        return _op_add__Tensor(self, other, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_add_, locals(), ('self', 'other'), 'ember.Tensor.add_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sub(self, other, *, alpha=1, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('sub', 'other', 1, 'Tensor', other)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-            _ks |= other._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, other)
-        return _op_sub_Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        return _op_sub_out(self, other, alpha=alpha, out=out)
-    return _op_sub_Tensor(self, other, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_sub, locals(), ('self', 'other', 'out'), 'ember.Tensor.sub')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('sub', 'other', 1, 'Tensor', other)
+        if out is None and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+                _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_sub_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, other)
+            return _op_sub_Tensor(self, other)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('sub', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            return _op_sub_out(self, other, alpha=alpha, out=out)
+        return _op_sub_Tensor(self, other, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sub, locals(), ('self', 'other', 'out'), 'ember.Tensor.sub')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sub_(self, other, *, alpha=1):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
-    if alpha.__class__ is int and alpha == 1:
+    if _TF:
+        _r = _tf_bound(_m_sub_, locals(), ('self', 'other'), 'ember.Tensor.sub_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('sub_', 'other', 1, 'Tensor', other)
+        if alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+                _ks |= other._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, other)
+            return _op_sub__Tensor(self, other)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
+        return _op_sub__Tensor(self, other, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sub_, locals(), ('self', 'other'), 'ember.Tensor.sub_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_mul(self, other, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_mul, locals(), ('self', 'other', 'out'), 'ember.Tensor.mul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('mul', 'other', 1, 'Tensor', other)
+        if out is not None:
+            return _op_mul_out(self, other, out=out)
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
             _ks |= other._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_sub__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, other)
-        return _op_sub__Tensor(self, other)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('sub_', 'alpha', None, 'Number', alpha)
-    return _op_sub__Tensor(self, other, alpha=alpha)
-
-def _m_mul(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('mul', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_mul_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_mul_Tensor(self, other)
+        return _op_mul_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_mul, locals(), ('self', 'other', 'out'), 'ember.Tensor.mul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_mul_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_mul__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_mul_, locals(), ('self', 'other'), 'ember.Tensor.mul_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('mul_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mul__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_mul__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_mul_, locals(), ('self', 'other'), 'ember.Tensor.mul_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_div_c0(self, other, *, out=None):
     s = 0
@@ -551,32 +616,42 @@ __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
 __m_div_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_div_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_div_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_div_e'):
-                raise _e from None
-    raise _no_match('div', args, kwargs, __m_div_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_div, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.div')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_div_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_div_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_div_e'):
+                    raise _e from None
+        raise _no_match('div', args, kwargs, __m_div_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_div, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.div')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_div__c0(self, other):
     s = 0
@@ -626,114 +701,174 @@ __m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
 __m_div__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_div__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_div__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_div__e'):
-                raise _e from None
-    raise _no_match('div_', args, kwargs, __m_div__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_div_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.div_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_div__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_div__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_div__e'):
+                    raise _e from None
+        raise _no_match('div_', args, kwargs, __m_div__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_div_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.div_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_floor_divide(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_floor_divide_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_floor_divide_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_floor_divide, locals(), ('self', 'other', 'out'), 'ember.Tensor.floor_divide')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('floor_divide', 'other', 1, 'Tensor', other)
+        if out is not None:
+            return _op_floor_divide_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor_divide_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_floor_divide_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_floor_divide, locals(), ('self', 'other', 'out'), 'ember.Tensor.floor_divide')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_floor_divide_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_floor_divide__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_floor_divide_, locals(), ('self', 'other'), 'ember.Tensor.floor_divide_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('floor_divide_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor_divide__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_floor_divide__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_floor_divide_, locals(), ('self', 'other'), 'ember.Tensor.floor_divide_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_remainder_sigs = ('(Tensor other)', '(Number other)')
 def _m_remainder(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('remainder', ((other, _NO_DEFAULT),), (('out', out, None),), __m_remainder_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_remainder_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('remainder', 'out', None, 'Tensor', out)
-        return _op_remainder_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_remainder_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_remainder, locals(), ('self', 'other', 'out'), 'ember.Tensor.remainder')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('remainder', ((other, _NO_DEFAULT),), (('out', out, None),), __m_remainder_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_remainder_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('remainder', 'out', None, 'Tensor', out)
+            return _op_remainder_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_remainder_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_remainder_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_remainder, locals(), ('self', 'other', 'out'), 'ember.Tensor.remainder')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_remainder__sigs = ('(Tensor other)', '(Number other)')
 def _m_remainder_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('remainder_', ((other, _NO_DEFAULT),), (), __m_remainder__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_remainder__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_remainder__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_remainder_, locals(), ('self', 'other'), 'ember.Tensor.remainder_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('remainder_', ((other, _NO_DEFAULT),), (), __m_remainder__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_remainder__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_remainder__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_remainder__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_remainder_, locals(), ('self', 'other'), 'ember.Tensor.remainder_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_float_power_sigs = ('(Tensor exponent)', '(Number exponent)')
 def _m_float_power(self, exponent, *, out=None):
-    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _no_match_named('float_power', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_float_power_sigs)
-    if not isinstance(exponent, TensorImpl):
+    if _TF:
+        _r = _tf_bound(_m_float_power, locals(), ('self', 'exponent', 'out'), 'ember.Tensor.float_power')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
+            raise _no_match_named('float_power', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_float_power_sigs)
+        if not isinstance(exponent, TensorImpl):
+            if out is not None:
+                return _op_float_power_Tensor_Scalar_out(self, exponent, out=out)
+            return _op_float_power_Tensor_Scalar(self, exponent)
         if out is not None:
-            return _op_float_power_Tensor_Scalar_out(self, exponent, out=out)
-        return _op_float_power_Tensor_Scalar(self, exponent)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('float_power', 'out', None, 'Tensor', out)
-        return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
-        _ks |= exponent._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, exponent)
-    return _op_float_power_Tensor_Tensor(self, exponent)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('float_power', 'out', None, 'Tensor', out)
+            return _op_float_power_Tensor_Tensor_out(self, exponent, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
+            _ks |= exponent._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_float_power_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, exponent)
+        return _op_float_power_Tensor_Tensor(self, exponent)
+    except TypeError:
+        _r = _tf_duck_bound(_m_float_power, locals(), ('self', 'exponent', 'out'), 'ember.Tensor.float_power')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_float_power__c0(self, exponent):
     s = 0
@@ -783,52 +918,72 @@ __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_p
 __m_float_power__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_float_power__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_float_power__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_float_power__e'):
-                raise _e from None
-    raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_float_power_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.float_power_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_float_power__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_float_power__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_float_power__e'):
+                    raise _e from None
+        raise _no_match('float_power_', args, kwargs, __m_float_power__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_float_power_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.float_power_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_pow_sigs = ('(Tensor exponent)', '(Number exponent)')
 def _m_pow(self, exponent, *, out=None):
-    if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
-        raise _no_match_named('pow', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_pow_sigs)
-    if not isinstance(exponent, TensorImpl):
-        if out is None:
-            return _op_pow_Tensor_Scalar(self, exponent)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('pow', 'out', None, 'Tensor', out)
-        return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
-        _ks |= exponent._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, exponent)
-    return _op_pow_Tensor_Tensor(self, exponent)
+    if _TF:
+        _r = _tf_bound(_m_pow, locals(), ('self', 'exponent', 'out'), 'ember.Tensor.pow')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if exponent.__class__ not in _TENSOR_TYPES and exponent.__class__ is not float and exponent.__class__ is not int and not _is_num(exponent):
+            raise _no_match_named('pow', ((exponent, _NO_DEFAULT),), (('out', out, None),), __m_pow_sigs)
+        if not isinstance(exponent, TensorImpl):
+            if out is None:
+                return _op_pow_Tensor_Scalar(self, exponent)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('pow', 'out', None, 'Tensor', out)
+            return _op_pow_Tensor_Tensor_out(self, exponent, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if exponent.__class__ in _TENSOR_TYPES and exponent._ks != _ks:
+            _ks |= exponent._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pow_Tensor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, exponent)
+        return _op_pow_Tensor_Tensor(self, exponent)
+    except TypeError:
+        _r = _tf_duck_bound(_m_pow, locals(), ('self', 'exponent', 'out'), 'ember.Tensor.pow')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_pow__c0(self, exponent):
     s = 0
@@ -878,665 +1033,1155 @@ __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
 __m_pow__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_pow__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_pow__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_pow__e'):
-                raise _e from None
-    raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_pow_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.pow_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_pow__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_pow__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_pow__e'):
+                    raise _e from None
+        raise _no_match('pow_', args, kwargs, __m_pow__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_pow_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.pow_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_eq_sigs = ('(Tensor other)', '(Number other)')
 def _m_eq(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('eq', ((other, _NO_DEFAULT),), (('out', out, None),), __m_eq_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_eq_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('eq', 'out', None, 'Tensor', out)
-        return _op_eq_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_eq_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_eq, locals(), ('self', 'other', 'out'), 'ember.Tensor.eq')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('eq', ((other, _NO_DEFAULT),), (('out', out, None),), __m_eq_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_eq_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('eq', 'out', None, 'Tensor', out)
+            return _op_eq_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_eq_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_eq_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_eq, locals(), ('self', 'other', 'out'), 'ember.Tensor.eq')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_eq__sigs = ('(Tensor other)', '(Number other)')
 def _m_eq_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('eq_', ((other, _NO_DEFAULT),), (), __m_eq__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_eq__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_eq__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_eq_, locals(), ('self', 'other'), 'ember.Tensor.eq_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('eq_', ((other, _NO_DEFAULT),), (), __m_eq__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_eq__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_eq__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_eq__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_eq_, locals(), ('self', 'other'), 'ember.Tensor.eq_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_ne_sigs = ('(Tensor other)', '(Number other)')
 def _m_ne(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('ne', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ne_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_ne_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ne', 'out', None, 'Tensor', out)
-        return _op_ne_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_ne_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_ne, locals(), ('self', 'other', 'out'), 'ember.Tensor.ne')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('ne', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ne_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_ne_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ne', 'out', None, 'Tensor', out)
+            return _op_ne_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ne_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_ne_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ne, locals(), ('self', 'other', 'out'), 'ember.Tensor.ne')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_ne__sigs = ('(Tensor other)', '(Number other)')
 def _m_ne_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('ne_', ((other, _NO_DEFAULT),), (), __m_ne__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_ne__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_ne__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_ne_, locals(), ('self', 'other'), 'ember.Tensor.ne_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('ne_', ((other, _NO_DEFAULT),), (), __m_ne__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_ne__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ne__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_ne__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ne_, locals(), ('self', 'other'), 'ember.Tensor.ne_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_lt_sigs = ('(Tensor other)', '(Number other)')
 def _m_lt(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('lt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_lt_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_lt_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lt', 'out', None, 'Tensor', out)
-        return _op_lt_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_lt_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_lt, locals(), ('self', 'other', 'out'), 'ember.Tensor.lt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('lt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_lt_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_lt_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lt', 'out', None, 'Tensor', out)
+            return _op_lt_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_lt_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lt, locals(), ('self', 'other', 'out'), 'ember.Tensor.lt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_lt__sigs = ('(Tensor other)', '(Number other)')
 def _m_lt_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('lt_', ((other, _NO_DEFAULT),), (), __m_lt__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_lt__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_lt__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_lt_, locals(), ('self', 'other'), 'ember.Tensor.lt_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('lt_', ((other, _NO_DEFAULT),), (), __m_lt__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_lt__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_lt__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lt_, locals(), ('self', 'other'), 'ember.Tensor.lt_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_le_sigs = ('(Tensor other)', '(Number other)')
 def _m_le(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('le', ((other, _NO_DEFAULT),), (('out', out, None),), __m_le_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_le_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('le', 'out', None, 'Tensor', out)
-        return _op_le_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_le_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_le, locals(), ('self', 'other', 'out'), 'ember.Tensor.le')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('le', ((other, _NO_DEFAULT),), (('out', out, None),), __m_le_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_le_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('le', 'out', None, 'Tensor', out)
+            return _op_le_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_le_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_le_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_le, locals(), ('self', 'other', 'out'), 'ember.Tensor.le')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_le__sigs = ('(Tensor other)', '(Number other)')
 def _m_le_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('le_', ((other, _NO_DEFAULT),), (), __m_le__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_le__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_le__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_le_, locals(), ('self', 'other'), 'ember.Tensor.le_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('le_', ((other, _NO_DEFAULT),), (), __m_le__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_le__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_le__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_le__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_le_, locals(), ('self', 'other'), 'ember.Tensor.le_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_gt_sigs = ('(Tensor other)', '(Number other)')
 def _m_gt(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('gt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_gt_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_gt_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gt', 'out', None, 'Tensor', out)
-        return _op_gt_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_gt_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_gt, locals(), ('self', 'other', 'out'), 'ember.Tensor.gt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('gt', ((other, _NO_DEFAULT),), (('out', out, None),), __m_gt_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_gt_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gt', 'out', None, 'Tensor', out)
+            return _op_gt_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gt_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_gt_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_gt, locals(), ('self', 'other', 'out'), 'ember.Tensor.gt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_gt__sigs = ('(Tensor other)', '(Number other)')
 def _m_gt_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('gt_', ((other, _NO_DEFAULT),), (), __m_gt__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_gt__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_gt__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_gt_, locals(), ('self', 'other'), 'ember.Tensor.gt_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('gt_', ((other, _NO_DEFAULT),), (), __m_gt__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_gt__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gt__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_gt__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_gt_, locals(), ('self', 'other'), 'ember.Tensor.gt_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_ge_sigs = ('(Tensor other)', '(Number other)')
 def _m_ge(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('ge', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ge_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_ge_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ge', 'out', None, 'Tensor', out)
-        return _op_ge_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_ge_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_ge, locals(), ('self', 'other', 'out'), 'ember.Tensor.ge')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('ge', ((other, _NO_DEFAULT),), (('out', out, None),), __m_ge_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_ge_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ge', 'out', None, 'Tensor', out)
+            return _op_ge_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ge_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_ge_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ge, locals(), ('self', 'other', 'out'), 'ember.Tensor.ge')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_ge__sigs = ('(Tensor other)', '(Number other)')
 def _m_ge_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('ge_', ((other, _NO_DEFAULT),), (), __m_ge__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_ge__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_ge__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_ge_, locals(), ('self', 'other'), 'ember.Tensor.ge_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('ge_', ((other, _NO_DEFAULT),), (), __m_ge__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_ge__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ge__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_ge__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ge_, locals(), ('self', 'other'), 'ember.Tensor.ge_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_and(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
-        return _op_logical_and_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logical_and_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logical_and, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_and')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_and', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_and', 'out', None, 'Tensor', out)
+            return _op_logical_and_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_and_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logical_and_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_and, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_and')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_and_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logical_and__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logical_and_, locals(), ('self', 'other'), 'ember.Tensor.logical_and_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_and_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_and__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logical_and__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_and_, locals(), ('self', 'other'), 'ember.Tensor.logical_and_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_or(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
-        return _op_logical_or_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logical_or_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logical_or, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_or')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_or', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_or', 'out', None, 'Tensor', out)
+            return _op_logical_or_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_or_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logical_or_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_or, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_or')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_or_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logical_or__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logical_or_, locals(), ('self', 'other'), 'ember.Tensor.logical_or_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_or_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_or__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logical_or__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_or_, locals(), ('self', 'other'), 'ember.Tensor.logical_or_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_xor(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
-        return _op_logical_xor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logical_xor_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logical_xor, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_xor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_xor', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_xor', 'out', None, 'Tensor', out)
+            return _op_logical_xor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_xor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logical_xor_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_xor, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_xor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_xor_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logical_xor__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logical_xor_, locals(), ('self', 'other'), 'ember.Tensor.logical_xor_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logical_xor_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_xor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logical_xor__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_xor_, locals(), ('self', 'other'), 'ember.Tensor.logical_xor_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_and_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_and(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_and', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_and_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_bitwise_and_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
-        return _op_bitwise_and_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_and_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_and, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_and')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_and', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_and_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_bitwise_and_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_and', 'out', None, 'Tensor', out)
+            return _op_bitwise_and_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_and_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_and_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_and, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_and')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_and__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_and_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_and_', ((other, _NO_DEFAULT),), (), __m_bitwise_and__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_bitwise_and__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_and__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_and_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_and_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_and_', ((other, _NO_DEFAULT),), (), __m_bitwise_and__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_bitwise_and__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_and__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_and__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_and_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_and_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_or_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_or(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_or', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_or_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_bitwise_or_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
-        return _op_bitwise_or_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_or_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_or, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_or')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_or', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_or_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_bitwise_or_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_or', 'out', None, 'Tensor', out)
+            return _op_bitwise_or_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_or_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_or_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_or, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_or')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_or__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_or_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_or_', ((other, _NO_DEFAULT),), (), __m_bitwise_or__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_bitwise_or__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_or__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_or_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_or_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_or_', ((other, _NO_DEFAULT),), (), __m_bitwise_or__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_bitwise_or__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_or__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_or__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_or_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_or_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_xor_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_xor(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_xor', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_xor_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_bitwise_xor_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
-        return _op_bitwise_xor_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_xor_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_xor, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_xor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_xor', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_xor_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_bitwise_xor_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_xor', 'out', None, 'Tensor', out)
+            return _op_bitwise_xor_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_xor_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_xor_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_xor, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_xor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_xor__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_xor_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_xor_', ((other, _NO_DEFAULT),), (), __m_bitwise_xor__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_bitwise_xor__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_xor__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_xor_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_xor_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_xor_', ((other, _NO_DEFAULT),), (), __m_bitwise_xor__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_bitwise_xor__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_xor__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_xor__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_xor_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_xor_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_neg(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('neg', 'out', None, 'Tensor', out)
-        return _op_neg_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_neg_default(self)
+    if _TF:
+        _r = _tf_bound(_m_neg, locals(), ('self', 'out'), 'ember.Tensor.neg')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('neg', 'out', None, 'Tensor', out)
+            return _op_neg_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_neg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_neg_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_neg, locals(), ('self', 'out'), 'ember.Tensor.neg')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_neg_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_neg__default(self)
+    if _TF:
+        _r = _tf_bound(_m_neg_, locals(), ('self',), 'ember.Tensor.neg_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_neg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_neg__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_neg_, locals(), ('self',), 'ember.Tensor.neg_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_abs(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('abs', 'out', None, 'Tensor', out)
-        return _op_abs_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_abs_default(self)
+    if _TF:
+        _r = _tf_bound(_m_abs, locals(), ('self', 'out'), 'ember.Tensor.abs')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('abs', 'out', None, 'Tensor', out)
+            return _op_abs_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_abs_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_abs_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_abs, locals(), ('self', 'out'), 'ember.Tensor.abs')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_abs_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_abs__default(self)
+    if _TF:
+        _r = _tf_bound(_m_abs_, locals(), ('self',), 'ember.Tensor.abs_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_abs__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_abs__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_abs_, locals(), ('self',), 'ember.Tensor.abs_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_exp(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp', 'out', None, 'Tensor', out)
-        return _op_exp_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_exp_default(self)
+    if _TF:
+        _r = _tf_bound(_m_exp, locals(), ('self', 'out'), 'ember.Tensor.exp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('exp', 'out', None, 'Tensor', out)
+            return _op_exp_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_exp_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_exp, locals(), ('self', 'out'), 'ember.Tensor.exp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_exp_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_exp__default(self)
+    if _TF:
+        _r = _tf_bound(_m_exp_, locals(), ('self',), 'ember.Tensor.exp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_exp__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_exp_, locals(), ('self',), 'ember.Tensor.exp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log', 'out', None, 'Tensor', out)
-        return _op_log_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log_default(self)
+    if _TF:
+        _r = _tf_bound(_m_log, locals(), ('self', 'out'), 'ember.Tensor.log')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log', 'out', None, 'Tensor', out)
+            return _op_log_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log, locals(), ('self', 'out'), 'ember.Tensor.log')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log__default(self)
+    if _TF:
+        _r = _tf_bound(_m_log_, locals(), ('self',), 'ember.Tensor.log_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log_, locals(), ('self',), 'ember.Tensor.log_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sqrt(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
-        return _op_sqrt_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sqrt_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sqrt, locals(), ('self', 'out'), 'ember.Tensor.sqrt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sqrt', 'out', None, 'Tensor', out)
+            return _op_sqrt_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sqrt_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sqrt, locals(), ('self', 'out'), 'ember.Tensor.sqrt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sqrt_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sqrt__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sqrt_, locals(), ('self',), 'ember.Tensor.sqrt_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sqrt__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sqrt_, locals(), ('self',), 'ember.Tensor.sqrt_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_rsqrt(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
-        return _op_rsqrt_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_rsqrt_default(self)
+    if _TF:
+        _r = _tf_bound(_m_rsqrt, locals(), ('self', 'out'), 'ember.Tensor.rsqrt')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('rsqrt', 'out', None, 'Tensor', out)
+            return _op_rsqrt_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rsqrt_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_rsqrt_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_rsqrt, locals(), ('self', 'out'), 'ember.Tensor.rsqrt')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_rsqrt_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_rsqrt__default(self)
+    if _TF:
+        _r = _tf_bound(_m_rsqrt_, locals(), ('self',), 'ember.Tensor.rsqrt_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rsqrt__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_rsqrt__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_rsqrt_, locals(), ('self',), 'ember.Tensor.rsqrt_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sin(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sin', 'out', None, 'Tensor', out)
-        return _op_sin_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sin_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sin, locals(), ('self', 'out'), 'ember.Tensor.sin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sin', 'out', None, 'Tensor', out)
+            return _op_sin_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sin_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sin, locals(), ('self', 'out'), 'ember.Tensor.sin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sin_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sin__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sin_, locals(), ('self',), 'ember.Tensor.sin_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sin__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sin_, locals(), ('self',), 'ember.Tensor.sin_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cos(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cos', 'out', None, 'Tensor', out)
-        return _op_cos_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_cos_default(self)
+    if _TF:
+        _r = _tf_bound(_m_cos, locals(), ('self', 'out'), 'ember.Tensor.cos')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cos', 'out', None, 'Tensor', out)
+            return _op_cos_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_cos_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cos, locals(), ('self', 'out'), 'ember.Tensor.cos')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cos_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_cos__default(self)
+    if _TF:
+        _r = _tf_bound(_m_cos_, locals(), ('self',), 'ember.Tensor.cos_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_cos__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cos_, locals(), ('self',), 'ember.Tensor.cos_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tanh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tanh', 'out', None, 'Tensor', out)
-        return _op_tanh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_tanh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_tanh, locals(), ('self', 'out'), 'ember.Tensor.tanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tanh', 'out', None, 'Tensor', out)
+            return _op_tanh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_tanh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tanh, locals(), ('self', 'out'), 'ember.Tensor.tanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tanh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_tanh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_tanh_, locals(), ('self',), 'ember.Tensor.tanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_tanh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tanh_, locals(), ('self',), 'ember.Tensor.tanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sigmoid(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
-        return _op_sigmoid_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sigmoid_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sigmoid, locals(), ('self', 'out'), 'ember.Tensor.sigmoid')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sigmoid', 'out', None, 'Tensor', out)
+            return _op_sigmoid_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sigmoid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sigmoid_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sigmoid, locals(), ('self', 'out'), 'ember.Tensor.sigmoid')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sigmoid_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sigmoid__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sigmoid_, locals(), ('self',), 'ember.Tensor.sigmoid_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sigmoid__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sigmoid__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sigmoid_, locals(), ('self',), 'ember.Tensor.sigmoid_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_bitwise_not(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
-        return _op_bitwise_not_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_bitwise_not_default(self)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_not, locals(), ('self', 'out'), 'ember.Tensor.bitwise_not')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_not', 'out', None, 'Tensor', out)
+            return _op_bitwise_not_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_bitwise_not_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_not, locals(), ('self', 'out'), 'ember.Tensor.bitwise_not')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_bitwise_not_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_bitwise_not__default(self)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_not_, locals(), ('self',), 'ember.Tensor.bitwise_not_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_bitwise_not__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_not_, locals(), ('self',), 'ember.Tensor.bitwise_not_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_not(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
-        return _op_logical_not_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_logical_not_default(self)
+    if _TF:
+        _r = _tf_bound(_m_logical_not, locals(), ('self', 'out'), 'ember.Tensor.logical_not')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logical_not', 'out', None, 'Tensor', out)
+            return _op_logical_not_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_not_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_logical_not_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_not, locals(), ('self', 'out'), 'ember.Tensor.logical_not')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logical_not_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_logical_not__default(self)
+    if _TF:
+        _r = _tf_bound(_m_logical_not_, locals(), ('self',), 'ember.Tensor.logical_not_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logical_not__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_logical_not__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logical_not_, locals(), ('self',), 'ember.Tensor.logical_not_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clamp_c0(self, min=None, max=None, *, out=None):
     s = 0
@@ -1609,34 +2254,44 @@ __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
 __m_clamp_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_clamp_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clamp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clamp_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clamp_e'):
-                raise _e from None
-    raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clamp, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_clamp_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clamp_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clamp_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clamp_e'):
+                    raise _e from None
+        raise _no_match('clamp', args, kwargs, __m_clamp_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clamp, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clamp__c0(self, min=None, max=None):
     s = 0
@@ -1701,34 +2356,44 @@ __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1)
 __m_clamp__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_clamp__b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clamp__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clamp__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clamp__e'):
-                raise _e from None
-    raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clamp_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_clamp__b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clamp__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clamp__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clamp__e'):
+                    raise _e from None
+        raise _no_match('clamp_', args, kwargs, __m_clamp__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clamp_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clamp_min_c0(self, min, *, out=None):
     s = 0
@@ -1786,32 +2451,42 @@ __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __
 __m_clamp_min_sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clamp_min_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clamp_min_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clamp_min_e'):
-                raise _e from None
-    raise _no_match('clamp_min', args, kwargs, __m_clamp_min_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clamp_min, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_min')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clamp_min_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clamp_min_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clamp_min_e'):
+                    raise _e from None
+        raise _no_match('clamp_min', args, kwargs, __m_clamp_min_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clamp_min, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_min')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clamp_max_c0(self, max, *, out=None):
     s = 0
@@ -1869,278 +2544,498 @@ __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __
 __m_clamp_max_sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clamp_max_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clamp_max_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clamp_max_e'):
-                raise _e from None
-    raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clamp_max, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_max')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clamp_max_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clamp_max_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clamp_max_e'):
+                    raise _e from None
+        raise _no_match('clamp_max', args, kwargs, __m_clamp_max_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clamp_max, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_max')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_where_sigs = ('(Tensor condition, Tensor other)', '(Tensor condition, Number other)')
 def _m_where(self, condition, other, *, out=None):
-    if condition.__class__ not in _TENSOR_TYPES:
-        raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_where_ScalarOther(condition, self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('where', 'out', None, 'Tensor', out)
-        return _op_where_self_out(condition, self, other, out=out)
-    _ks = condition._ks
-    if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
-        _ks |= self._ks
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_where_self.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(condition, self, other)
-    return _op_where_self(condition, self, other)
+    if _TF:
+        _r = _tf_bound(_m_where, locals(), ('self', 'condition', 'other', 'out'), 'ember.Tensor.where')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if condition.__class__ not in _TENSOR_TYPES:
+            raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('where', ((condition, _NO_DEFAULT), (other, _NO_DEFAULT),), (('out', out, None),), __m_where_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_where_ScalarOther(condition, self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('where', 'out', None, 'Tensor', out)
+            return _op_where_self_out(condition, self, other, out=out)
+        _ks = condition._ks
+        if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
+            _ks |= self._ks
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_where_self.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(condition, self, other)
+        return _op_where_self(condition, self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_where, locals(), ('self', 'condition', 'other', 'out'), 'ember.Tensor.where')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('isclose', 'other', 1, 'Tensor', other)
-    if rtol.__class__ is not float and not _is_double(rtol):
-        raise _bad_arg('isclose', 'rtol', 2, 'float', rtol)
-    if atol.__class__ is not float and not _is_double(atol):
-        raise _bad_arg('isclose', 'atol', 3, 'float', atol)
-    if equal_nan.__class__ is not bool:
-        raise _bad_arg('isclose', 'equal_nan', 4, 'bool', equal_nan)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
-        _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
-        _ks |= atol._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other, rtol, atol, equal_nan)
-    return _op_isclose_default(self, other, rtol, atol, equal_nan)
+    if _TF:
+        _r = _tf_bound(_m_isclose, locals(), ('self', 'other'), 'ember.Tensor.isclose')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('isclose', 'other', 1, 'Tensor', other)
+        if rtol.__class__ is not float and not _is_double(rtol):
+            raise _bad_arg('isclose', 'rtol', 2, 'float', rtol)
+        if atol.__class__ is not float and not _is_double(atol):
+            raise _bad_arg('isclose', 'atol', 3, 'float', atol)
+        if equal_nan.__class__ is not bool:
+            raise _bad_arg('isclose', 'equal_nan', 4, 'bool', equal_nan)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
+            _ks |= rtol._ks
+        if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
+            _ks |= atol._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other, rtol, atol, equal_nan)
+        return _op_isclose_default(self, other, rtol, atol, equal_nan)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isclose, locals(), ('self', 'other'), 'ember.Tensor.isclose')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('allclose', 'other', 1, 'Tensor', other)
-    if rtol.__class__ is not float and not _is_double(rtol):
-        raise _bad_arg('allclose', 'rtol', 2, 'float', rtol)
-    if atol.__class__ is not float and not _is_double(atol):
-        raise _bad_arg('allclose', 'atol', 3, 'float', atol)
-    if equal_nan.__class__ is not bool:
-        raise _bad_arg('allclose', 'equal_nan', 4, 'bool', equal_nan)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
-        _ks |= rtol._ks
-    if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
-        _ks |= atol._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other, rtol, atol, equal_nan)
-    return _op_allclose_default(self, other, rtol, atol, equal_nan)
+    if _TF:
+        _r = _tf_bound(_m_allclose, locals(), ('self', 'other'), 'ember.Tensor.allclose')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('allclose', 'other', 1, 'Tensor', other)
+        if rtol.__class__ is not float and not _is_double(rtol):
+            raise _bad_arg('allclose', 'rtol', 2, 'float', rtol)
+        if atol.__class__ is not float and not _is_double(atol):
+            raise _bad_arg('allclose', 'atol', 3, 'float', atol)
+        if equal_nan.__class__ is not bool:
+            raise _bad_arg('allclose', 'equal_nan', 4, 'bool', equal_nan)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if rtol.__class__ in _TENSOR_TYPES and rtol._ks != _ks:
+            _ks |= rtol._ks
+        if atol.__class__ in _TENSOR_TYPES and atol._ks != _ks:
+            _ks |= atol._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_allclose_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other, rtol, atol, equal_nan)
+        return _op_allclose_default(self, other, rtol, atol, equal_nan)
+    except TypeError:
+        _r = _tf_duck_bound(_m_allclose, locals(), ('self', 'other'), 'ember.Tensor.allclose')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_exp2(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('exp2', 'out', None, 'Tensor', out)
-        return _op_exp2_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_exp2_default(self)
+    if _TF:
+        _r = _tf_bound(_m_exp2, locals(), ('self', 'out'), 'ember.Tensor.exp2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('exp2', 'out', None, 'Tensor', out)
+            return _op_exp2_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_exp2_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_exp2, locals(), ('self', 'out'), 'ember.Tensor.exp2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_exp2_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_exp2__default(self)
+    if _TF:
+        _r = _tf_bound(_m_exp2_, locals(), ('self',), 'ember.Tensor.exp2_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_exp2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_exp2__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_exp2_, locals(), ('self',), 'ember.Tensor.exp2_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_expm1(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('expm1', 'out', None, 'Tensor', out)
-        return _op_expm1_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_expm1_default(self)
+    if _TF:
+        _r = _tf_bound(_m_expm1, locals(), ('self', 'out'), 'ember.Tensor.expm1')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('expm1', 'out', None, 'Tensor', out)
+            return _op_expm1_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_expm1_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_expm1_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_expm1, locals(), ('self', 'out'), 'ember.Tensor.expm1')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_expm1_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_expm1__default(self)
+    if _TF:
+        _r = _tf_bound(_m_expm1_, locals(), ('self',), 'ember.Tensor.expm1_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_expm1__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_expm1__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_expm1_, locals(), ('self',), 'ember.Tensor.expm1_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log1p(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log1p', 'out', None, 'Tensor', out)
-        return _op_log1p_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log1p_default(self)
+    if _TF:
+        _r = _tf_bound(_m_log1p, locals(), ('self', 'out'), 'ember.Tensor.log1p')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log1p', 'out', None, 'Tensor', out)
+            return _op_log1p_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log1p_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log1p_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log1p, locals(), ('self', 'out'), 'ember.Tensor.log1p')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log1p_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log1p__default(self)
+    if _TF:
+        _r = _tf_bound(_m_log1p_, locals(), ('self',), 'ember.Tensor.log1p_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log1p__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log1p__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log1p_, locals(), ('self',), 'ember.Tensor.log1p_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log2(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log2', 'out', None, 'Tensor', out)
-        return _op_log2_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log2_default(self)
+    if _TF:
+        _r = _tf_bound(_m_log2, locals(), ('self', 'out'), 'ember.Tensor.log2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log2', 'out', None, 'Tensor', out)
+            return _op_log2_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log2_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log2, locals(), ('self', 'out'), 'ember.Tensor.log2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log2_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log2__default(self)
+    if _TF:
+        _r = _tf_bound(_m_log2_, locals(), ('self',), 'ember.Tensor.log2_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log2__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log2_, locals(), ('self',), 'ember.Tensor.log2_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log10(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log10', 'out', None, 'Tensor', out)
-        return _op_log10_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log10_default(self)
+    if _TF:
+        _r = _tf_bound(_m_log10, locals(), ('self', 'out'), 'ember.Tensor.log10')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log10', 'out', None, 'Tensor', out)
+            return _op_log10_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log10_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log10_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log10, locals(), ('self', 'out'), 'ember.Tensor.log10')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log10_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_log10__default(self)
+    if _TF:
+        _r = _tf_bound(_m_log10_, locals(), ('self',), 'ember.Tensor.log10_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log10__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_log10__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log10_, locals(), ('self',), 'ember.Tensor.log10_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sign(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sign', 'out', None, 'Tensor', out)
-        return _op_sign_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sign_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sign, locals(), ('self', 'out'), 'ember.Tensor.sign')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sign', 'out', None, 'Tensor', out)
+            return _op_sign_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sign_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sign_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sign, locals(), ('self', 'out'), 'ember.Tensor.sign')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sign_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sign__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sign__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sign_, locals(), ('self',), 'ember.Tensor.sign_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sign__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sign__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sign_, locals(), ('self',), 'ember.Tensor.sign_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sgn(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sgn', 'out', None, 'Tensor', out)
-        return _op_sgn_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sgn_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sgn, locals(), ('self', 'out'), 'ember.Tensor.sgn')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sgn', 'out', None, 'Tensor', out)
+            return _op_sgn_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sgn_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sgn_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sgn, locals(), ('self', 'out'), 'ember.Tensor.sgn')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sgn_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sgn__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sgn__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sgn_, locals(), ('self',), 'ember.Tensor.sgn_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sgn__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sgn__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sgn_, locals(), ('self',), 'ember.Tensor.sgn_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_floor(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('floor', 'out', None, 'Tensor', out)
-        return _op_floor_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_floor_default(self)
+    if _TF:
+        _r = _tf_bound(_m_floor, locals(), ('self', 'out'), 'ember.Tensor.floor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('floor', 'out', None, 'Tensor', out)
+            return _op_floor_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_floor_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_floor, locals(), ('self', 'out'), 'ember.Tensor.floor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_floor_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_floor__default(self)
+    if _TF:
+        _r = _tf_bound(_m_floor_, locals(), ('self',), 'ember.Tensor.floor_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_floor__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_floor__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_floor_, locals(), ('self',), 'ember.Tensor.floor_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ceil(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ceil', 'out', None, 'Tensor', out)
-        return _op_ceil_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_ceil_default(self)
+    if _TF:
+        _r = _tf_bound(_m_ceil, locals(), ('self', 'out'), 'ember.Tensor.ceil')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ceil', 'out', None, 'Tensor', out)
+            return _op_ceil_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ceil_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_ceil_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ceil, locals(), ('self', 'out'), 'ember.Tensor.ceil')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ceil_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_ceil__default(self)
+    if _TF:
+        _r = _tf_bound(_m_ceil_, locals(), ('self',), 'ember.Tensor.ceil_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ceil__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_ceil__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ceil_, locals(), ('self',), 'ember.Tensor.ceil_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_round_c0(self, *, out=None):
     s = 0
@@ -2184,40 +3079,50 @@ __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
 __m_round_sigs = ('()', '(*, int decimals)')
 
 def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_round_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_round_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_round_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_round_e'):
-                raise _e from None
-    raise _no_match('round', args, kwargs, __m_round_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_round, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.round')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_round_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_round_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_round_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_round_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_round_e'):
+                    raise _e from None
+        raise _no_match('round', args, kwargs, __m_round_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_round, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.round')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_round__c0(self):
     s = 0
@@ -2253,484 +3158,894 @@ __m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1)
 __m_round__sigs = ('()', '(*, int decimals)')
 
 def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_round__b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_round__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_round__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_round__e'):
-                raise _e from None
-    raise _no_match('round_', args, kwargs, __m_round__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_round_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.round_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_round__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_round__b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_round__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_round__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_round__e'):
+                    raise _e from None
+        raise _no_match('round_', args, kwargs, __m_round__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_round_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.round_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_trunc(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('trunc', 'out', None, 'Tensor', out)
-        return _op_trunc_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_trunc_default(self)
+    if _TF:
+        _r = _tf_bound(_m_trunc, locals(), ('self', 'out'), 'ember.Tensor.trunc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('trunc', 'out', None, 'Tensor', out)
+            return _op_trunc_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trunc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_trunc_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_trunc, locals(), ('self', 'out'), 'ember.Tensor.trunc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_trunc_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_trunc__default(self)
+    if _TF:
+        _r = _tf_bound(_m_trunc_, locals(), ('self',), 'ember.Tensor.trunc_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trunc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_trunc__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_trunc_, locals(), ('self',), 'ember.Tensor.trunc_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_frac(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('frac', 'out', None, 'Tensor', out)
-        return _op_frac_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_frac_default(self)
+    if _TF:
+        _r = _tf_bound(_m_frac, locals(), ('self', 'out'), 'ember.Tensor.frac')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('frac', 'out', None, 'Tensor', out)
+            return _op_frac_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_frac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_frac_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_frac, locals(), ('self', 'out'), 'ember.Tensor.frac')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_frac_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_frac__default(self)
+    if _TF:
+        _r = _tf_bound(_m_frac_, locals(), ('self',), 'ember.Tensor.frac_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_frac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_frac__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_frac_, locals(), ('self',), 'ember.Tensor.frac_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_reciprocal(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
-        return _op_reciprocal_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_reciprocal_default(self)
+    if _TF:
+        _r = _tf_bound(_m_reciprocal, locals(), ('self', 'out'), 'ember.Tensor.reciprocal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('reciprocal', 'out', None, 'Tensor', out)
+            return _op_reciprocal_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_reciprocal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_reciprocal_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_reciprocal, locals(), ('self', 'out'), 'ember.Tensor.reciprocal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_reciprocal_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_reciprocal__default(self)
+    if _TF:
+        _r = _tf_bound(_m_reciprocal_, locals(), ('self',), 'ember.Tensor.reciprocal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_reciprocal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_reciprocal__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_reciprocal_, locals(), ('self',), 'ember.Tensor.reciprocal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_square(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('square', 'out', None, 'Tensor', out)
-        return _op_square_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_square_default(self)
+    if _TF:
+        _r = _tf_bound(_m_square, locals(), ('self', 'out'), 'ember.Tensor.square')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('square', 'out', None, 'Tensor', out)
+            return _op_square_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_square_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_square_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_square, locals(), ('self', 'out'), 'ember.Tensor.square')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_square_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_square__default(self)
+    if _TF:
+        _r = _tf_bound(_m_square_, locals(), ('self',), 'ember.Tensor.square_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_square__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_square__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_square_, locals(), ('self',), 'ember.Tensor.square_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_erf(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erf', 'out', None, 'Tensor', out)
-        return _op_erf_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_erf_default(self)
+    if _TF:
+        _r = _tf_bound(_m_erf, locals(), ('self', 'out'), 'ember.Tensor.erf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('erf', 'out', None, 'Tensor', out)
+            return _op_erf_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_erf_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_erf, locals(), ('self', 'out'), 'ember.Tensor.erf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_erf_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_erf__default(self)
+    if _TF:
+        _r = _tf_bound(_m_erf_, locals(), ('self',), 'ember.Tensor.erf_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erf__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_erf__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_erf_, locals(), ('self',), 'ember.Tensor.erf_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_erfc(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erfc', 'out', None, 'Tensor', out)
-        return _op_erfc_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_erfc_default(self)
+    if _TF:
+        _r = _tf_bound(_m_erfc, locals(), ('self', 'out'), 'ember.Tensor.erfc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('erfc', 'out', None, 'Tensor', out)
+            return _op_erfc_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_erfc_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_erfc, locals(), ('self', 'out'), 'ember.Tensor.erfc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_erfc_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_erfc__default(self)
+    if _TF:
+        _r = _tf_bound(_m_erfc_, locals(), ('self',), 'ember.Tensor.erfc_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_erfc__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_erfc_, locals(), ('self',), 'ember.Tensor.erfc_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_erfinv(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
-        return _op_erfinv_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_erfinv_default(self)
+    if _TF:
+        _r = _tf_bound(_m_erfinv, locals(), ('self', 'out'), 'ember.Tensor.erfinv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('erfinv', 'out', None, 'Tensor', out)
+            return _op_erfinv_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfinv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_erfinv_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_erfinv, locals(), ('self', 'out'), 'ember.Tensor.erfinv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_erfinv_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_erfinv__default(self)
+    if _TF:
+        _r = _tf_bound(_m_erfinv_, locals(), ('self',), 'ember.Tensor.erfinv_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_erfinv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_erfinv__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_erfinv_, locals(), ('self',), 'ember.Tensor.erfinv_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_asin(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('asin', 'out', None, 'Tensor', out)
-        return _op_asin_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_asin_default(self)
+    if _TF:
+        _r = _tf_bound(_m_asin, locals(), ('self', 'out'), 'ember.Tensor.asin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('asin', 'out', None, 'Tensor', out)
+            return _op_asin_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_asin_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_asin, locals(), ('self', 'out'), 'ember.Tensor.asin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_asin_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_asin__default(self)
+    if _TF:
+        _r = _tf_bound(_m_asin_, locals(), ('self',), 'ember.Tensor.asin_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_asin__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_asin_, locals(), ('self',), 'ember.Tensor.asin_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_acos(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('acos', 'out', None, 'Tensor', out)
-        return _op_acos_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_acos_default(self)
+    if _TF:
+        _r = _tf_bound(_m_acos, locals(), ('self', 'out'), 'ember.Tensor.acos')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('acos', 'out', None, 'Tensor', out)
+            return _op_acos_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_acos_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_acos, locals(), ('self', 'out'), 'ember.Tensor.acos')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_acos_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_acos__default(self)
+    if _TF:
+        _r = _tf_bound(_m_acos_, locals(), ('self',), 'ember.Tensor.acos_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_acos__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_acos_, locals(), ('self',), 'ember.Tensor.acos_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_atan(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atan', 'out', None, 'Tensor', out)
-        return _op_atan_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_atan_default(self)
+    if _TF:
+        _r = _tf_bound(_m_atan, locals(), ('self', 'out'), 'ember.Tensor.atan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('atan', 'out', None, 'Tensor', out)
+            return _op_atan_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_atan_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_atan, locals(), ('self', 'out'), 'ember.Tensor.atan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_atan_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_atan__default(self)
+    if _TF:
+        _r = _tf_bound(_m_atan_, locals(), ('self',), 'ember.Tensor.atan_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_atan__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_atan_, locals(), ('self',), 'ember.Tensor.atan_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sinh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sinh', 'out', None, 'Tensor', out)
-        return _op_sinh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sinh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sinh, locals(), ('self', 'out'), 'ember.Tensor.sinh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sinh', 'out', None, 'Tensor', out)
+            return _op_sinh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sinh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sinh, locals(), ('self', 'out'), 'ember.Tensor.sinh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sinh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sinh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sinh_, locals(), ('self',), 'ember.Tensor.sinh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sinh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sinh_, locals(), ('self',), 'ember.Tensor.sinh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cosh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cosh', 'out', None, 'Tensor', out)
-        return _op_cosh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_cosh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_cosh, locals(), ('self', 'out'), 'ember.Tensor.cosh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cosh', 'out', None, 'Tensor', out)
+            return _op_cosh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_cosh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cosh, locals(), ('self', 'out'), 'ember.Tensor.cosh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cosh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_cosh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_cosh_, locals(), ('self',), 'ember.Tensor.cosh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_cosh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cosh_, locals(), ('self',), 'ember.Tensor.cosh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tan(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tan', 'out', None, 'Tensor', out)
-        return _op_tan_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_tan_default(self)
+    if _TF:
+        _r = _tf_bound(_m_tan, locals(), ('self', 'out'), 'ember.Tensor.tan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tan', 'out', None, 'Tensor', out)
+            return _op_tan_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_tan_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tan, locals(), ('self', 'out'), 'ember.Tensor.tan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tan_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_tan__default(self)
+    if _TF:
+        _r = _tf_bound(_m_tan_, locals(), ('self',), 'ember.Tensor.tan_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_tan__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tan_, locals(), ('self',), 'ember.Tensor.tan_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_asinh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('asinh', 'out', None, 'Tensor', out)
-        return _op_asinh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_asinh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_asinh, locals(), ('self', 'out'), 'ember.Tensor.asinh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('asinh', 'out', None, 'Tensor', out)
+            return _op_asinh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_asinh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_asinh, locals(), ('self', 'out'), 'ember.Tensor.asinh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_asinh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_asinh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_asinh_, locals(), ('self',), 'ember.Tensor.asinh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_asinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_asinh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_asinh_, locals(), ('self',), 'ember.Tensor.asinh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_acosh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('acosh', 'out', None, 'Tensor', out)
-        return _op_acosh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_acosh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_acosh, locals(), ('self', 'out'), 'ember.Tensor.acosh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('acosh', 'out', None, 'Tensor', out)
+            return _op_acosh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_acosh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_acosh, locals(), ('self', 'out'), 'ember.Tensor.acosh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_acosh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_acosh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_acosh_, locals(), ('self',), 'ember.Tensor.acosh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_acosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_acosh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_acosh_, locals(), ('self',), 'ember.Tensor.acosh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_atanh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atanh', 'out', None, 'Tensor', out)
-        return _op_atanh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_atanh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_atanh, locals(), ('self', 'out'), 'ember.Tensor.atanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('atanh', 'out', None, 'Tensor', out)
+            return _op_atanh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_atanh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_atanh, locals(), ('self', 'out'), 'ember.Tensor.atanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_atanh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_atanh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_atanh_, locals(), ('self',), 'ember.Tensor.atanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_atanh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_atanh_, locals(), ('self',), 'ember.Tensor.atanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
-    if nan is not None and nan.__class__ is not float and not _is_double(nan):
-        raise _bad_arg('nan_to_num', 'nan', 1, 'float', nan)
-    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
-        raise _bad_arg('nan_to_num', 'posinf', 2, 'float', posinf)
-    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
-        raise _bad_arg('nan_to_num', 'neginf', 3, 'float', neginf)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
-        return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
-        _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
-        _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
-        _ks |= neginf._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, nan, posinf, neginf)
-    return _op_nan_to_num_default(self, nan, posinf, neginf)
+    if _TF:
+        _r = _tf_bound(_m_nan_to_num, locals(), ('self', 'out'), 'ember.Tensor.nan_to_num')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if nan is not None and nan.__class__ is not float and not _is_double(nan):
+            raise _bad_arg('nan_to_num', 'nan', 1, 'float', nan)
+        if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+            raise _bad_arg('nan_to_num', 'posinf', 2, 'float', posinf)
+        if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+            raise _bad_arg('nan_to_num', 'neginf', 3, 'float', neginf)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nan_to_num', 'out', None, 'Tensor', out)
+            return _op_nan_to_num_out(self, nan, posinf, neginf, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
+            _ks |= nan._ks
+        if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
+            _ks |= posinf._ks
+        if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
+            _ks |= neginf._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nan_to_num_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, nan, posinf, neginf)
+        return _op_nan_to_num_default(self, nan, posinf, neginf)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nan_to_num, locals(), ('self', 'out'), 'ember.Tensor.nan_to_num')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
-    if nan is not None and nan.__class__ is not float and not _is_double(nan):
-        raise _bad_arg('nan_to_num_', 'nan', 1, 'float', nan)
-    if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
-        raise _bad_arg('nan_to_num_', 'posinf', 2, 'float', posinf)
-    if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
-        raise _bad_arg('nan_to_num_', 'neginf', 3, 'float', neginf)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
-        _ks |= nan._ks
-    if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
-        _ks |= posinf._ks
-    if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
-        _ks |= neginf._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, nan, posinf, neginf)
-    return _op_nan_to_num__default(self, nan, posinf, neginf)
+    if _TF:
+        _r = _tf_bound(_m_nan_to_num_, locals(), ('self',), 'ember.Tensor.nan_to_num_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if nan is not None and nan.__class__ is not float and not _is_double(nan):
+            raise _bad_arg('nan_to_num_', 'nan', 1, 'float', nan)
+        if posinf is not None and posinf.__class__ is not float and not _is_double(posinf):
+            raise _bad_arg('nan_to_num_', 'posinf', 2, 'float', posinf)
+        if neginf is not None and neginf.__class__ is not float and not _is_double(neginf):
+            raise _bad_arg('nan_to_num_', 'neginf', 3, 'float', neginf)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if nan.__class__ in _TENSOR_TYPES and nan._ks != _ks:
+            _ks |= nan._ks
+        if posinf.__class__ in _TENSOR_TYPES and posinf._ks != _ks:
+            _ks |= posinf._ks
+        if neginf.__class__ in _TENSOR_TYPES and neginf._ks != _ks:
+            _ks |= neginf._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nan_to_num__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, nan, posinf, neginf)
+        return _op_nan_to_num__default(self, nan, posinf, neginf)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nan_to_num_, locals(), ('self',), 'ember.Tensor.nan_to_num_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logit(self, eps=None, *, out=None):
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('logit', 'eps', 1, 'float', eps)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logit', 'out', None, 'Tensor', out)
-        return _op_logit_out(self, eps, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, eps)
-    return _op_logit_default(self, eps)
+    if _TF:
+        _r = _tf_bound(_m_logit, locals(), ('self', 'out'), 'ember.Tensor.logit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if eps is not None and eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('logit', 'eps', 1, 'float', eps)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logit', 'out', None, 'Tensor', out)
+            return _op_logit_out(self, eps, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, eps)
+        return _op_logit_default(self, eps)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logit, locals(), ('self', 'out'), 'ember.Tensor.logit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logit_(self, eps=None):
-    if eps is not None and eps.__class__ is not float and not _is_double(eps):
-        raise _bad_arg('logit_', 'eps', 1, 'float', eps)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
-        _ks |= eps._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, eps)
-    return _op_logit__default(self, eps)
+    if _TF:
+        _r = _tf_bound(_m_logit_, locals(), ('self',), 'ember.Tensor.logit_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if eps is not None and eps.__class__ is not float and not _is_double(eps):
+            raise _bad_arg('logit_', 'eps', 1, 'float', eps)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logit__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, eps)
+        return _op_logit__default(self, eps)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logit_, locals(), ('self',), 'ember.Tensor.logit_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_hypot(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hypot', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hypot', 'out', None, 'Tensor', out)
-        return _op_hypot_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_hypot_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_hypot, locals(), ('self', 'other', 'out'), 'ember.Tensor.hypot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hypot', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hypot', 'out', None, 'Tensor', out)
+            return _op_hypot_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hypot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_hypot_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_hypot, locals(), ('self', 'other', 'out'), 'ember.Tensor.hypot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_hypot_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_hypot__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_hypot__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_hypot_, locals(), ('self', 'other'), 'ember.Tensor.hypot_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('hypot_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hypot__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_hypot__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_hypot_, locals(), ('self', 'other'), 'ember.Tensor.hypot_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_atan2(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atan2', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('atan2', 'out', None, 'Tensor', out)
-        return _op_atan2_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_atan2_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_atan2, locals(), ('self', 'other', 'out'), 'ember.Tensor.atan2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atan2', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('atan2', 'out', None, 'Tensor', out)
+            return _op_atan2_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_atan2_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_atan2, locals(), ('self', 'other', 'out'), 'ember.Tensor.atan2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_atan2_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_atan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_atan2__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_atan2_, locals(), ('self', 'other'), 'ember.Tensor.atan2_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('atan2_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_atan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_atan2__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_atan2_, locals(), ('self', 'other'), 'ember.Tensor.atan2_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_lerp_c0(self, end, weight, *, out=None):
     s = 0
@@ -2798,32 +4113,42 @@ __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
 __m_lerp_sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_lerp_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_lerp_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_lerp_e'):
-                raise _e from None
-    raise _no_match('lerp', args, kwargs, __m_lerp_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_lerp, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.lerp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_lerp_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_lerp_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_lerp_e'):
+                    raise _e from None
+        raise _no_match('lerp', args, kwargs, __m_lerp_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_lerp, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.lerp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_lerp__c0(self, end, weight):
     s = 0
@@ -2883,258 +4208,428 @@ __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
 __m_lerp__sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_lerp__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_lerp__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_lerp__e'):
-                raise _e from None
-    raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_lerp_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.lerp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_lerp__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_lerp__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_lerp__e'):
+                    raise _e from None
+        raise _no_match('lerp_', args, kwargs, __m_lerp__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_lerp_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.lerp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_fmod_sigs = ('(Tensor other)', '(Number other)')
 def _m_fmod(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('fmod', ((other, _NO_DEFAULT),), (('out', out, None),), __m_fmod_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(_m_fmod, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('fmod', ((other, _NO_DEFAULT),), (('out', out, None),), __m_fmod_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_fmod_Scalar_out(self, other, out=out)
+            return _op_fmod_Scalar(self, other)
         if out is not None:
-            return _op_fmod_Scalar_out(self, other, out=out)
-        return _op_fmod_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmod', 'out', None, 'Tensor', out)
-        return _op_fmod_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_fmod_Tensor(self, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fmod', 'out', None, 'Tensor', out)
+            return _op_fmod_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmod_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_fmod_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fmod, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_fmod__sigs = ('(Tensor other)', '(Number other)')
 def _m_fmod_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('fmod_', ((other, _NO_DEFAULT),), (), __m_fmod__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_fmod__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_fmod__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_fmod_, locals(), ('self', 'other'), 'ember.Tensor.fmod_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('fmod_', ((other, _NO_DEFAULT),), (), __m_fmod__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_fmod__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmod__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_fmod__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fmod_, locals(), ('self', 'other'), 'ember.Tensor.fmod_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_copysign_sigs = ('(Tensor other)', '(Number other)')
 def _m_copysign(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('copysign', ((other, _NO_DEFAULT),), (('out', out, None),), __m_copysign_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(_m_copysign, locals(), ('self', 'other', 'out'), 'ember.Tensor.copysign')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('copysign', ((other, _NO_DEFAULT),), (('out', out, None),), __m_copysign_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_copysign_Scalar_out(self, other, out=out)
+            return _op_copysign_Scalar(self, other)
         if out is not None:
-            return _op_copysign_Scalar_out(self, other, out=out)
-        return _op_copysign_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('copysign', 'out', None, 'Tensor', out)
-        return _op_copysign_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_copysign_Tensor(self, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('copysign', 'out', None, 'Tensor', out)
+            return _op_copysign_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_copysign_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_copysign_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_copysign, locals(), ('self', 'other', 'out'), 'ember.Tensor.copysign')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_copysign__sigs = ('(Tensor other)', '(Number other)')
 def _m_copysign_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('copysign_', ((other, _NO_DEFAULT),), (), __m_copysign__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_copysign__Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_copysign__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_copysign_, locals(), ('self', 'other'), 'ember.Tensor.copysign_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('copysign_', ((other, _NO_DEFAULT),), (), __m_copysign__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_copysign__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_copysign__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_copysign__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_copysign_, locals(), ('self', 'other'), 'ember.Tensor.copysign_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_heaviside(self, values, *, out=None):
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('heaviside', 'values', 1, 'Tensor', values)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
-        return _op_heaviside_out(self, values, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= values._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, values)
-    return _op_heaviside_default(self, values)
+    if _TF:
+        _r = _tf_bound(_m_heaviside, locals(), ('self', 'values', 'out'), 'ember.Tensor.heaviside')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('heaviside', 'values', 1, 'Tensor', values)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('heaviside', 'out', None, 'Tensor', out)
+            return _op_heaviside_out(self, values, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= values._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_heaviside_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, values)
+        return _op_heaviside_default(self, values)
+    except TypeError:
+        _r = _tf_duck_bound(_m_heaviside, locals(), ('self', 'values', 'out'), 'ember.Tensor.heaviside')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_heaviside_(self, values):
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('heaviside_', 'values', 1, 'Tensor', values)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= values._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, values)
-    return _op_heaviside__default(self, values)
+    if _TF:
+        _r = _tf_bound(_m_heaviside_, locals(), ('self', 'values'), 'ember.Tensor.heaviside_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('heaviside_', 'values', 1, 'Tensor', values)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= values._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_heaviside__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, values)
+        return _op_heaviside__default(self, values)
+    except TypeError:
+        _r = _tf_duck_bound(_m_heaviside_, locals(), ('self', 'values'), 'ember.Tensor.heaviside_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_gcd(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gcd', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gcd', 'out', None, 'Tensor', out)
-        return _op_gcd_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_gcd_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_gcd, locals(), ('self', 'other', 'out'), 'ember.Tensor.gcd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gcd', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gcd', 'out', None, 'Tensor', out)
+            return _op_gcd_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gcd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_gcd_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_gcd, locals(), ('self', 'other', 'out'), 'ember.Tensor.gcd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_gcd_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gcd_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_gcd__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_gcd_, locals(), ('self', 'other'), 'ember.Tensor.gcd_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gcd_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_gcd__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_gcd__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_gcd_, locals(), ('self', 'other'), 'ember.Tensor.gcd_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_lcm(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lcm', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lcm', 'out', None, 'Tensor', out)
-        return _op_lcm_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_lcm_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_lcm, locals(), ('self', 'other', 'out'), 'ember.Tensor.lcm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lcm', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lcm', 'out', None, 'Tensor', out)
+            return _op_lcm_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lcm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_lcm_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lcm, locals(), ('self', 'other', 'out'), 'ember.Tensor.lcm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_lcm_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lcm_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_lcm__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_lcm_, locals(), ('self', 'other'), 'ember.Tensor.lcm_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lcm_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lcm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_lcm__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lcm_, locals(), ('self', 'other'), 'ember.Tensor.lcm_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_maximum(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('maximum', 'out', None, 'Tensor', out)
-        return _op_maximum_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_maximum_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_maximum, locals(), ('self', 'other', 'out'), 'ember.Tensor.maximum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('maximum', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('maximum', 'out', None, 'Tensor', out)
+            return _op_maximum_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_maximum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_maximum_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_maximum, locals(), ('self', 'other', 'out'), 'ember.Tensor.maximum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_minimum(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('minimum', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('minimum', 'out', None, 'Tensor', out)
-        return _op_minimum_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_minimum_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_minimum, locals(), ('self', 'other', 'out'), 'ember.Tensor.minimum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('minimum', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('minimum', 'out', None, 'Tensor', out)
+            return _op_minimum_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_minimum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_minimum_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_minimum, locals(), ('self', 'other', 'out'), 'ember.Tensor.minimum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_fmax(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmax', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmax', 'out', None, 'Tensor', out)
-        return _op_fmax_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_fmax_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_fmax, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fmax', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fmax', 'out', None, 'Tensor', out)
+            return _op_fmax_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_fmax_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fmax, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_fmin(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('fmin', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fmin', 'out', None, 'Tensor', out)
-        return _op_fmin_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_fmin_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_fmin, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('fmin', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fmin', 'out', None, 'Tensor', out)
+            return _op_fmin_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_fmin_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fmin, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_positive(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_positive_default(self)
+    if _TF:
+        _r = _tf_bound(_m_positive, locals(), ('self',), 'ember.Tensor.positive')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_positive_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_positive_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_positive, locals(), ('self',), 'ember.Tensor.positive')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isreal(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_isreal_default(self)
+    if _TF:
+        _r = _tf_bound(_m_isreal, locals(), ('self',), 'ember.Tensor.isreal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isreal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_isreal_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isreal, locals(), ('self',), 'ember.Tensor.isreal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clamp_min__c0(self, min):
     s = 0
@@ -3184,32 +4679,42 @@ __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1
 __m_clamp_min__sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clamp_min__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clamp_min__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clamp_min__e'):
-                raise _e from None
-    raise _no_match('clamp_min_', args, kwargs, __m_clamp_min__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clamp_min_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_min_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clamp_min__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clamp_min__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clamp_min__e'):
+                    raise _e from None
+        raise _no_match('clamp_min_', args, kwargs, __m_clamp_min__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clamp_min_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_min_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clamp_max__c0(self, max):
     s = 0
@@ -3259,574 +4764,1014 @@ __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1
 __m_clamp_max__sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clamp_max__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clamp_max__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clamp_max__e'):
-                raise _e from None
-    raise _no_match('clamp_max_', args, kwargs, __m_clamp_max__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clamp_max_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_max_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clamp_max__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clamp_max__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clamp_max__e'):
+                    raise _e from None
+        raise _no_match('clamp_max_', args, kwargs, __m_clamp_max__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clamp_max_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_max_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_negative_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_negative__default(self)
+    if _TF:
+        _r = _tf_bound(_m_negative_, locals(), ('self',), 'ember.Tensor.negative_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_negative__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_negative__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_negative_, locals(), ('self',), 'ember.Tensor.negative_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_fix_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_fix__default(self)
+    if _TF:
+        _r = _tf_bound(_m_fix_, locals(), ('self',), 'ember.Tensor.fix_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fix__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_fix__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fix_, locals(), ('self',), 'ember.Tensor.fix_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isnan(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_isnan_default(self)
+    if _TF:
+        _r = _tf_bound(_m_isnan, locals(), ('self',), 'ember.Tensor.isnan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isnan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_isnan_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isnan, locals(), ('self',), 'ember.Tensor.isnan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isinf(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_isinf_default(self)
+    if _TF:
+        _r = _tf_bound(_m_isinf, locals(), ('self',), 'ember.Tensor.isinf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_isinf_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isinf, locals(), ('self',), 'ember.Tensor.isinf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isfinite(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_isfinite_default(self)
+    if _TF:
+        _r = _tf_bound(_m_isfinite, locals(), ('self',), 'ember.Tensor.isfinite')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isfinite_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_isfinite_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isfinite, locals(), ('self',), 'ember.Tensor.isfinite')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_signbit(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('signbit', 'out', None, 'Tensor', out)
-        return _op_signbit_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_signbit_default(self)
+    if _TF:
+        _r = _tf_bound(_m_signbit, locals(), ('self', 'out'), 'ember.Tensor.signbit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('signbit', 'out', None, 'Tensor', out)
+            return _op_signbit_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_signbit_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_signbit_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_signbit, locals(), ('self', 'out'), 'ember.Tensor.signbit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isposinf(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
-        return _op_isposinf_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_isposinf_default(self)
+    if _TF:
+        _r = _tf_bound(_m_isposinf, locals(), ('self', 'out'), 'ember.Tensor.isposinf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('isposinf', 'out', None, 'Tensor', out)
+            return _op_isposinf_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isposinf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_isposinf_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isposinf, locals(), ('self', 'out'), 'ember.Tensor.isposinf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_isneginf(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
-        return _op_isneginf_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_isneginf_default(self)
+    if _TF:
+        _r = _tf_bound(_m_isneginf, locals(), ('self', 'out'), 'ember.Tensor.isneginf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('isneginf', 'out', None, 'Tensor', out)
+            return _op_isneginf_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_isneginf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_isneginf_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_isneginf, locals(), ('self', 'out'), 'ember.Tensor.isneginf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
-    if tensor1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul', 'tensor1', 1, 'Tensor', tensor1)
-    if tensor2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
-    if out is None and value.__class__ is int and value == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= tensor1._ks
-        _ks |= tensor2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, tensor1, tensor2)
-        return _op_addcmul_default(self, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcmul', 'value', None, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
-        return _op_addcmul_out(self, tensor1, tensor2, value=value, out=out)
-    return _op_addcmul_default(self, tensor1, tensor2, value=value)
+    if _TF:
+        _r = _tf_bound(_m_addcmul, locals(), ('self', 'tensor1', 'tensor2', 'out'), 'ember.Tensor.addcmul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if tensor1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul', 'tensor1', 1, 'Tensor', tensor1)
+        if tensor2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul', 'tensor2', 2, 'Tensor', tensor2)
+        if out is None and value.__class__ is int and value == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= tensor1._ks
+            _ks |= tensor2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addcmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, tensor1, tensor2)
+            return _op_addcmul_default(self, tensor1, tensor2)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('addcmul', 'value', None, 'Number', value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addcmul', 'out', None, 'Tensor', out)
+            return _op_addcmul_out(self, tensor1, tensor2, value=value, out=out)
+        return _op_addcmul_default(self, tensor1, tensor2, value=value)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addcmul, locals(), ('self', 'tensor1', 'tensor2', 'out'), 'ember.Tensor.addcmul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addcmul_(self, tensor1, tensor2, *, value=1):
-    if tensor1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul_', 'tensor1', 1, 'Tensor', tensor1)
-    if tensor2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
-    if value.__class__ is int and value == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= tensor1._ks
-        _ks |= tensor2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, tensor1, tensor2)
-        return _op_addcmul__default(self, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcmul_', 'value', None, 'Number', value)
-    return _op_addcmul__default(self, tensor1, tensor2, value=value)
+    if _TF:
+        _r = _tf_bound(_m_addcmul_, locals(), ('self', 'tensor1', 'tensor2'), 'ember.Tensor.addcmul_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if tensor1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul_', 'tensor1', 1, 'Tensor', tensor1)
+        if tensor2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcmul_', 'tensor2', 2, 'Tensor', tensor2)
+        if value.__class__ is int and value == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= tensor1._ks
+            _ks |= tensor2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addcmul__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, tensor1, tensor2)
+            return _op_addcmul__default(self, tensor1, tensor2)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('addcmul_', 'value', None, 'Number', value)
+        return _op_addcmul__default(self, tensor1, tensor2, value=value)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addcmul_, locals(), ('self', 'tensor1', 'tensor2'), 'ember.Tensor.addcmul_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
-    if tensor1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv', 'tensor1', 1, 'Tensor', tensor1)
-    if tensor2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
-    if out is None and value.__class__ is int and value == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= tensor1._ks
-        _ks |= tensor2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, tensor1, tensor2)
-        return _op_addcdiv_default(self, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcdiv', 'value', None, 'Number', value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
-        return _op_addcdiv_out(self, tensor1, tensor2, value=value, out=out)
-    return _op_addcdiv_default(self, tensor1, tensor2, value=value)
+    if _TF:
+        _r = _tf_bound(_m_addcdiv, locals(), ('self', 'tensor1', 'tensor2', 'out'), 'ember.Tensor.addcdiv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if tensor1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv', 'tensor1', 1, 'Tensor', tensor1)
+        if tensor2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv', 'tensor2', 2, 'Tensor', tensor2)
+        if out is None and value.__class__ is int and value == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= tensor1._ks
+            _ks |= tensor2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addcdiv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, tensor1, tensor2)
+            return _op_addcdiv_default(self, tensor1, tensor2)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('addcdiv', 'value', None, 'Number', value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addcdiv', 'out', None, 'Tensor', out)
+            return _op_addcdiv_out(self, tensor1, tensor2, value=value, out=out)
+        return _op_addcdiv_default(self, tensor1, tensor2, value=value)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addcdiv, locals(), ('self', 'tensor1', 'tensor2', 'out'), 'ember.Tensor.addcdiv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
-    if tensor1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv_', 'tensor1', 1, 'Tensor', tensor1)
-    if tensor2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
-    if value.__class__ is int and value == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= tensor1._ks
-        _ks |= tensor2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, tensor1, tensor2)
-        return _op_addcdiv__default(self, tensor1, tensor2)
-    if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
-        raise _bad_arg('addcdiv_', 'value', None, 'Number', value)
-    return _op_addcdiv__default(self, tensor1, tensor2, value=value)
+    if _TF:
+        _r = _tf_bound(_m_addcdiv_, locals(), ('self', 'tensor1', 'tensor2'), 'ember.Tensor.addcdiv_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if tensor1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv_', 'tensor1', 1, 'Tensor', tensor1)
+        if tensor2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addcdiv_', 'tensor2', 2, 'Tensor', tensor2)
+        if value.__class__ is int and value == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= tensor1._ks
+            _ks |= tensor2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addcdiv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, tensor1, tensor2)
+            return _op_addcdiv__default(self, tensor1, tensor2)
+        if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
+            raise _bad_arg('addcdiv_', 'value', None, 'Number', value)
+        return _op_addcdiv__default(self, tensor1, tensor2, value=value)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addcdiv_, locals(), ('self', 'tensor1', 'tensor2'), 'ember.Tensor.addcdiv_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_xlogy_sigs = ('(Tensor other)', '(Number other)')
 def _m_xlogy(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('xlogy', ((other, _NO_DEFAULT),), (('out', out, None),), __m_xlogy_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(_m_xlogy, locals(), ('self', 'other', 'out'), 'ember.Tensor.xlogy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('xlogy', ((other, _NO_DEFAULT),), (('out', out, None),), __m_xlogy_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_xlogy_OutScalar_Other(self, other, out=out)
+            return _op_xlogy_Scalar_Other(self, other)
         if out is not None:
-            return _op_xlogy_OutScalar_Other(self, other, out=out)
-        return _op_xlogy_Scalar_Other(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
-        return _op_xlogy_OutTensor(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_xlogy_Tensor(self, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('xlogy', 'out', None, 'Tensor', out)
+            return _op_xlogy_OutTensor(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_xlogy_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_xlogy_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_xlogy, locals(), ('self', 'other', 'out'), 'ember.Tensor.xlogy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_xlogy__sigs = ('(Tensor other)', '(Number other)')
 def _m_xlogy_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('xlogy_', ((other, _NO_DEFAULT),), (), __m_xlogy__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_xlogy__Scalar_Other(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_xlogy__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_xlogy_, locals(), ('self', 'other'), 'ember.Tensor.xlogy_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('xlogy_', ((other, _NO_DEFAULT),), (), __m_xlogy__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_xlogy__Scalar_Other(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_xlogy__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_xlogy__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_xlogy_, locals(), ('self', 'other'), 'ember.Tensor.xlogy_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logaddexp(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logaddexp', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
-        return _op_logaddexp_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logaddexp_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logaddexp, locals(), ('self', 'other', 'out'), 'ember.Tensor.logaddexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logaddexp', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logaddexp', 'out', None, 'Tensor', out)
+            return _op_logaddexp_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logaddexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logaddexp_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logaddexp, locals(), ('self', 'other', 'out'), 'ember.Tensor.logaddexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_deg2rad(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
-        return _op_deg2rad_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_deg2rad_default(self)
+    if _TF:
+        _r = _tf_bound(_m_deg2rad, locals(), ('self', 'out'), 'ember.Tensor.deg2rad')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('deg2rad', 'out', None, 'Tensor', out)
+            return _op_deg2rad_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_deg2rad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_deg2rad_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_deg2rad, locals(), ('self', 'out'), 'ember.Tensor.deg2rad')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_deg2rad_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_deg2rad__default(self)
+    if _TF:
+        _r = _tf_bound(_m_deg2rad_, locals(), ('self',), 'ember.Tensor.deg2rad_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_deg2rad__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_deg2rad__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_deg2rad_, locals(), ('self',), 'ember.Tensor.deg2rad_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_rad2deg(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
-        return _op_rad2deg_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_rad2deg_default(self)
+    if _TF:
+        _r = _tf_bound(_m_rad2deg, locals(), ('self', 'out'), 'ember.Tensor.rad2deg')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('rad2deg', 'out', None, 'Tensor', out)
+            return _op_rad2deg_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rad2deg_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_rad2deg_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_rad2deg, locals(), ('self', 'out'), 'ember.Tensor.rad2deg')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_rad2deg_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_rad2deg__default(self)
+    if _TF:
+        _r = _tf_bound(_m_rad2deg_, locals(), ('self',), 'ember.Tensor.rad2deg_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_rad2deg__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_rad2deg__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_rad2deg_, locals(), ('self',), 'ember.Tensor.rad2deg_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logaddexp2(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('logaddexp2', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
-        return _op_logaddexp2_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_logaddexp2_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_logaddexp2, locals(), ('self', 'other', 'out'), 'ember.Tensor.logaddexp2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('logaddexp2', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logaddexp2', 'out', None, 'Tensor', out)
+            return _op_logaddexp2_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logaddexp2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_logaddexp2_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logaddexp2, locals(), ('self', 'other', 'out'), 'ember.Tensor.logaddexp2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nextafter(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nextafter', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
-        return _op_nextafter_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_nextafter_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_nextafter, locals(), ('self', 'other', 'out'), 'ember.Tensor.nextafter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nextafter', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nextafter', 'out', None, 'Tensor', out)
+            return _op_nextafter_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nextafter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_nextafter_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nextafter, locals(), ('self', 'other', 'out'), 'ember.Tensor.nextafter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nextafter_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('nextafter_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_nextafter__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_nextafter_, locals(), ('self', 'other'), 'ember.Tensor.nextafter_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('nextafter_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nextafter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_nextafter__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nextafter_, locals(), ('self', 'other'), 'ember.Tensor.nextafter_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ldexp(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ldexp', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
-        return _op_ldexp_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_ldexp_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_ldexp, locals(), ('self', 'other', 'out'), 'ember.Tensor.ldexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ldexp', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ldexp', 'out', None, 'Tensor', out)
+            return _op_ldexp_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ldexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_ldexp_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ldexp, locals(), ('self', 'other', 'out'), 'ember.Tensor.ldexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ldexp_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ldexp_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_ldexp__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_ldexp_, locals(), ('self', 'other'), 'ember.Tensor.ldexp_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ldexp_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ldexp__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_ldexp__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ldexp_, locals(), ('self', 'other'), 'ember.Tensor.ldexp_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_frexp(self, *, out=None):
-    if out is not None:
-        return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_frexp(*_k(self))
-    return _rt_frexp(*_op_frexp_Tensor(self))
+    if _TF:
+        _r = _tf_bound(_m_frexp, locals(), ('self', 'out'), 'ember.Tensor.frexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            return _rt_frexp(*_op_frexp_Tensor_out(self, mantissa=out[0], exponent=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_frexp_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_frexp(*_k(self))
+        return _rt_frexp(*_op_frexp_Tensor(self))
+    except TypeError:
+        _r = _tf_duck_bound(_m_frexp, locals(), ('self', 'out'), 'ember.Tensor.frexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_left_shift_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_left_shift(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_left_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_left_shift_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(_m_bitwise_left_shift, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_left_shift')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_left_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_left_shift_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_bitwise_left_shift_Tensor_Scalar_out(self, other, out=out)
+            return _op_bitwise_left_shift_Tensor_Scalar(self, other)
         if out is not None:
-            return _op_bitwise_left_shift_Tensor_Scalar_out(self, other, out=out)
-        return _op_bitwise_left_shift_Tensor_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
-        return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_left_shift_Tensor(self, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_left_shift', 'out', None, 'Tensor', out)
+            return _op_bitwise_left_shift_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_left_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_left_shift_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_left_shift, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_left_shift')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_left_shift__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_left_shift_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_left_shift_', ((other, _NO_DEFAULT),), (), __m_bitwise_left_shift__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_bitwise_left_shift__Tensor_Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_left_shift__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_left_shift_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_left_shift_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_left_shift_', ((other, _NO_DEFAULT),), (), __m_bitwise_left_shift__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_bitwise_left_shift__Tensor_Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_left_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_left_shift__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_left_shift_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_left_shift_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_right_shift_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_right_shift(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_right_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_right_shift_sigs)
-    if not isinstance(other, TensorImpl):
+    if _TF:
+        _r = _tf_bound(_m_bitwise_right_shift, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_right_shift')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_right_shift', ((other, _NO_DEFAULT),), (('out', out, None),), __m_bitwise_right_shift_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is not None:
+                return _op_bitwise_right_shift_Tensor_Scalar_out(self, other, out=out)
+            return _op_bitwise_right_shift_Tensor_Scalar(self, other)
         if out is not None:
-            return _op_bitwise_right_shift_Tensor_Scalar_out(self, other, out=out)
-        return _op_bitwise_right_shift_Tensor_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
-        return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_right_shift_Tensor(self, other)
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bitwise_right_shift', 'out', None, 'Tensor', out)
+            return _op_bitwise_right_shift_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_right_shift_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_right_shift_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_right_shift, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_right_shift')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_bitwise_right_shift__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_right_shift_(self, other):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('bitwise_right_shift_', ((other, _NO_DEFAULT),), (), __m_bitwise_right_shift__sigs)
-    if not isinstance(other, TensorImpl):
-        return _op_bitwise_right_shift__Tensor_Scalar(self, other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_bitwise_right_shift__Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_bitwise_right_shift_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_right_shift_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('bitwise_right_shift_', ((other, _NO_DEFAULT),), (), __m_bitwise_right_shift__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_bitwise_right_shift__Tensor_Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bitwise_right_shift__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_bitwise_right_shift__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bitwise_right_shift_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_right_shift_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arcsin(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
-        return _op_arcsin_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arcsin_default(self)
+    if _TF:
+        _r = _tf_bound(_m_arcsin, locals(), ('self', 'out'), 'ember.Tensor.arcsin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arcsin', 'out', None, 'Tensor', out)
+            return _op_arcsin_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arcsin_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arcsin, locals(), ('self', 'out'), 'ember.Tensor.arcsin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arcsin_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arcsin__default(self)
+    if _TF:
+        _r = _tf_bound(_m_arcsin_, locals(), ('self',), 'ember.Tensor.arcsin_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsin__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arcsin__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arcsin_, locals(), ('self',), 'ember.Tensor.arcsin_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arccos(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arccos', 'out', None, 'Tensor', out)
-        return _op_arccos_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arccos_default(self)
+    if _TF:
+        _r = _tf_bound(_m_arccos, locals(), ('self', 'out'), 'ember.Tensor.arccos')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arccos', 'out', None, 'Tensor', out)
+            return _op_arccos_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccos_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arccos_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arccos, locals(), ('self', 'out'), 'ember.Tensor.arccos')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arccos_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arccos__default(self)
+    if _TF:
+        _r = _tf_bound(_m_arccos_, locals(), ('self',), 'ember.Tensor.arccos_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccos__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arccos__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arccos_, locals(), ('self',), 'ember.Tensor.arccos_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arctan(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctan', 'out', None, 'Tensor', out)
-        return _op_arctan_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arctan_default(self)
+    if _TF:
+        _r = _tf_bound(_m_arctan, locals(), ('self', 'out'), 'ember.Tensor.arctan')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arctan', 'out', None, 'Tensor', out)
+            return _op_arctan_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arctan_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arctan, locals(), ('self', 'out'), 'ember.Tensor.arctan')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arctan_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arctan__default(self)
+    if _TF:
+        _r = _tf_bound(_m_arctan_, locals(), ('self',), 'ember.Tensor.arctan_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arctan__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arctan_, locals(), ('self',), 'ember.Tensor.arctan_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arcsinh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
-        return _op_arcsinh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arcsinh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_arcsinh, locals(), ('self', 'out'), 'ember.Tensor.arcsinh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arcsinh', 'out', None, 'Tensor', out)
+            return _op_arcsinh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsinh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arcsinh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arcsinh, locals(), ('self', 'out'), 'ember.Tensor.arcsinh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arcsinh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arcsinh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_arcsinh_, locals(), ('self',), 'ember.Tensor.arcsinh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arcsinh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arcsinh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arcsinh_, locals(), ('self',), 'ember.Tensor.arcsinh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arccosh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
-        return _op_arccosh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arccosh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_arccosh, locals(), ('self', 'out'), 'ember.Tensor.arccosh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arccosh', 'out', None, 'Tensor', out)
+            return _op_arccosh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccosh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arccosh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arccosh, locals(), ('self', 'out'), 'ember.Tensor.arccosh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arccosh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arccosh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_arccosh_, locals(), ('self',), 'ember.Tensor.arccosh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arccosh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arccosh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arccosh_, locals(), ('self',), 'ember.Tensor.arccosh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arctanh(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
-        return _op_arctanh_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arctanh_default(self)
+    if _TF:
+        _r = _tf_bound(_m_arctanh, locals(), ('self', 'out'), 'ember.Tensor.arctanh')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arctanh', 'out', None, 'Tensor', out)
+            return _op_arctanh_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctanh_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arctanh_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arctanh, locals(), ('self', 'out'), 'ember.Tensor.arctanh')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arctanh_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_arctanh__default(self)
+    if _TF:
+        _r = _tf_bound(_m_arctanh_, locals(), ('self',), 'ember.Tensor.arctanh_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctanh__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_arctanh__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arctanh_, locals(), ('self',), 'ember.Tensor.arctanh_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arctan2(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctan2', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
-        return _op_arctan2_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_arctan2_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_arctan2, locals(), ('self', 'other', 'out'), 'ember.Tensor.arctan2')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctan2', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('arctan2', 'out', None, 'Tensor', out)
+            return _op_arctan2_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan2_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_arctan2_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arctan2, locals(), ('self', 'other', 'out'), 'ember.Tensor.arctan2')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_arctan2_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_arctan2__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_arctan2_, locals(), ('self', 'other'), 'ember.Tensor.arctan2_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('arctan2_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_arctan2__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_arctan2__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_arctan2_, locals(), ('self', 'other'), 'ember.Tensor.arctan2_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clip_c0(self, min=None, max=None, *, out=None):
     s = 0
@@ -3899,34 +5844,44 @@ __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
 __m_clip_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_clip_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clip_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clip_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clip_e'):
-                raise _e from None
-    raise _no_match('clip', args, kwargs, __m_clip_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clip, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clip')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_clip_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clip_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clip_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clip_e'):
+                    raise _e from None
+        raise _no_match('clip', args, kwargs, __m_clip_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clip, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clip')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_clip__c0(self, min=None, max=None):
     s = 0
@@ -3991,34 +5946,44 @@ __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
 __m_clip__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_clip__b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_clip__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_clip__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_clip__e'):
-                raise _e from None
-    raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_clip_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clip_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_clip__b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_clip__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_clip__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_clip__e'):
+                    raise _e from None
+        raise _no_match('clip_', args, kwargs, __m_clip__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_clip_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clip_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_subtract_c0(self, other, *, alpha=1, out=None):
     s = 0
@@ -4089,32 +6054,42 @@ __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_su
 __m_subtract_sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_subtract_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_subtract_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_subtract_e'):
-                raise _e from None
-    raise _no_match('subtract', args, kwargs, __m_subtract_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_subtract, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.subtract')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_subtract_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_subtract_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_subtract_e'):
+                    raise _e from None
+        raise _no_match('subtract', args, kwargs, __m_subtract_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_subtract, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.subtract')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_subtract__c0(self, other, *, alpha=1):
     s = 0
@@ -4183,68 +6158,108 @@ __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __
 __m_subtract__sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_subtract__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_subtract__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_subtract__e'):
-                raise _e from None
-    raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_subtract_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.subtract_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_subtract__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_subtract__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_subtract__e'):
+                    raise _e from None
+        raise _no_match('subtract_', args, kwargs, __m_subtract__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_subtract_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.subtract_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_absolute(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('absolute', 'out', None, 'Tensor', out)
-        return _op_absolute_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_absolute_default(self)
+    if _TF:
+        _r = _tf_bound(_m_absolute, locals(), ('self', 'out'), 'ember.Tensor.absolute')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('absolute', 'out', None, 'Tensor', out)
+            return _op_absolute_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_absolute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_absolute_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_absolute, locals(), ('self', 'out'), 'ember.Tensor.absolute')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_negative(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('negative', 'out', None, 'Tensor', out)
-        return _op_negative_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_negative_default(self)
+    if _TF:
+        _r = _tf_bound(_m_negative, locals(), ('self', 'out'), 'ember.Tensor.negative')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('negative', 'out', None, 'Tensor', out)
+            return _op_negative_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_negative_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_negative_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_negative, locals(), ('self', 'out'), 'ember.Tensor.negative')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_fix(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('fix', 'out', None, 'Tensor', out)
-        return _op_fix_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_fix_default(self)
+    if _TF:
+        _r = _tf_bound(_m_fix, locals(), ('self', 'out'), 'ember.Tensor.fix')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('fix', 'out', None, 'Tensor', out)
+            return _op_fix_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fix_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_fix_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fix, locals(), ('self', 'out'), 'ember.Tensor.fix')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_divide_c0(self, other, *, out=None):
     s = 0
@@ -4298,160 +6313,240 @@ __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1)
 __m_divide_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_divide_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_divide_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_divide_e'):
-                raise _e from None
-    raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_divide, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.divide')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_divide_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_divide_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_divide_e'):
+                    raise _e from None
+        raise _no_match('divide', args, kwargs, __m_divide_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_divide, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.divide')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_true_divide(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('true_divide', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_true_divide_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_true_divide_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_true_divide, locals(), ('self', 'other', 'out'), 'ember.Tensor.true_divide')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('true_divide', 'other', 1, 'Tensor', other)
+        if out is not None:
+            return _op_true_divide_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_true_divide_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_true_divide_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_true_divide, locals(), ('self', 'other', 'out'), 'ember.Tensor.true_divide')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_multiply(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _bad_arg('multiply', 'other', 1, 'Tensor', other)
-    if out is not None:
-        return _op_multiply_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_multiply_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_multiply, locals(), ('self', 'other', 'out'), 'ember.Tensor.multiply')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('multiply', 'other', 1, 'Tensor', other)
+        if out is not None:
+            return _op_multiply_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_multiply_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_multiply_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_multiply, locals(), ('self', 'other', 'out'), 'ember.Tensor.multiply')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_greater_sigs = ('(Tensor other)', '(Number other)')
 def _m_greater(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('greater', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_greater_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('greater', 'out', None, 'Tensor', out)
-        return _op_greater_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_greater_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_greater, locals(), ('self', 'other', 'out'), 'ember.Tensor.greater')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('greater', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_greater_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('greater', 'out', None, 'Tensor', out)
+            return _op_greater_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_greater_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_greater_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_greater, locals(), ('self', 'other', 'out'), 'ember.Tensor.greater')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_greater_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_greater_equal(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('greater_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_equal_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_greater_equal_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
-        return _op_greater_equal_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_greater_equal_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_greater_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.greater_equal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('greater_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_greater_equal_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_greater_equal_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('greater_equal', 'out', None, 'Tensor', out)
+            return _op_greater_equal_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_greater_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_greater_equal_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_greater_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.greater_equal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_less_sigs = ('(Tensor other)', '(Number other)')
 def _m_less(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('less', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_less_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('less', 'out', None, 'Tensor', out)
-        return _op_less_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_less_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_less, locals(), ('self', 'other', 'out'), 'ember.Tensor.less')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('less', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_less_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('less', 'out', None, 'Tensor', out)
+            return _op_less_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_less_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_less_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_less, locals(), ('self', 'other', 'out'), 'ember.Tensor.less')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_less_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_less_equal(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('less_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_equal_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_less_equal_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
-        return _op_less_equal_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_less_equal_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_less_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.less_equal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('less_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_less_equal_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_less_equal_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('less_equal', 'out', None, 'Tensor', out)
+            return _op_less_equal_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_less_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_less_equal_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_less_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.less_equal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 __m_not_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_not_equal(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
-        raise _no_match_named('not_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_not_equal_sigs)
-    if not isinstance(other, TensorImpl):
-        if out is None:
-            return _op_not_equal_Scalar(self, other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
-        return _op_not_equal_Tensor_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
-        _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_not_equal_Tensor(self, other)
+    if _TF:
+        _r = _tf_bound(_m_not_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.not_equal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('not_equal', ((other, _NO_DEFAULT),), (('out', out, None),), __m_not_equal_sigs)
+        if not isinstance(other, TensorImpl):
+            if out is None:
+                return _op_not_equal_Scalar(self, other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('not_equal', 'out', None, 'Tensor', out)
+            return _op_not_equal_Tensor_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_not_equal_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_not_equal_Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_not_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.not_equal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -4460,4 +6555,4 @@ METHODS = {'abs': _m_abs, 'abs_': _m_abs_, 'absolute': _m_absolute, 'acos': _m_a
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_digamma__default, _c_digamma__default = _lazy(_G, '_op_digamma__default', 'aten', 'digamma_', 'default')
 _op_digamma_default, _c_digamma_default = _lazy(_G, '_op_digamma_default', 'aten', 'digamma', 'default')
@@ -38,192 +43,352 @@ _op_sinc_default, _c_sinc_default = _lazy(_G, '_op_sinc_default', 'aten', 'sinc'
 _op_sinc_out, _c_sinc_out = _lazy(_G, '_op_sinc_out', 'aten', 'sinc', 'out')
 
 def _m_lgamma(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
-        return _op_lgamma_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_lgamma_default(self)
+    if _TF:
+        _r = _tf_bound(_m_lgamma, locals(), ('self', 'out'), 'ember.Tensor.lgamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lgamma', 'out', None, 'Tensor', out)
+            return _op_lgamma_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_lgamma_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lgamma, locals(), ('self', 'out'), 'ember.Tensor.lgamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_lgamma_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_lgamma__default(self)
+    if _TF:
+        _r = _tf_bound(_m_lgamma_, locals(), ('self',), 'ember.Tensor.lgamma_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_lgamma__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lgamma_, locals(), ('self',), 'ember.Tensor.lgamma_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_digamma(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('digamma', 'out', None, 'Tensor', out)
-        return _op_digamma_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_digamma_default(self)
+    if _TF:
+        _r = _tf_bound(_m_digamma, locals(), ('self', 'out'), 'ember.Tensor.digamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('digamma', 'out', None, 'Tensor', out)
+            return _op_digamma_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_digamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_digamma_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_digamma, locals(), ('self', 'out'), 'ember.Tensor.digamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_digamma_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_digamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_digamma__default(self)
+    if _TF:
+        _r = _tf_bound(_m_digamma_, locals(), ('self',), 'ember.Tensor.digamma_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_digamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_digamma__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_digamma_, locals(), ('self',), 'ember.Tensor.digamma_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_i0(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('i0', 'out', None, 'Tensor', out)
-        return _op_i0_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_i0_default(self)
+    if _TF:
+        _r = _tf_bound(_m_i0, locals(), ('self', 'out'), 'ember.Tensor.i0')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('i0', 'out', None, 'Tensor', out)
+            return _op_i0_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_i0_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_i0_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_i0, locals(), ('self', 'out'), 'ember.Tensor.i0')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_i0_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_i0__default(self)
+    if _TF:
+        _r = _tf_bound(_m_i0_, locals(), ('self',), 'ember.Tensor.i0_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_i0__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_i0__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_i0_, locals(), ('self',), 'ember.Tensor.i0_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sinc(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('sinc', 'out', None, 'Tensor', out)
-        return _op_sinc_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sinc_default(self)
+    if _TF:
+        _r = _tf_bound(_m_sinc, locals(), ('self', 'out'), 'ember.Tensor.sinc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('sinc', 'out', None, 'Tensor', out)
+            return _op_sinc_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sinc_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sinc, locals(), ('self', 'out'), 'ember.Tensor.sinc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_sinc_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_sinc__default(self)
+    if _TF:
+        _r = _tf_bound(_m_sinc_, locals(), ('self',), 'ember.Tensor.sinc_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_sinc__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_sinc__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_sinc_, locals(), ('self',), 'ember.Tensor.sinc_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_polygamma(self, n, *, out=None):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('polygamma', 'n', 1, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
-        return _op_polygamma_out(n, self, out=out)
-    _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
-    if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
-        _ks |= self._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(n, self)
-    return _op_polygamma_default(n, self)
+    if _TF:
+        _r = _tf_bound(_m_polygamma, locals(), ('self', 'out'), 'ember.Tensor.polygamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('polygamma', 'n', 1, 'int', n)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('polygamma', 'out', None, 'Tensor', out)
+            return _op_polygamma_out(n, self, out=out)
+        _ks = n._ks if n.__class__ in _TENSOR_TYPES else 0
+        if self.__class__ in _TENSOR_TYPES and self._ks != _ks:
+            _ks |= self._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_polygamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(n, self)
+        return _op_polygamma_default(n, self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_polygamma, locals(), ('self', 'out'), 'ember.Tensor.polygamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_polygamma_(self, n):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('polygamma_', 'n', 1, 'int', n)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, n)
-    return _op_polygamma__default(self, n)
+    if _TF:
+        _r = _tf_bound(_m_polygamma_, locals(), ('self',), 'ember.Tensor.polygamma_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('polygamma_', 'n', 1, 'int', n)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_polygamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, n)
+        return _op_polygamma__default(self, n)
+    except TypeError:
+        _r = _tf_duck_bound(_m_polygamma_, locals(), ('self',), 'ember.Tensor.polygamma_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_mvlgamma(self, p, *, out=None):
-    if p.__class__ is not int and not _is_int(p):
-        raise _bad_arg('mvlgamma', 'p', 1, 'int', p)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
-        return _op_mvlgamma_out(self, p, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, p)
-    return _op_mvlgamma_default(self, p)
+    if _TF:
+        _r = _tf_bound(_m_mvlgamma, locals(), ('self', 'out'), 'ember.Tensor.mvlgamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if p.__class__ is not int and not _is_int(p):
+            raise _bad_arg('mvlgamma', 'p', 1, 'int', p)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('mvlgamma', 'out', None, 'Tensor', out)
+            return _op_mvlgamma_out(self, p, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mvlgamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, p)
+        return _op_mvlgamma_default(self, p)
+    except TypeError:
+        _r = _tf_duck_bound(_m_mvlgamma, locals(), ('self', 'out'), 'ember.Tensor.mvlgamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_mvlgamma_(self, p):
-    if p.__class__ is not int and not _is_int(p):
-        raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, p)
-    return _op_mvlgamma__default(self, p)
+    if _TF:
+        _r = _tf_bound(_m_mvlgamma_, locals(), ('self',), 'ember.Tensor.mvlgamma_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if p.__class__ is not int and not _is_int(p):
+            raise _bad_arg('mvlgamma_', 'p', 1, 'int', p)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mvlgamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, p)
+        return _op_mvlgamma__default(self, p)
+    except TypeError:
+        _r = _tf_duck_bound(_m_mvlgamma_, locals(), ('self',), 'ember.Tensor.mvlgamma_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_igamma(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igamma', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('igamma', 'out', None, 'Tensor', out)
-        return _op_igamma_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_igamma_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_igamma, locals(), ('self', 'other', 'out'), 'ember.Tensor.igamma')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igamma', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('igamma', 'out', None, 'Tensor', out)
+            return _op_igamma_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_igamma_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_igamma_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_igamma, locals(), ('self', 'other', 'out'), 'ember.Tensor.igamma')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_igamma_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igamma_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_igamma__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_igamma_, locals(), ('self', 'other'), 'ember.Tensor.igamma_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igamma_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_igamma__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_igamma__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_igamma_, locals(), ('self', 'other'), 'ember.Tensor.igamma_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_igammac(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igammac', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('igammac', 'out', None, 'Tensor', out)
-        return _op_igammac_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_igammac_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_igammac, locals(), ('self', 'other', 'out'), 'ember.Tensor.igammac')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igammac', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('igammac', 'out', None, 'Tensor', out)
+            return _op_igammac_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_igammac_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_igammac_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_igammac, locals(), ('self', 'other', 'out'), 'ember.Tensor.igammac')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_igammac_(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('igammac_', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_igammac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_igammac__default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_igammac_, locals(), ('self', 'other'), 'ember.Tensor.igammac_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('igammac_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_igammac__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_igammac__default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_igammac_, locals(), ('self', 'other'), 'ember.Tensor.igammac_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -232,4 +397,4 @@ METHODS = {'digamma': _m_digamma, 'digamma_': _m_digamma_, 'i0': _m_i0, 'i0_': _
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

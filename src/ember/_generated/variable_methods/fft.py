@@ -5,50 +5,65 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_istft_default, _c_istft_default = _lazy(_G, '_op_istft_default', 'aten', 'istft', 'default')
 
 def _m_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
-    if n_fft.__class__ is not int and not _is_int(n_fft):
-        raise _bad_arg('istft', 'n_fft', 1, 'int', n_fft)
-    if hop_length is not None and hop_length.__class__ is not int and not _is_int(hop_length):
-        raise _bad_arg('istft', 'hop_length', 2, 'int', hop_length)
-    if win_length is not None and win_length.__class__ is not int and not _is_int(win_length):
-        raise _bad_arg('istft', 'win_length', 3, 'int', win_length)
-    if window is not None and window.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('istft', 'window', 4, 'Tensor', window)
-    if center.__class__ is not bool:
-        raise _bad_arg('istft', 'center', 5, 'bool', center)
-    if normalized.__class__ is not bool:
-        raise _bad_arg('istft', 'normalized', 6, 'bool', normalized)
-    if onesided is not None and onesided.__class__ is not bool:
-        raise _bad_arg('istft', 'onesided', 7, 'bool', onesided)
-    if length is not None and length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('istft', 'length', 8, 'int', length)
-    if return_complex.__class__ is not bool:
-        raise _bad_arg('istft', 'return_complex', 9, 'bool', return_complex)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
-        _ks |= n_fft._ks
-    if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
-        _ks |= hop_length._ks
-    if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
-        _ks |= win_length._ks
-    if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
-        _ks |= window._ks
-    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
-        _ks |= length._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
-    return _op_istft_default(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+    if _TF:
+        _r = _tf_bound(_m_istft, locals(), ('self', 'window'), 'ember.Tensor.istft')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if n_fft.__class__ is not int and not _is_int(n_fft):
+            raise _bad_arg('istft', 'n_fft', 1, 'int', n_fft)
+        if hop_length is not None and hop_length.__class__ is not int and not _is_int(hop_length):
+            raise _bad_arg('istft', 'hop_length', 2, 'int', hop_length)
+        if win_length is not None and win_length.__class__ is not int and not _is_int(win_length):
+            raise _bad_arg('istft', 'win_length', 3, 'int', win_length)
+        if window is not None and window.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('istft', 'window', 4, 'Tensor', window)
+        if center.__class__ is not bool:
+            raise _bad_arg('istft', 'center', 5, 'bool', center)
+        if normalized.__class__ is not bool:
+            raise _bad_arg('istft', 'normalized', 6, 'bool', normalized)
+        if onesided is not None and onesided.__class__ is not bool:
+            raise _bad_arg('istft', 'onesided', 7, 'bool', onesided)
+        if length is not None and length.__class__ is not int and not _is_int(length):
+            raise _bad_arg('istft', 'length', 8, 'int', length)
+        if return_complex.__class__ is not bool:
+            raise _bad_arg('istft', 'return_complex', 9, 'bool', return_complex)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if n_fft.__class__ in _TENSOR_TYPES and n_fft._ks != _ks:
+            _ks |= n_fft._ks
+        if hop_length.__class__ in _TENSOR_TYPES and hop_length._ks != _ks:
+            _ks |= hop_length._ks
+        if win_length.__class__ in _TENSOR_TYPES and win_length._ks != _ks:
+            _ks |= win_length._ks
+        if window.__class__ in _TENSOR_TYPES and window._ks != _ks:
+            _ks |= window._ks
+        if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
+            _ks |= length._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_istft_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+        return _op_istft_default(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+    except TypeError:
+        _r = _tf_duck_bound(_m_istft, locals(), ('self', 'window'), 'ember.Tensor.istft')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -57,4 +72,4 @@ METHODS = {'istft': _m_istft}
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_argwhere_default, _c_argwhere_default = _lazy(_G, '_op_argwhere_default', 'aten', 'argwhere', 'default')
 _op_gather_default, _c_gather_default = _lazy(_G, '_op_gather_default', 'aten', 'gather', 'default')
@@ -71,27 +76,37 @@ _op_take_default, _c_take_default = _lazy(_G, '_op_take_default', 'aten', 'take'
 _op_take_out, _c_take_out = _lazy(_G, '_op_take_out', 'aten', 'take', 'out')
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('gather', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('gather', 'index', 2, 'Tensor', index)
-    if out is None and sparse_grad is False:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, index)
-        return _op_gather_default(self, dim, index)
-    if sparse_grad.__class__ is not bool:
-        raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('gather', 'out', None, 'Tensor', out)
-        return _op_gather_out(self, dim, index, sparse_grad=sparse_grad, out=out)
-    return _op_gather_default(self, dim, index, sparse_grad=sparse_grad)
+    if _TF:
+        _r = _tf_bound(_m_gather, locals(), ('self', 'index', 'out'), 'ember.Tensor.gather')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('gather', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('gather', 'index', 2, 'Tensor', index)
+        if out is None and sparse_grad is False:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_gather_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index)
+            return _op_gather_default(self, dim, index)
+        if sparse_grad.__class__ is not bool:
+            raise _bad_arg('gather', 'sparse_grad', None, 'bool', sparse_grad)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('gather', 'out', None, 'Tensor', out)
+            return _op_gather_out(self, dim, index, sparse_grad=sparse_grad, out=out)
+        return _op_gather_default(self, dim, index, sparse_grad=sparse_grad)
+    except TypeError:
+        _r = _tf_duck_bound(_m_gather, locals(), ('self', 'index', 'out'), 'ember.Tensor.gather')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_scatter_c0(self, dim, index, src, *, out=None):
     s = 0
@@ -233,32 +248,42 @@ __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatte
 __m_scatter_sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_scatter_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_scatter_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_scatter_e'):
-                raise _e from None
-    raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_scatter, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_scatter_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_scatter_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_scatter_e'):
+                    raise _e from None
+        raise _no_match('scatter', args, kwargs, __m_scatter_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_scatter, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_scatter__c0(self, dim, index, src):
     s = 0
@@ -384,231 +409,331 @@ __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_sc
 __m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_scatter__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_scatter__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_scatter__e'):
-                raise _e from None
-    raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_scatter_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.scatter_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_scatter__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_scatter__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_scatter__e'):
+                    raise _e from None
+        raise _no_match('scatter_', args, kwargs, __m_scatter__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_scatter_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.scatter_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_scatter_add(self, dim, index, src, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
-        return _op_scatter_add_out(self, dim, index, src, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    _ks |= src._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, index, src)
-    return _op_scatter_add_default(self, dim, index, src)
+    if _TF:
+        _r = _tf_bound(_m_scatter_add, locals(), ('self', 'index', 'src', 'out'), 'ember.Tensor.scatter_add')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('scatter_add', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add', 'index', 2, 'Tensor', index)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add', 'src', 3, 'Tensor', src)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('scatter_add', 'out', None, 'Tensor', out)
+            return _op_scatter_add_out(self, dim, index, src, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= src._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_scatter_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, index, src)
+        return _op_scatter_add_default(self, dim, index, src)
+    except TypeError:
+        _r = _tf_duck_bound(_m_scatter_add, locals(), ('self', 'index', 'src', 'out'), 'ember.Tensor.scatter_add')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_scatter_add_(self, dim, index, src):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    _ks |= src._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, index, src)
-    return _op_scatter_add__default(self, dim, index, src)
+    if _TF:
+        _r = _tf_bound(_m_scatter_add_, locals(), ('self', 'index', 'src'), 'ember.Tensor.scatter_add_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('scatter_add_', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add_', 'index', 2, 'Tensor', index)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_add_', 'src', 3, 'Tensor', src)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= src._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_scatter_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, index, src)
+        return _op_scatter_add__default(self, dim, index, src)
+    except TypeError:
+        _r = _tf_duck_bound(_m_scatter_add_, locals(), ('self', 'index', 'src'), 'ember.Tensor.scatter_add_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
-    if reduce.__class__ is not str:
-        raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
-    if out is None and include_self is True:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        _ks |= src._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, index, src, reduce)
-        return _op_scatter_reduce_two(self, dim, index, src, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
-        return _op_scatter_reduce_two_out(self, dim, index, src, reduce, include_self=include_self, out=out)
-    return _op_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+    if _TF:
+        _r = _tf_bound(_m_scatter_reduce, locals(), ('self', 'index', 'src', 'out'), 'ember.Tensor.scatter_reduce')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('scatter_reduce', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce', 'index', 2, 'Tensor', index)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce', 'src', 3, 'Tensor', src)
+        if reduce.__class__ is not str:
+            raise _bad_arg('scatter_reduce', 'reduce', 4, 'str', reduce)
+        if out is None and include_self is True:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= src._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_scatter_reduce_two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index, src, reduce)
+            return _op_scatter_reduce_two(self, dim, index, src, reduce)
+        if include_self.__class__ is not bool:
+            raise _bad_arg('scatter_reduce', 'include_self', None, 'bool', include_self)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('scatter_reduce', 'out', None, 'Tensor', out)
+            return _op_scatter_reduce_two_out(self, dim, index, src, reduce, include_self=include_self, out=out)
+        return _op_scatter_reduce_two(self, dim, index, src, reduce, include_self=include_self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_scatter_reduce, locals(), ('self', 'index', 'src', 'out'), 'ember.Tensor.scatter_reduce')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
-    if reduce.__class__ is not str:
-        raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
-    if include_self is True:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        _ks |= src._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, index, src, reduce)
-        return _op_scatter_reduce__two(self, dim, index, src, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('scatter_reduce_', 'include_self', None, 'bool', include_self)
-    return _op_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
+    if _TF:
+        _r = _tf_bound(_m_scatter_reduce_, locals(), ('self', 'index', 'src'), 'ember.Tensor.scatter_reduce_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('scatter_reduce_', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce_', 'index', 2, 'Tensor', index)
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('scatter_reduce_', 'src', 3, 'Tensor', src)
+        if reduce.__class__ is not str:
+            raise _bad_arg('scatter_reduce_', 'reduce', 4, 'str', reduce)
+        if include_self is True:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= src._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_scatter_reduce__two.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index, src, reduce)
+            return _op_scatter_reduce__two(self, dim, index, src, reduce)
+        if include_self.__class__ is not bool:
+            raise _bad_arg('scatter_reduce_', 'include_self', None, 'bool', include_self)
+        return _op_scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_scatter_reduce_, locals(), ('self', 'index', 'src'), 'ember.Tensor.scatter_reduce_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_select(self, dim, index, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_select', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_select', 'out', None, 'Tensor', out)
-        return _op_index_select_out(self, dim, index, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, index)
-    return _op_index_select_default(self, dim, index)
+    if _TF:
+        _r = _tf_bound(_m_index_select, locals(), ('self', 'index', 'out'), 'ember.Tensor.index_select')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_select', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_select', 'index', 2, 'Tensor', index)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_select', 'out', None, 'Tensor', out)
+            return _op_index_select_out(self, dim, index, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_index_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, index)
+        return _op_index_select_default(self, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_select, locals(), ('self', 'index', 'out'), 'ember.Tensor.index_select')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_add', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
-    if out is None and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        _ks |= source._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, index, source)
-        return _op_index_add_default(self, dim, index, source)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_add', 'out', None, 'Tensor', out)
-        return _op_index_add_out(self, dim, index, source, alpha=alpha, out=out)
-    return _op_index_add_default(self, dim, index, source, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_index_add, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_add')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_add', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add', 'source', 3, 'Tensor', source)
+        if out is None and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= source._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_index_add_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index, source)
+            return _op_index_add_default(self, dim, index, source)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('index_add', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_add', 'out', None, 'Tensor', out)
+            return _op_index_add_out(self, dim, index, source, alpha=alpha, out=out)
+        return _op_index_add_default(self, dim, index, source, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_add, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_add')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_add_(self, dim, index, source, *, alpha=1):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
-    if alpha.__class__ is int and alpha == 1:
+    if _TF:
+        _r = _tf_bound(_m_index_add_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_add_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_add_', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add_', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_add_', 'source', 3, 'Tensor', source)
+        if alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= source._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_index_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index, source)
+            return _op_index_add__default(self, dim, index, source)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('index_add_', 'alpha', None, 'Number', alpha)
+        return _op_index_add__default(self, dim, index, source, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_add_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_add_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_index_copy(self, dim, index, source, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_index_copy, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
+            return _op_index_copy_out(self, dim, index, source, out=out)
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         _ks |= index._ks
         _ks |= source._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_add__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, index, source)
-        return _op_index_add__default(self, dim, index, source)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('index_add_', 'alpha', None, 'Number', alpha)
-    return _op_index_add__default(self, dim, index, source, alpha=alpha)
-
-def _m_index_copy(self, dim, index, source, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_copy', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy', 'source', 3, 'Tensor', source)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_copy', 'out', None, 'Tensor', out)
-        return _op_index_copy_out(self, dim, index, source, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, index, source)
-    return _op_index_copy_default(self, dim, index, source)
+        return _op_index_copy_default(self, dim, index, source)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_copy, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_copy_(self, dim, index, source):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    _ks |= index._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, index, source)
-    return _op_index_copy__default(self, dim, index, source)
+    if _TF:
+        _r = _tf_bound(_m_index_copy_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_copy_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_copy_', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy_', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_copy_', 'source', 3, 'Tensor', source)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_index_copy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, index, source)
+        return _op_index_copy__default(self, dim, index, source)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_copy_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_copy_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_index_fill_c0(self, dim, index, value):
     s = 0
@@ -680,32 +805,42 @@ __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1
 __m_index_fill_sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_index_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_index_fill_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_index_fill_e'):
-                raise _e from None
-    raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_index_fill, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.index_fill')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_index_fill_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_index_fill_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_index_fill_e'):
+                    raise _e from None
+        raise _no_match('index_fill', args, kwargs, __m_index_fill_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_index_fill, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.index_fill')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_index_fill__c0(self, dim, index, value):
     s = 0
@@ -777,32 +912,42 @@ __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill
 __m_index_fill__sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_index_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_index_fill__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_index_fill__e'):
-                raise _e from None
-    raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_index_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.index_fill_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_index_fill__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_index_fill__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_index_fill__e'):
+                    raise _e from None
+        raise _no_match('index_fill_', args, kwargs, __m_index_fill__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_index_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.index_fill_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_masked_fill_c0(self, mask, value):
     s = 0
@@ -862,32 +1007,42 @@ __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fil
 __m_masked_fill_sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_masked_fill_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_masked_fill_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_masked_fill_e'):
-                raise _e from None
-    raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_masked_fill, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.masked_fill')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_masked_fill_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_masked_fill_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_masked_fill_e'):
+                    raise _e from None
+        raise _no_match('masked_fill', args, kwargs, __m_masked_fill_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_masked_fill, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.masked_fill')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_masked_fill__c0(self, mask, value):
     s = 0
@@ -947,241 +1102,401 @@ __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_
 __m_masked_fill__sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_masked_fill__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_masked_fill__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_masked_fill__e'):
-                raise _e from None
-    raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_masked_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.masked_fill_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_masked_fill__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_masked_fill__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_masked_fill__e'):
+                    raise _e from None
+        raise _no_match('masked_fill_', args, kwargs, __m_masked_fill__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_masked_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.masked_fill_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_masked_select(self, mask, *, out=None):
-    if mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
-        return _op_masked_select_out(self, mask, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= mask._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, mask)
-    return _op_masked_select_default(self, mask)
+    if _TF:
+        _r = _tf_bound(_m_masked_select, locals(), ('self', 'mask', 'out'), 'ember.Tensor.masked_select')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_select', 'mask', 1, 'Tensor', mask)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('masked_select', 'out', None, 'Tensor', out)
+            return _op_masked_select_out(self, mask, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mask._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_masked_select_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, mask)
+        return _op_masked_select_default(self, mask)
+    except TypeError:
+        _r = _tf_duck_bound(_m_masked_select, locals(), ('self', 'mask', 'out'), 'ember.Tensor.masked_select')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_masked_scatter(self, mask, source):
-    if mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= mask._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, mask, source)
-    return _op_masked_scatter_default(self, mask, source)
+    if _TF:
+        _r = _tf_bound(_m_masked_scatter, locals(), ('self', 'mask', 'source'), 'ember.Tensor.masked_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter', 'mask', 1, 'Tensor', mask)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter', 'source', 2, 'Tensor', source)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mask._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_masked_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, mask, source)
+        return _op_masked_scatter_default(self, mask, source)
+    except TypeError:
+        _r = _tf_duck_bound(_m_masked_scatter, locals(), ('self', 'mask', 'source'), 'ember.Tensor.masked_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_masked_scatter_(self, mask, source):
-    if mask.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= mask._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, mask, source)
-    return _op_masked_scatter__default(self, mask, source)
+    if _TF:
+        _r = _tf_bound(_m_masked_scatter_, locals(), ('self', 'mask', 'source'), 'ember.Tensor.masked_scatter_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mask.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter_', 'mask', 1, 'Tensor', mask)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('masked_scatter_', 'source', 2, 'Tensor', source)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mask._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_masked_scatter__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, mask, source)
+        return _op_masked_scatter__default(self, mask, source)
+    except TypeError:
+        _r = _tf_duck_bound(_m_masked_scatter_, locals(), ('self', 'mask', 'source'), 'ember.Tensor.masked_scatter_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_take(self, index, *, out=None):
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('take', 'index', 1, 'Tensor', index)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take', 'out', None, 'Tensor', out)
-        return _op_take_out(self, index, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, index)
-    return _op_take_default(self, index)
+    if _TF:
+        _r = _tf_bound(_m_take, locals(), ('self', 'index', 'out'), 'ember.Tensor.take')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('take', 'index', 1, 'Tensor', index)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('take', 'out', None, 'Tensor', out)
+            return _op_take_out(self, index, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_take_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, index)
+        return _op_take_default(self, index)
+    except TypeError:
+        _r = _tf_duck_bound(_m_take, locals(), ('self', 'index', 'out'), 'ember.Tensor.take')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_take_along_dim(self, indices, dim=None, *, out=None):
-    if indices.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
-        return _op_take_along_dim_out(self, indices, dim, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= indices._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, indices, dim)
-    return _op_take_along_dim_default(self, indices, dim)
+    if _TF:
+        _r = _tf_bound(_m_take_along_dim, locals(), ('self', 'indices', 'out'), 'ember.Tensor.take_along_dim')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if indices.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('take_along_dim', 'indices', 1, 'Tensor', indices)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('take_along_dim', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('take_along_dim', 'out', None, 'Tensor', out)
+            return _op_take_along_dim_out(self, indices, dim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= indices._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_take_along_dim_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, indices, dim)
+        return _op_take_along_dim_default(self, indices, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_take_along_dim, locals(), ('self', 'indices', 'out'), 'ember.Tensor.take_along_dim')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nonzero(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
-        return _op_nonzero_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_nonzero_default(self)
+    if _TF:
+        _r = _tf_bound(_m_nonzero, locals(), ('self', 'out'), 'ember.Tensor.nonzero')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nonzero', 'out', None, 'Tensor', out)
+            return _op_nonzero_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_nonzero_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_nonzero_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nonzero, locals(), ('self', 'out'), 'ember.Tensor.nonzero')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_argwhere(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_argwhere_default(self)
+    if _TF:
+        _r = _tf_bound(_m_argwhere, locals(), ('self',), 'ember.Tensor.argwhere')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_argwhere_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_argwhere_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_argwhere, locals(), ('self',), 'ember.Tensor.argwhere')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_put_(self, index, source, accumulate=False):
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put_', 'index', 1, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put_', 'source', 2, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= index._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, index, source, accumulate)
-    return _op_put__default(self, index, source, accumulate)
+    if _TF:
+        _r = _tf_bound(_m_put_, locals(), ('self', 'index', 'source'), 'ember.Tensor.put_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put_', 'index', 1, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put_', 'source', 2, 'Tensor', source)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('put_', 'accumulate', 3, 'bool', accumulate)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_put__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, index, source, accumulate)
+        return _op_put__default(self, index, source, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(_m_put_, locals(), ('self', 'index', 'source'), 'ember.Tensor.put_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_put(self, index, source, accumulate=False):
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'index', 1, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('put', 'source', 2, 'Tensor', source)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= index._ks
-    _ks |= source._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, index, source, accumulate)
-    return _op_put_default(self, index, source, accumulate)
+    if _TF:
+        _r = _tf_bound(_m_put, locals(), ('self', 'index', 'source'), 'ember.Tensor.put')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put', 'index', 1, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('put', 'source', 2, 'Tensor', source)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('put', 'accumulate', 3, 'bool', accumulate)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= index._ks
+        _ks |= source._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_put_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, index, source, accumulate)
+        return _op_put_default(self, index, source, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(_m_put, locals(), ('self', 'index', 'source'), 'ember.Tensor.put')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
-    if out is None and include_self is True:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        _ks |= source._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, index, source, reduce)
-        return _op_index_reduce_default(self, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
-        return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
-    return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+    if _TF:
+        _r = _tf_bound(_m_index_reduce, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_reduce')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_reduce', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce', 'source', 3, 'Tensor', source)
+        if reduce.__class__ is not str:
+            raise _bad_arg('index_reduce', 'reduce', 4, 'str', reduce)
+        if out is None and include_self is True:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= source._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_index_reduce_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index, source, reduce)
+            return _op_index_reduce_default(self, dim, index, source, reduce)
+        if include_self.__class__ is not bool:
+            raise _bad_arg('index_reduce', 'include_self', None, 'bool', include_self)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('index_reduce', 'out', None, 'Tensor', out)
+            return _op_index_reduce_out(self, dim, index, source, reduce, include_self=include_self, out=out)
+        return _op_index_reduce_default(self, dim, index, source, reduce, include_self=include_self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_reduce, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_reduce')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
-    if index.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
-    if source.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
-    if reduce.__class__ is not str:
-        raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
-    if include_self is True:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        _ks |= index._ks
-        _ks |= source._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, index, source, reduce)
-        return _op_index_reduce__default(self, dim, index, source, reduce)
-    if include_self.__class__ is not bool:
-        raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
-    return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+    if _TF:
+        _r = _tf_bound(_m_index_reduce_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_reduce_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('index_reduce_', 'dim', 1, 'int', dim)
+        if index.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce_', 'index', 2, 'Tensor', index)
+        if source.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_reduce_', 'source', 3, 'Tensor', source)
+        if reduce.__class__ is not str:
+            raise _bad_arg('index_reduce_', 'reduce', 4, 'str', reduce)
+        if include_self is True:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            _ks |= index._ks
+            _ks |= source._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_index_reduce__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, index, source, reduce)
+            return _op_index_reduce__default(self, dim, index, source, reduce)
+        if include_self.__class__ is not bool:
+            raise _bad_arg('index_reduce_', 'include_self', None, 'bool', include_self)
+        return _op_index_reduce__default(self, dim, index, source, reduce, include_self=include_self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_reduce_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_reduce_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index(self, indices):
-    return _op_index_Tensor(self, indices)
+    if _TF:
+        _r = _tf_bound(_m_index, locals(), ('self', 'indices'), 'ember.Tensor.index')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        return _op_index_Tensor(self, indices)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index, locals(), ('self', 'indices'), 'ember.Tensor.index')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_put_(self, indices, values, accumulate=False):
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
-    return _op_index_put__default(self, indices, values, accumulate)
+    if _TF:
+        _r = _tf_bound(_m_index_put_, locals(), ('self', 'indices', 'values'), 'ember.Tensor.index_put_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_put_', 'values', 2, 'Tensor', values)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('index_put_', 'accumulate', 3, 'bool', accumulate)
+        return _op_index_put__default(self, indices, values, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_put_, locals(), ('self', 'indices', 'values'), 'ember.Tensor.index_put_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_index_put(self, indices, values, accumulate=False):
-    if values.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
-    if accumulate.__class__ is not bool:
-        raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
-    return _op_index_put_default(self, indices, values, accumulate)
+    if _TF:
+        _r = _tf_bound(_m_index_put, locals(), ('self', 'indices', 'values'), 'ember.Tensor.index_put')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if values.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('index_put', 'values', 2, 'Tensor', values)
+        if accumulate.__class__ is not bool:
+            raise _bad_arg('index_put', 'accumulate', 3, 'bool', accumulate)
+        return _op_index_put_default(self, indices, values, accumulate)
+    except TypeError:
+        _r = _tf_duck_bound(_m_index_put, locals(), ('self', 'indices', 'values'), 'ember.Tensor.index_put')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nonzero_static(self, *, size, fill_value=-1, out=None):
-    if size.__class__ is not int and not _is_int(size):
-        raise _bad_arg('nonzero_static', 'size', None, 'int', size)
-    if fill_value.__class__ is not int and not _is_int(fill_value):
-        raise _bad_arg('nonzero_static', 'fill_value', None, 'int', fill_value)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nonzero_static', 'out', None, 'Tensor', out)
-        return _op_nonzero_static_out(self, size=size, fill_value=fill_value, out=out)
-    return _op_nonzero_static_default(self, size=size, fill_value=fill_value)
+    if _TF:
+        _r = _tf_bound(_m_nonzero_static, locals(), ('self', 'out'), 'ember.Tensor.nonzero_static')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size.__class__ is not int and not _is_int(size):
+            raise _bad_arg('nonzero_static', 'size', None, 'int', size)
+        if fill_value.__class__ is not int and not _is_int(fill_value):
+            raise _bad_arg('nonzero_static', 'fill_value', None, 'int', fill_value)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nonzero_static', 'out', None, 'Tensor', out)
+            return _op_nonzero_static_out(self, size=size, fill_value=fill_value, out=out)
+        return _op_nonzero_static_default(self, size=size, fill_value=fill_value)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nonzero_static, locals(), ('self', 'out'), 'ember.Tensor.nonzero_static')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -1190,4 +1505,4 @@ METHODS = {'argwhere': _m_argwhere, 'gather': _m_gather, 'index': _m_index, 'ind
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

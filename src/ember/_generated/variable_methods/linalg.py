@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (qr as _rt_qr, slogdet as _rt_slogdet, svd as _rt_svd
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_addbmm__default, _c_addbmm__default = _lazy(_G, '_op_addbmm__default', 'aten', 'addbmm_', 'default')
 _op_addbmm_default, _c_addbmm_default = _lazy(_G, '_op_addbmm_default', 'aten', 'addbmm', 'default')
@@ -76,567 +81,917 @@ _op_triangular_solve_X, _c_triangular_solve_X = _lazy(_G, '_op_triangular_solve_
 _op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_triangular_solve_default', 'aten', 'triangular_solve', 'default')
 
 def _m_inverse(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('inverse', 'out', None, 'Tensor', out)
-        return _op_inverse_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_inverse_default(self)
+    if _TF:
+        _r = _tf_bound(_m_inverse, locals(), ('self', 'out'), 'ember.Tensor.inverse')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('inverse', 'out', None, 'Tensor', out)
+            return _op_inverse_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_inverse_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_inverse, locals(), ('self', 'out'), 'ember.Tensor.inverse')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_det(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_det_default(self)
+    if _TF:
+        _r = _tf_bound(_m_det, locals(), ('self',), 'ember.Tensor.det')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_det_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_det_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_det, locals(), ('self',), 'ember.Tensor.det')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_slogdet(self, *, out=None):
-    if out is not None:
-        return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_slogdet(*_k(self))
-    return _rt_slogdet(*_op_slogdet_default(self))
+    if _TF:
+        _r = _tf_bound(_m_slogdet, locals(), ('self', 'out'), 'ember.Tensor.slogdet')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            return _rt_slogdet(*_op_slogdet_out(self, sign=out[0], logabsdet=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slogdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_slogdet(*_k(self))
+        return _rt_slogdet(*_op_slogdet_default(self))
+    except TypeError:
+        _r = _tf_duck_bound(_m_slogdet, locals(), ('self', 'out'), 'ember.Tensor.slogdet')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logdet(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_logdet_default(self)
+    if _TF:
+        _r = _tf_bound(_m_logdet, locals(), ('self',), 'ember.Tensor.logdet')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logdet_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_logdet_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logdet, locals(), ('self',), 'ember.Tensor.logdet')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cholesky(self, upper=False, *, out=None):
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
-        return _op_cholesky_out(self, upper, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, upper)
-    return _op_cholesky_default(self, upper)
+    if _TF:
+        _r = _tf_bound(_m_cholesky, locals(), ('self', 'out'), 'ember.Tensor.cholesky')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if upper.__class__ is not bool:
+            raise _bad_arg('cholesky', 'upper', 1, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cholesky', 'out', None, 'Tensor', out)
+            return _op_cholesky_out(self, upper, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cholesky_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, upper)
+        return _op_cholesky_default(self, upper)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cholesky, locals(), ('self', 'out'), 'ember.Tensor.cholesky')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_qr(self, some=True, *, out=None):
-    if some.__class__ is not bool:
-        raise _bad_arg('qr', 'some', 1, 'bool', some)
-    if out is not None:
-        return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_qr(*_k(self, some))
-    return _rt_qr(*_op_qr_default(self, some))
+    if _TF:
+        _r = _tf_bound(_m_qr, locals(), ('self', 'out'), 'ember.Tensor.qr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if some.__class__ is not bool:
+            raise _bad_arg('qr', 'some', 1, 'bool', some)
+        if out is not None:
+            return _rt_qr(*_op_qr_Q(self, some, Q=out[0], R=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_qr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_qr(*_k(self, some))
+        return _rt_qr(*_op_qr_default(self, some))
+    except TypeError:
+        _r = _tf_duck_bound(_m_qr, locals(), ('self', 'out'), 'ember.Tensor.qr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_svd(self, some=True, compute_uv=True, *, out=None):
-    if some.__class__ is not bool:
-        raise _bad_arg('svd', 'some', 1, 'bool', some)
-    if compute_uv.__class__ is not bool:
-        raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
-    if out is not None:
-        return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_svd(*_k(self, some, compute_uv))
-    return _rt_svd(*_op_svd_default(self, some, compute_uv))
+    if _TF:
+        _r = _tf_bound(_m_svd, locals(), ('self', 'out'), 'ember.Tensor.svd')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if some.__class__ is not bool:
+            raise _bad_arg('svd', 'some', 1, 'bool', some)
+        if compute_uv.__class__ is not bool:
+            raise _bad_arg('svd', 'compute_uv', 2, 'bool', compute_uv)
+        if out is not None:
+            return _rt_svd(*_op_svd_U(self, some, compute_uv, U=out[0], S=out[1], V=out[2]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_svd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_svd(*_k(self, some, compute_uv))
+        return _rt_svd(*_op_svd_default(self, some, compute_uv))
+    except TypeError:
+        _r = _tf_duck_bound(_m_svd, locals(), ('self', 'out'), 'ember.Tensor.svd')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_pinverse(self, rcond=1e-15):
-    if rcond.__class__ is not float and not _is_double(rcond):
-        raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
-        _ks |= rcond._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, rcond)
-    return _op_pinverse_default(self, rcond)
+    if _TF:
+        _r = _tf_bound(_m_pinverse, locals(), ('self',), 'ember.Tensor.pinverse')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if rcond.__class__ is not float and not _is_double(rcond):
+            raise _bad_arg('pinverse', 'rcond', 1, 'float', rcond)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if rcond.__class__ in _TENSOR_TYPES and rcond._ks != _ks:
+            _ks |= rcond._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_pinverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, rcond)
+        return _op_pinverse_default(self, rcond)
+    except TypeError:
+        _r = _tf_duck_bound(_m_pinverse, locals(), ('self',), 'ember.Tensor.pinverse')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_matrix_power(self, n, *, out=None):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('matrix_power', 'n', 1, 'int', n)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
-        return _op_matrix_power_out(self, n, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, n)
-    return _op_matrix_power_default(self, n)
+    if _TF:
+        _r = _tf_bound(_m_matrix_power, locals(), ('self', 'out'), 'ember.Tensor.matrix_power')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('matrix_power', 'n', 1, 'int', n)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('matrix_power', 'out', None, 'Tensor', out)
+            return _op_matrix_power_out(self, n, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_matrix_power_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, n)
+        return _op_matrix_power_default(self, n)
+    except TypeError:
+        _r = _tf_duck_bound(_m_matrix_power, locals(), ('self', 'out'), 'ember.Tensor.matrix_power')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_matrix_exp(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_matrix_exp_default(self)
+    if _TF:
+        _r = _tf_bound(_m_matrix_exp, locals(), ('self',), 'ember.Tensor.matrix_exp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_matrix_exp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_matrix_exp_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_matrix_exp, locals(), ('self',), 'ember.Tensor.matrix_exp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cholesky_solve(self, input2, upper=False, *, out=None):
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
-        return _op_cholesky_solve_out(self, input2, upper, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= input2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, input2, upper)
-    return _op_cholesky_solve_default(self, input2, upper)
+    if _TF:
+        _r = _tf_bound(_m_cholesky_solve, locals(), ('self', 'input2', 'out'), 'ember.Tensor.cholesky_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cholesky_solve', 'input2', 1, 'Tensor', input2)
+        if upper.__class__ is not bool:
+            raise _bad_arg('cholesky_solve', 'upper', 2, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cholesky_solve', 'out', None, 'Tensor', out)
+            return _op_cholesky_solve_out(self, input2, upper, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= input2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cholesky_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, input2, upper)
+        return _op_cholesky_solve_default(self, input2, upper)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cholesky_solve, locals(), ('self', 'input2', 'out'), 'ember.Tensor.cholesky_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cholesky_inverse(self, upper=False, *, out=None):
-    if upper.__class__ is not bool:
-        raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
-        return _op_cholesky_inverse_out(self, upper, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, upper)
-    return _op_cholesky_inverse_default(self, upper)
+    if _TF:
+        _r = _tf_bound(_m_cholesky_inverse, locals(), ('self', 'out'), 'ember.Tensor.cholesky_inverse')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if upper.__class__ is not bool:
+            raise _bad_arg('cholesky_inverse', 'upper', 1, 'bool', upper)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cholesky_inverse', 'out', None, 'Tensor', out)
+            return _op_cholesky_inverse_out(self, upper, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cholesky_inverse_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, upper)
+        return _op_cholesky_inverse_default(self, upper)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cholesky_inverse, locals(), ('self', 'out'), 'ember.Tensor.cholesky_inverse')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    if A.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
-    if upper.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
-    if unitriangular.__class__ is not bool:
-        raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
-    if out is not None:
-        return _rt_triangular_solve(*_op_triangular_solve_X(self, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= A._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
-    return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
+    if _TF:
+        _r = _tf_bound(_m_triangular_solve, locals(), ('self', 'A', 'out'), 'ember.Tensor.triangular_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if A.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('triangular_solve', 'A', 1, 'Tensor', A)
+        if upper.__class__ is not bool:
+            raise _bad_arg('triangular_solve', 'upper', 2, 'bool', upper)
+        if transpose.__class__ is not bool:
+            raise _bad_arg('triangular_solve', 'transpose', 3, 'bool', transpose)
+        if unitriangular.__class__ is not bool:
+            raise _bad_arg('triangular_solve', 'unitriangular', 4, 'bool', unitriangular)
+        if out is not None:
+            return _rt_triangular_solve(*_op_triangular_solve_X(self, A, upper, transpose, unitriangular, X=out[0], M=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= A._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_triangular_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_triangular_solve(*_k(self, A, upper, transpose, unitriangular))
+        return _rt_triangular_solve(*_op_triangular_solve_default(self, A, upper, transpose, unitriangular))
+    except TypeError:
+        _r = _tf_duck_bound(_m_triangular_solve, locals(), ('self', 'A', 'out'), 'ember.Tensor.triangular_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_orgqr(self, input2, *, out=None):
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('orgqr', 'input2', 1, 'Tensor', input2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('orgqr', 'out', None, 'Tensor', out)
-        return _op_orgqr_out(self, input2, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= input2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, input2)
-    return _op_orgqr_default(self, input2)
+    if _TF:
+        _r = _tf_bound(_m_orgqr, locals(), ('self', 'input2', 'out'), 'ember.Tensor.orgqr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('orgqr', 'input2', 1, 'Tensor', input2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('orgqr', 'out', None, 'Tensor', out)
+            return _op_orgqr_out(self, input2, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= input2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_orgqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, input2)
+        return _op_orgqr_default(self, input2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_orgqr, locals(), ('self', 'input2', 'out'), 'ember.Tensor.orgqr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
-    if input2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ormqr', 'input2', 1, 'Tensor', input2)
-    if input3.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ormqr', 'input3', 2, 'Tensor', input3)
-    if left.__class__ is not bool:
-        raise _bad_arg('ormqr', 'left', 3, 'bool', left)
-    if transpose.__class__ is not bool:
-        raise _bad_arg('ormqr', 'transpose', 4, 'bool', transpose)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ormqr', 'out', None, 'Tensor', out)
-        return _op_ormqr_out(self, input2, input3, left, transpose, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= input2._ks
-    _ks |= input3._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, input2, input3, left, transpose)
-    return _op_ormqr_default(self, input2, input3, left, transpose)
+    if _TF:
+        _r = _tf_bound(_m_ormqr, locals(), ('self', 'input2', 'input3', 'out'), 'ember.Tensor.ormqr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if input2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ormqr', 'input2', 1, 'Tensor', input2)
+        if input3.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ormqr', 'input3', 2, 'Tensor', input3)
+        if left.__class__ is not bool:
+            raise _bad_arg('ormqr', 'left', 3, 'bool', left)
+        if transpose.__class__ is not bool:
+            raise _bad_arg('ormqr', 'transpose', 4, 'bool', transpose)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ormqr', 'out', None, 'Tensor', out)
+            return _op_ormqr_out(self, input2, input3, left, transpose, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= input2._ks
+        _ks |= input3._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ormqr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, input2, input3, left, transpose)
+        return _op_ormqr_default(self, input2, input3, left, transpose)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ormqr, locals(), ('self', 'input2', 'input3', 'out'), 'ember.Tensor.ormqr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_mm(self, mat2, *, out=None):
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mm', 'out', None, 'Tensor', out)
-        return _op_mm_out(self, mat2, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= mat2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, mat2)
-    return _op_mm_default(self, mat2)
-
-def _m_bmm(self, mat2, *, out=None):
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('bmm', 'out', None, 'Tensor', out)
-        return _op_bmm_out(self, mat2, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= mat2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, mat2)
-    return _op_bmm_default(self, mat2)
-
-def _m_mv(self, vec, *, out=None):
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('mv', 'out', None, 'Tensor', out)
-        return _op_mv_out(self, vec, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= vec._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, vec)
-    return _op_mv_default(self, vec)
-
-def _m_dot(self, tensor, *, out=None):
-    if tensor.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('dot', 'out', None, 'Tensor', out)
-        return _op_dot_out(self, tensor, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= tensor._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, tensor)
-    return _op_dot_default(self, tensor)
-
-def _m_matmul(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('matmul', 'out', None, 'Tensor', out)
-        return _op_matmul_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_matmul_default(self, other)
-
-def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
-    if mat1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
-    if mat2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+    if _TF:
+        _r = _tf_bound(_m_mm, locals(), ('self', 'mat2', 'out'), 'ember.Tensor.mm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mat2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mm', 'mat2', 1, 'Tensor', mat2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('mm', 'out', None, 'Tensor', out)
+            return _op_mm_out(self, mat2, out=out)
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= mat1._ks
         _ks |= mat2._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_mm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
-                return _k(self, mat1, mat2)
-        return _op_addmm_default(self, mat1, mat2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addmm', 'out', None, 'Tensor', out)
-        return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
-    return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+                return _k(self, mat2)
+        return _op_mm_default(self, mat2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_mm, locals(), ('self', 'mat2', 'out'), 'ember.Tensor.mm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_bmm(self, mat2, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_bmm, locals(), ('self', 'mat2', 'out'), 'ember.Tensor.bmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mat2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bmm', 'mat2', 1, 'Tensor', mat2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('bmm', 'out', None, 'Tensor', out)
+            return _op_bmm_out(self, mat2, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= mat2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, mat2)
+        return _op_bmm_default(self, mat2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bmm, locals(), ('self', 'mat2', 'out'), 'ember.Tensor.bmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_mv(self, vec, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_mv, locals(), ('self', 'vec', 'out'), 'ember.Tensor.mv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if vec.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('mv', 'vec', 1, 'Tensor', vec)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('mv', 'out', None, 'Tensor', out)
+            return _op_mv_out(self, vec, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= vec._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, vec)
+        return _op_mv_default(self, vec)
+    except TypeError:
+        _r = _tf_duck_bound(_m_mv, locals(), ('self', 'vec', 'out'), 'ember.Tensor.mv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_dot(self, tensor, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_dot, locals(), ('self', 'tensor', 'out'), 'ember.Tensor.dot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if tensor.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('dot', 'tensor', 1, 'Tensor', tensor)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('dot', 'out', None, 'Tensor', out)
+            return _op_dot_out(self, tensor, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= tensor._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, tensor)
+        return _op_dot_default(self, tensor)
+    except TypeError:
+        _r = _tf_duck_bound(_m_dot, locals(), ('self', 'tensor', 'out'), 'ember.Tensor.dot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_matmul(self, other, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_matmul, locals(), ('self', 'other', 'out'), 'ember.Tensor.matmul')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('matmul', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('matmul', 'out', None, 'Tensor', out)
+            return _op_matmul_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_matmul_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_matmul, locals(), ('self', 'other', 'out'), 'ember.Tensor.matmul')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if _TF:
+        _r = _tf_bound(_m_addmm, locals(), ('self', 'mat1', 'mat2', 'out'), 'ember.Tensor.addmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mat1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmm', 'mat1', 1, 'Tensor', mat1)
+        if mat2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmm', 'mat2', 2, 'Tensor', mat2)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= mat1._ks
+            _ks |= mat2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, mat1, mat2)
+            return _op_addmm_default(self, mat1, mat2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addmm', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addmm', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addmm', 'out', None, 'Tensor', out)
+            return _op_addmm_out(self, mat1, mat2, beta=beta, alpha=alpha, out=out)
+        return _op_addmm_default(self, mat1, mat2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addmm, locals(), ('self', 'mat1', 'mat2', 'out'), 'ember.Tensor.addmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if batch1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm', 'batch1', 1, 'Tensor', batch1)
-    if batch2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm', 'batch2', 2, 'Tensor', batch2)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, batch1, batch2)
-        return _op_baddbmm_default(self, batch1, batch2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
-        return _op_baddbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
-    return _op_baddbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_baddbmm, locals(), ('self', 'batch1', 'batch2', 'out'), 'ember.Tensor.baddbmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if batch1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('baddbmm', 'batch1', 1, 'Tensor', batch1)
+        if batch2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('baddbmm', 'batch2', 2, 'Tensor', batch2)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= batch1._ks
+            _ks |= batch2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_baddbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, batch1, batch2)
+            return _op_baddbmm_default(self, batch1, batch2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('baddbmm', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('baddbmm', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('baddbmm', 'out', None, 'Tensor', out)
+            return _op_baddbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
+        return _op_baddbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_baddbmm, locals(), ('self', 'batch1', 'batch2', 'out'), 'ember.Tensor.baddbmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    if batch1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm_', 'batch1', 1, 'Tensor', batch1)
-    if batch2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('baddbmm_', 'batch2', 2, 'Tensor', batch2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, batch1, batch2)
-        return _op_baddbmm__default(self, batch1, batch2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('baddbmm_', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('baddbmm_', 'alpha', None, 'Number', alpha)
-    return _op_baddbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_baddbmm_, locals(), ('self', 'batch1', 'batch2'), 'ember.Tensor.baddbmm_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if batch1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('baddbmm_', 'batch1', 1, 'Tensor', batch1)
+        if batch2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('baddbmm_', 'batch2', 2, 'Tensor', batch2)
+        if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= batch1._ks
+            _ks |= batch2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_baddbmm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, batch1, batch2)
+            return _op_baddbmm__default(self, batch1, batch2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('baddbmm_', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('baddbmm_', 'alpha', None, 'Number', alpha)
+        return _op_baddbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_baddbmm_, locals(), ('self', 'batch1', 'batch2'), 'ember.Tensor.baddbmm_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if batch1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm', 'batch1', 1, 'Tensor', batch1)
-    if batch2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm', 'batch2', 2, 'Tensor', batch2)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, batch1, batch2)
-        return _op_addbmm_default(self, batch1, batch2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
-        return _op_addbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
-    return _op_addbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_addbmm, locals(), ('self', 'batch1', 'batch2', 'out'), 'ember.Tensor.addbmm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if batch1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm', 'batch1', 1, 'Tensor', batch1)
+        if batch2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm', 'batch2', 2, 'Tensor', batch2)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= batch1._ks
+            _ks |= batch2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addbmm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, batch1, batch2)
+            return _op_addbmm_default(self, batch1, batch2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addbmm', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addbmm', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addbmm', 'out', None, 'Tensor', out)
+            return _op_addbmm_out(self, batch1, batch2, beta=beta, alpha=alpha, out=out)
+        return _op_addbmm_default(self, batch1, batch2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addbmm, locals(), ('self', 'batch1', 'batch2', 'out'), 'ember.Tensor.addbmm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    if batch1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm_', 'batch1', 1, 'Tensor', batch1)
-    if batch2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addbmm_', 'batch2', 2, 'Tensor', batch2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= batch1._ks
-        _ks |= batch2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, batch1, batch2)
-        return _op_addbmm__default(self, batch1, batch2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addbmm_', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addbmm_', 'alpha', None, 'Number', alpha)
-    return _op_addbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_addbmm_, locals(), ('self', 'batch1', 'batch2'), 'ember.Tensor.addbmm_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if batch1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm_', 'batch1', 1, 'Tensor', batch1)
+        if batch2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addbmm_', 'batch2', 2, 'Tensor', batch2)
+        if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= batch1._ks
+            _ks |= batch2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addbmm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, batch1, batch2)
+            return _op_addbmm__default(self, batch1, batch2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addbmm_', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addbmm_', 'alpha', None, 'Number', alpha)
+        return _op_addbmm__default(self, batch1, batch2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addbmm_, locals(), ('self', 'batch1', 'batch2'), 'ember.Tensor.addbmm_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
-    if mat.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv', 'mat', 1, 'Tensor', mat)
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv', 'vec', 2, 'Tensor', vec)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= mat._ks
-        _ks |= vec._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, mat, vec)
-        return _op_addmv_default(self, mat, vec)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmv', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addmv', 'out', None, 'Tensor', out)
-        return _op_addmv_out(self, mat, vec, beta=beta, alpha=alpha, out=out)
-    return _op_addmv_default(self, mat, vec, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_addmv, locals(), ('self', 'mat', 'vec', 'out'), 'ember.Tensor.addmv')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mat.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv', 'mat', 1, 'Tensor', mat)
+        if vec.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv', 'vec', 2, 'Tensor', vec)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= mat._ks
+            _ks |= vec._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addmv_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, mat, vec)
+            return _op_addmv_default(self, mat, vec)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addmv', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addmv', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addmv', 'out', None, 'Tensor', out)
+            return _op_addmv_out(self, mat, vec, beta=beta, alpha=alpha, out=out)
+        return _op_addmv_default(self, mat, vec, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addmv, locals(), ('self', 'mat', 'vec', 'out'), 'ember.Tensor.addmv')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
-    if mat.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv_', 'mat', 1, 'Tensor', mat)
-    if vec.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addmv_', 'vec', 2, 'Tensor', vec)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= mat._ks
-        _ks |= vec._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addmv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, mat, vec)
-        return _op_addmv__default(self, mat, vec)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
-    return _op_addmv__default(self, mat, vec, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_addmv_, locals(), ('self', 'mat', 'vec'), 'ember.Tensor.addmv_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mat.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv_', 'mat', 1, 'Tensor', mat)
+        if vec.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addmv_', 'vec', 2, 'Tensor', vec)
+        if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= mat._ks
+            _ks |= vec._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addmv__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, mat, vec)
+            return _op_addmv__default(self, mat, vec)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addmv_', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addmv_', 'alpha', None, 'Number', alpha)
+        return _op_addmv__default(self, mat, vec, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addmv_, locals(), ('self', 'mat', 'vec'), 'ember.Tensor.addmv_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
-    if vec1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr', 'vec1', 1, 'Tensor', vec1)
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr', 'vec2', 2, 'Tensor', vec2)
-    if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= vec1._ks
-        _ks |= vec2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, vec1, vec2)
-        return _op_addr_default(self, vec1, vec2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addr', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('addr', 'out', None, 'Tensor', out)
-        return _op_addr_out(self, vec1, vec2, beta=beta, alpha=alpha, out=out)
-    return _op_addr_default(self, vec1, vec2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_addr, locals(), ('self', 'vec1', 'vec2', 'out'), 'ember.Tensor.addr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if vec1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr', 'vec1', 1, 'Tensor', vec1)
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr', 'vec2', 2, 'Tensor', vec2)
+        if out is None and beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= vec1._ks
+            _ks |= vec2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, vec1, vec2)
+            return _op_addr_default(self, vec1, vec2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addr', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addr', 'alpha', None, 'Number', alpha)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('addr', 'out', None, 'Tensor', out)
+            return _op_addr_out(self, vec1, vec2, beta=beta, alpha=alpha, out=out)
+        return _op_addr_default(self, vec1, vec2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addr, locals(), ('self', 'vec1', 'vec2', 'out'), 'ember.Tensor.addr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    if vec1.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr_', 'vec1', 1, 'Tensor', vec1)
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('addr_', 'vec2', 2, 'Tensor', vec2)
-    if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        _ks |= vec1._ks
-        _ks |= vec2._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_addr__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, vec1, vec2)
-        return _op_addr__default(self, vec1, vec2)
-    if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
-        raise _bad_arg('addr_', 'beta', None, 'Number', beta)
-    if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
-        raise _bad_arg('addr_', 'alpha', None, 'Number', alpha)
-    return _op_addr__default(self, vec1, vec2, beta=beta, alpha=alpha)
+    if _TF:
+        _r = _tf_bound(_m_addr_, locals(), ('self', 'vec1', 'vec2'), 'ember.Tensor.addr_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if vec1.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr_', 'vec1', 1, 'Tensor', vec1)
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('addr_', 'vec2', 2, 'Tensor', vec2)
+        if beta.__class__ is int and beta == 1 and alpha.__class__ is int and alpha == 1:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            _ks |= vec1._ks
+            _ks |= vec2._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_addr__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, vec1, vec2)
+            return _op_addr__default(self, vec1, vec2)
+        if beta.__class__ is not int and beta.__class__ is not float and not _is_scalar(beta):
+            raise _bad_arg('addr_', 'beta', None, 'Number', beta)
+        if alpha.__class__ is not int and alpha.__class__ is not float and not _is_scalar(alpha):
+            raise _bad_arg('addr_', 'alpha', None, 'Number', alpha)
+        return _op_addr__default(self, vec1, vec2, beta=beta, alpha=alpha)
+    except TypeError:
+        _r = _tf_duck_bound(_m_addr_, locals(), ('self', 'vec1', 'vec2'), 'ember.Tensor.addr_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_trace(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_trace_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_trace_default(self)
+    if _TF:
+        _r = _tf_bound(_m_trace, locals(), ('self',), 'ember.Tensor.trace')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_trace_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_trace_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_trace, locals(), ('self',), 'ember.Tensor.trace')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_outer(self, vec2, *, out=None):
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('outer', 'out', None, 'Tensor', out)
-        return _op_outer_out(self, vec2, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= vec2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_outer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, vec2)
-    return _op_outer_default(self, vec2)
+    if _TF:
+        _r = _tf_bound(_m_outer, locals(), ('self', 'vec2', 'out'), 'ember.Tensor.outer')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('outer', 'vec2', 1, 'Tensor', vec2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('outer', 'out', None, 'Tensor', out)
+            return _op_outer_out(self, vec2, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_outer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, vec2)
+        return _op_outer_default(self, vec2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_outer, locals(), ('self', 'vec2', 'out'), 'ember.Tensor.outer')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ger(self, vec2, *, out=None):
-    if vec2.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('ger', 'out', None, 'Tensor', out)
-        return _op_ger_out(self, vec2, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= vec2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ger_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, vec2)
-    return _op_ger_default(self, vec2)
+    if _TF:
+        _r = _tf_bound(_m_ger, locals(), ('self', 'vec2', 'out'), 'ember.Tensor.ger')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if vec2.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('ger', 'vec2', 1, 'Tensor', vec2)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('ger', 'out', None, 'Tensor', out)
+            return _op_ger_out(self, vec2, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= vec2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ger_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, vec2)
+        return _op_ger_default(self, vec2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ger, locals(), ('self', 'vec2', 'out'), 'ember.Tensor.ger')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_kron(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('kron', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('kron', 'out', None, 'Tensor', out)
-        return _op_kron_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kron_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_kron_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_kron, locals(), ('self', 'other', 'out'), 'ember.Tensor.kron')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('kron', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('kron', 'out', None, 'Tensor', out)
+            return _op_kron_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_kron_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_kron_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_kron, locals(), ('self', 'other', 'out'), 'ember.Tensor.kron')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cross(self, other, dim=None, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cross', 'other', 1, 'Tensor', other)
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cross', 'dim', 2, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cross', 'out', None, 'Tensor', out)
-        return _op_cross_out(self, other, dim, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other, dim)
-    return _op_cross_default(self, other, dim)
+    if _TF:
+        _r = _tf_bound(_m_cross, locals(), ('self', 'other', 'out'), 'ember.Tensor.cross')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cross', 'other', 1, 'Tensor', other)
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cross', 'dim', 2, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cross', 'out', None, 'Tensor', out)
+            return _op_cross_out(self, other, dim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cross_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other, dim)
+        return _op_cross_default(self, other, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cross, locals(), ('self', 'other', 'out'), 'ember.Tensor.cross')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_inner(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('inner', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('inner', 'out', None, 'Tensor', out)
-        return _op_inner_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_inner_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_inner_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_inner, locals(), ('self', 'other', 'out'), 'ember.Tensor.inner')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('inner', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('inner', 'out', None, 'Tensor', out)
+            return _op_inner_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_inner_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_inner_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_inner, locals(), ('self', 'other', 'out'), 'ember.Tensor.inner')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -645,4 +1000,4 @@ METHODS = {'addbmm': _m_addbmm, 'addbmm_': _m_addbmm_, 'addmm': _m_addmm, 'addmv
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

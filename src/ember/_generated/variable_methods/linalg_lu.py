@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (geqrf as _rt_geqrf)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_geqrf_a, _c_geqrf_a = _lazy(_G, '_op_geqrf_a', 'aten', 'geqrf', 'a')
 _op_geqrf_default, _c_geqrf_default = _lazy(_G, '_op_geqrf_default', 'aten', 'geqrf', 'default')
@@ -21,47 +26,77 @@ _op_vdot_default, _c_vdot_default = _lazy(_G, '_op_vdot_default', 'aten', 'vdot'
 _op_vdot_out, _c_vdot_out = _lazy(_G, '_op_vdot_out', 'aten', 'vdot', 'out')
 
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if LU_data.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
-    if LU_pivots.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
-        return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= LU_data._ks
-    _ks |= LU_pivots._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, LU_data, LU_pivots)
-    return _op_lu_solve_default(self, LU_data, LU_pivots)
+    if _TF:
+        _r = _tf_bound(_m_lu_solve, locals(), ('self', 'LU_data', 'LU_pivots', 'out'), 'ember.Tensor.lu_solve')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if LU_data.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_solve', 'LU_data', 1, 'Tensor', LU_data)
+        if LU_pivots.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('lu_solve', 'LU_pivots', 2, 'Tensor', LU_pivots)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('lu_solve', 'out', None, 'Tensor', out)
+            return _op_lu_solve_out(self, LU_data, LU_pivots, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= LU_data._ks
+        _ks |= LU_pivots._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lu_solve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, LU_data, LU_pivots)
+        return _op_lu_solve_default(self, LU_data, LU_pivots)
+    except TypeError:
+        _r = _tf_duck_bound(_m_lu_solve, locals(), ('self', 'LU_data', 'LU_pivots', 'out'), 'ember.Tensor.lu_solve')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_geqrf(self, *, out=None):
-    if out is not None:
-        return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_geqrf(*_k(self))
-    return _rt_geqrf(*_op_geqrf_default(self))
+    if _TF:
+        _r = _tf_bound(_m_geqrf, locals(), ('self', 'out'), 'ember.Tensor.geqrf')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            return _rt_geqrf(*_op_geqrf_a(self, a=out[0], tau=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_geqrf_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_geqrf(*_k(self))
+        return _rt_geqrf(*_op_geqrf_default(self))
+    except TypeError:
+        _r = _tf_duck_bound(_m_geqrf, locals(), ('self', 'out'), 'ember.Tensor.geqrf')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_vdot(self, other, *, out=None):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('vdot', 'out', None, 'Tensor', out)
-        return _op_vdot_out(self, other, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_vdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_vdot_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_vdot, locals(), ('self', 'other', 'out'), 'ember.Tensor.vdot')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('vdot', 'other', 1, 'Tensor', other)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('vdot', 'out', None, 'Tensor', out)
+            return _op_vdot_out(self, other, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_vdot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_vdot_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_vdot, locals(), ('self', 'other', 'out'), 'ember.Tensor.vdot')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -70,4 +105,4 @@ METHODS = {'geqrf': _m_geqrf, 'lu_solve': _m_lu_solve, 'vdot': _m_vdot}
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_bernoulli__float, _c_bernoulli__float = _lazy(_G, '_op_bernoulli__float', 'aten', 'bernoulli_', 'float')
 _op_bernoulli_default, _c_bernoulli_default = _lazy(_G, '_op_bernoulli_default', 'aten', 'bernoulli', 'default')
@@ -29,40 +34,60 @@ _op_random__to, _c_random__to = _lazy(_G, '_op_random__to', 'aten', 'random_', '
 _op_uniform__default, _c_uniform__default = _lazy(_G, '_op_uniform__default', 'aten', 'uniform_', 'default')
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
-    if mean.__class__ is not float and not _is_double(mean):
-        raise _bad_arg('normal_', 'mean', 1, 'float', mean)
-    if std.__class__ is not float and not _is_double(std):
-        raise _bad_arg('normal_', 'std', 2, 'float', std)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
-            _ks |= mean._ks
-        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
-            _ks |= std._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, mean, std)
-        return _op_normal__default(self, mean, std)
-    return _op_normal__default(self, mean, std, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_normal_, locals(), ('self',), 'ember.Tensor.normal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mean.__class__ is not float and not _is_double(mean):
+            raise _bad_arg('normal_', 'mean', 1, 'float', mean)
+        if std.__class__ is not float and not _is_double(std):
+            raise _bad_arg('normal_', 'std', 2, 'float', std)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
+                _ks |= mean._ks
+            if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
+                _ks |= std._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, mean, std)
+            return _op_normal__default(self, mean, std)
+        return _op_normal__default(self, mean, std, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_normal_, locals(), ('self',), 'ember.Tensor.normal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    if from_.__class__ is not float and not _is_double(from_):
-        raise _bad_arg('uniform_', 'from', 1, 'float', from_)
-    if to.__class__ is not float and not _is_double(to):
-        raise _bad_arg('uniform_', 'to', 2, 'float', to)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if from_.__class__ in _TENSOR_TYPES and from_._ks != _ks:
-            _ks |= from_._ks
-        if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
-            _ks |= to._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_uniform__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, from_, to)
-        return _op_uniform__default(self, from_, to)
-    return _op_uniform__default(self, from_, to, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_uniform_, locals(), ('self',), 'ember.Tensor.uniform_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if from_.__class__ is not float and not _is_double(from_):
+            raise _bad_arg('uniform_', 'from', 1, 'float', from_)
+        if to.__class__ is not float and not _is_double(to):
+            raise _bad_arg('uniform_', 'to', 2, 'float', to)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if from_.__class__ in _TENSOR_TYPES and from_._ks != _ks:
+                _ks |= from_._ks
+            if to.__class__ in _TENSOR_TYPES and to._ks != _ks:
+                _ks |= to._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_uniform__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, from_, to)
+            return _op_uniform__default(self, from_, to)
+        return _op_uniform__default(self, from_, to, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_uniform_, locals(), ('self',), 'ember.Tensor.uniform_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_random__c0(self, from_, to, *, generator=None):
     s = 0
@@ -138,54 +163,74 @@ __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random
 __m_random__sigs = ('(*, ember.Generator generator = None)', '(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)')
 
 def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_random__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_random__b2(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_random__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_random__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_random__e'):
-                raise _e from None
-    raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_random_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.random_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_random__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_random__b2(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_random__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_random__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_random__e'):
+                    raise _e from None
+        raise _no_match('random_', args, kwargs, __m_random__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_random_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.random_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_bernoulli_(self, p=0.5, *, generator=None):
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-            _ks |= p._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, p)
-        return _op_bernoulli__float(self, p)
-    return _op_bernoulli__float(self, p, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_bernoulli_, locals(), ('self',), 'ember.Tensor.bernoulli_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('bernoulli_', 'p', 1, 'float', p)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+                _ks |= p._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_bernoulli__float.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, p)
+            return _op_bernoulli__float(self, p)
+        return _op_bernoulli__float(self, p, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bernoulli_, locals(), ('self',), 'ember.Tensor.bernoulli_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_bernoulli_c0(self, *, generator=None, out=None):
     s = 0
@@ -236,124 +281,184 @@ __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __
 __m_bernoulli_sigs = ('(*, ember.Generator generator = None)', '(float p, *, ember.Generator generator = None)')
 
 def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_bernoulli_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_bernoulli_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_bernoulli_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_bernoulli_e'):
-                raise _e from None
-    raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_bernoulli, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.bernoulli')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_bernoulli_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_bernoulli_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_bernoulli_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_bernoulli_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_bernoulli_e'):
+                    raise _e from None
+        raise _no_match('bernoulli', args, kwargs, __m_bernoulli_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_bernoulli, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.bernoulli')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
-    if num_samples.__class__ is not int and not _is_int(num_samples):
-        raise _bad_arg('multinomial', 'num_samples', 1, 'int', num_samples)
-    if replacement.__class__ is not bool:
-        raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
-    if out is None and generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
-            _ks |= num_samples._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, num_samples, replacement)
-        return _op_multinomial_default(self, num_samples, replacement)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
-        return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
-    return _op_multinomial_default(self, num_samples, replacement, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_multinomial, locals(), ('self', 'out'), 'ember.Tensor.multinomial')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if num_samples.__class__ is not int and not _is_int(num_samples):
+            raise _bad_arg('multinomial', 'num_samples', 1, 'int', num_samples)
+        if replacement.__class__ is not bool:
+            raise _bad_arg('multinomial', 'replacement', 2, 'bool', replacement)
+        if out is None and generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if num_samples.__class__ in _TENSOR_TYPES and num_samples._ks != _ks:
+                _ks |= num_samples._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_multinomial_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, num_samples, replacement)
+            return _op_multinomial_default(self, num_samples, replacement)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('multinomial', 'out', None, 'Tensor', out)
+            return _op_multinomial_out(self, num_samples, replacement, generator=generator, out=out)
+        return _op_multinomial_default(self, num_samples, replacement, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_multinomial, locals(), ('self', 'out'), 'ember.Tensor.multinomial')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_exponential_(self, lambd=1.0, *, generator=None):
-    if lambd.__class__ is not float and not _is_double(lambd):
-        raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
-            _ks |= lambd._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_exponential__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, lambd)
-        return _op_exponential__default(self, lambd)
-    return _op_exponential__default(self, lambd, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_exponential_, locals(), ('self',), 'ember.Tensor.exponential_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if lambd.__class__ is not float and not _is_double(lambd):
+            raise _bad_arg('exponential_', 'lambd', 1, 'float', lambd)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if lambd.__class__ in _TENSOR_TYPES and lambd._ks != _ks:
+                _ks |= lambd._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_exponential__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, lambd)
+            return _op_exponential__default(self, lambd)
+        return _op_exponential__default(self, lambd, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_exponential_, locals(), ('self',), 'ember.Tensor.exponential_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_geometric_(self, p, *, generator=None):
-    if p.__class__ is not float and not _is_double(p):
-        raise _bad_arg('geometric_', 'p', 1, 'float', p)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-            _ks |= p._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_geometric__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, p)
-        return _op_geometric__default(self, p)
-    return _op_geometric__default(self, p, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_geometric_, locals(), ('self',), 'ember.Tensor.geometric_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if p.__class__ is not float and not _is_double(p):
+            raise _bad_arg('geometric_', 'p', 1, 'float', p)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+                _ks |= p._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_geometric__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, p)
+            return _op_geometric__default(self, p)
+        return _op_geometric__default(self, p, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_geometric_, locals(), ('self',), 'ember.Tensor.geometric_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    if mean.__class__ is not float and not _is_double(mean):
-        raise _bad_arg('log_normal_', 'mean', 1, 'float', mean)
-    if std.__class__ is not float and not _is_double(std):
-        raise _bad_arg('log_normal_', 'std', 2, 'float', std)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
-            _ks |= mean._ks
-        if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
-            _ks |= std._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, mean, std)
-        return _op_log_normal__default(self, mean, std)
-    return _op_log_normal__default(self, mean, std, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_log_normal_, locals(), ('self',), 'ember.Tensor.log_normal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if mean.__class__ is not float and not _is_double(mean):
+            raise _bad_arg('log_normal_', 'mean', 1, 'float', mean)
+        if std.__class__ is not float and not _is_double(std):
+            raise _bad_arg('log_normal_', 'std', 2, 'float', std)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if mean.__class__ in _TENSOR_TYPES and mean._ks != _ks:
+                _ks |= mean._ks
+            if std.__class__ in _TENSOR_TYPES and std._ks != _ks:
+                _ks |= std._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_log_normal__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, mean, std)
+            return _op_log_normal__default(self, mean, std)
+        return _op_log_normal__default(self, mean, std, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log_normal_, locals(), ('self',), 'ember.Tensor.log_normal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    if median.__class__ is not float and not _is_double(median):
-        raise _bad_arg('cauchy_', 'median', 1, 'float', median)
-    if sigma.__class__ is not float and not _is_double(sigma):
-        raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
-    if generator is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if median.__class__ in _TENSOR_TYPES and median._ks != _ks:
-            _ks |= median._ks
-        if sigma.__class__ in _TENSOR_TYPES and sigma._ks != _ks:
-            _ks |= sigma._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, median, sigma)
-        return _op_cauchy__default(self, median, sigma)
-    return _op_cauchy__default(self, median, sigma, generator=generator)
+    if _TF:
+        _r = _tf_bound(_m_cauchy_, locals(), ('self',), 'ember.Tensor.cauchy_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if median.__class__ is not float and not _is_double(median):
+            raise _bad_arg('cauchy_', 'median', 1, 'float', median)
+        if sigma.__class__ is not float and not _is_double(sigma):
+            raise _bad_arg('cauchy_', 'sigma', 2, 'float', sigma)
+        if generator is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if median.__class__ in _TENSOR_TYPES and median._ks != _ks:
+                _ks |= median._ks
+            if sigma.__class__ in _TENSOR_TYPES and sigma._ks != _ks:
+                _ks |= sigma._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cauchy__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, median, sigma)
+            return _op_cauchy__default(self, median, sigma)
+        return _op_cauchy__default(self, median, sigma, generator=generator)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cauchy_, locals(), ('self',), 'ember.Tensor.cauchy_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -362,4 +467,4 @@ METHODS = {'bernoulli': _m_bernoulli, 'bernoulli_': _m_bernoulli_, 'cauchy_': _m
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (aminmax as _rt_aminmax, histogram as _rt_histogram, 
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_all_all_out, _c_all_all_out = _lazy(_G, '_op_all_all_out', 'aten', 'all', 'all_out')
 _op_all_default, _c_all_default = _lazy(_G, '_op_all_default', 'aten', 'all', 'default')
@@ -152,40 +157,50 @@ __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
 __m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_sum_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_sum_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_sum_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_sum_e'):
-                raise _e from None
-    raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_sum, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.sum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_sum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_sum_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_sum_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_sum_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_sum_e'):
+                    raise _e from None
+        raise _no_match('sum', args, kwargs, __m_sum_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_sum, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.sum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_mean_c0(self, *, dtype=None, out=None):
     s = 0
@@ -245,40 +260,50 @@ __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
 __m_mean_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_mean_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_mean_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_mean_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_mean_e'):
-                raise _e from None
-    raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_mean, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.mean')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_mean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_mean_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_mean_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_mean_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_mean_e'):
+                    raise _e from None
+        raise _no_match('mean', args, kwargs, __m_mean_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_mean, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.mean')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_prod_c0(self, *, dtype=None):
     s = 0
@@ -341,99 +366,149 @@ __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
 __m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_prod_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_prod_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_prod_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_prod_e'):
-                raise _e from None
-    raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_prod, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.prod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_prod_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_prod_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_prod_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_prod_e'):
+                    raise _e from None
+        raise _no_match('prod', args, kwargs, __m_prod_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_prod, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.prod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_amax(self, dim=(), keepdim=False, *, out=None):
-    if dim is None:
-        dim = ()
-    if not _is_intlist(dim):
-        raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('amax', 'out', None, 'Tensor', out)
-        return _op_amax_out(self, dim, keepdim, out=out)
-    return _op_amax_default(self, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(_m_amax, locals(), ('self', 'out'), 'ember.Tensor.amax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is None:
+            dim = ()
+        if not _is_intlist(dim):
+            raise _bad_arg('amax', 'dim', 1, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('amax', 'keepdim', 2, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('amax', 'out', None, 'Tensor', out)
+            return _op_amax_out(self, dim, keepdim, out=out)
+        return _op_amax_default(self, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_amax, locals(), ('self', 'out'), 'ember.Tensor.amax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_amin(self, dim=(), keepdim=False, *, out=None):
-    if dim is None:
-        dim = ()
-    if not _is_intlist(dim):
-        raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('amin', 'out', None, 'Tensor', out)
-        return _op_amin_out(self, dim, keepdim, out=out)
-    return _op_amin_default(self, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(_m_amin, locals(), ('self', 'out'), 'ember.Tensor.amin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is None:
+            dim = ()
+        if not _is_intlist(dim):
+            raise _bad_arg('amin', 'dim', 1, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('amin', 'keepdim', 2, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('amin', 'out', None, 'Tensor', out)
+            return _op_amin_out(self, dim, keepdim, out=out)
+        return _op_amin_default(self, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_amin, locals(), ('self', 'out'), 'ember.Tensor.amin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
-    if dim is None:
-        dim = ()
-    if not _is_intlist(dim):
-        raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
-    if out is None and keepdim is False and mode.__class__ is int and mode == 0:
-        return _op_hash_tensor_default(self, dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
-    if mode.__class__ is not int and not _is_int(mode):
-        raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
-        return _op_hash_tensor_out(self, dim, keepdim=keepdim, mode=mode, out=out)
-    return _op_hash_tensor_default(self, dim, keepdim=keepdim, mode=mode)
+    if _TF:
+        _r = _tf_bound(_m_hash_tensor, locals(), ('self', 'out'), 'ember.Tensor.hash_tensor')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is None:
+            dim = ()
+        if not _is_intlist(dim):
+            raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
+        if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+            return _op_hash_tensor_default(self, dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
+        if mode.__class__ is not int and not _is_int(mode):
+            raise _bad_arg('hash_tensor', 'mode', None, 'int', mode)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('hash_tensor', 'out', None, 'Tensor', out)
+            return _op_hash_tensor_out(self, dim, keepdim=keepdim, mode=mode, out=out)
+        return _op_hash_tensor_default(self, dim, keepdim=keepdim, mode=mode)
+    except TypeError:
+        _r = _tf_duck_bound(_m_hash_tensor, locals(), ('self', 'out'), 'ember.Tensor.hash_tensor')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
-    if out is None and dim is None and keepdim is False:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _rt_aminmax(*_k(self))
-        return _rt_aminmax(*_op_aminmax_default(self))
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('aminmax', 'dim', None, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
-    if out is not None:
-        return _rt_aminmax(*_op_aminmax_out(self, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
-    return _rt_aminmax(*_op_aminmax_default(self, dim=dim, keepdim=keepdim))
+    if _TF:
+        _r = _tf_bound(_m_aminmax, locals(), ('self', 'out'), 'ember.Tensor.aminmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is None and dim is None and keepdim is False:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_aminmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _rt_aminmax(*_k(self))
+            return _rt_aminmax(*_op_aminmax_default(self))
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('aminmax', 'dim', None, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('aminmax', 'keepdim', None, 'bool', keepdim)
+        if out is not None:
+            return _rt_aminmax(*_op_aminmax_out(self, dim=dim, keepdim=keepdim, min=out[0], max=out[1]))
+        return _rt_aminmax(*_op_aminmax_default(self, dim=dim, keepdim=keepdim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_aminmax, locals(), ('self', 'out'), 'ember.Tensor.aminmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_max_c0(self, *, out=None):
     s = 0
@@ -510,40 +585,50 @@ __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, 
 __m_max_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_max_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_max_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_max_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_max_e'):
-                raise _e from None
-    raise _no_match('max', args, kwargs, __m_max_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_max, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.max')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_max_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_max_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_max_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_max_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_max_e'):
+                    raise _e from None
+        raise _no_match('max', args, kwargs, __m_max_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_max, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.max')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_min_c0(self, *, out=None):
     s = 0
@@ -620,76 +705,106 @@ __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, 
 __m_min_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_min_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_min_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_min_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_min_e'):
-                raise _e from None
-    raise _no_match('min', args, kwargs, __m_min_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_min, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.min')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_min_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_min_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_min_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_min_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_min_e'):
+                    raise _e from None
+        raise _no_match('min', args, kwargs, __m_min_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_min, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.min')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_argmax(self, dim=None, keepdim=False, *, out=None):
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('argmax', 'dim', 1, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('argmax', 'out', None, 'Tensor', out)
-        return _op_argmax_out(self, dim, keepdim, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, keepdim)
-    return _op_argmax_default(self, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(_m_argmax, locals(), ('self', 'out'), 'ember.Tensor.argmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('argmax', 'dim', 1, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('argmax', 'keepdim', 2, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('argmax', 'out', None, 'Tensor', out)
+            return _op_argmax_out(self, dim, keepdim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_argmax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
+        return _op_argmax_default(self, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_argmax, locals(), ('self', 'out'), 'ember.Tensor.argmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_argmin(self, dim=None, keepdim=False, *, out=None):
-    if dim is not None and dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('argmin', 'dim', 1, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('argmin', 'out', None, 'Tensor', out)
-        return _op_argmin_out(self, dim, keepdim, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, keepdim)
-    return _op_argmin_default(self, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(_m_argmin, locals(), ('self', 'out'), 'ember.Tensor.argmin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is not None and dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('argmin', 'dim', 1, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('argmin', 'keepdim', 2, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('argmin', 'out', None, 'Tensor', out)
+            return _op_argmin_out(self, dim, keepdim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_argmin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
+        return _op_argmin_default(self, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_argmin, locals(), ('self', 'out'), 'ember.Tensor.argmin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_all_c0(self, *, out=None):
     s = 0
@@ -766,40 +881,50 @@ __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, 
 __m_all_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_all_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_all_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_all_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_all_e'):
-                raise _e from None
-    raise _no_match('all', args, kwargs, __m_all_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_all, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.all')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_all_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_all_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_all_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_all_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_all_e'):
+                    raise _e from None
+        raise _no_match('all', args, kwargs, __m_all_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_all, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.all')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_any_c0(self, *, out=None):
     s = 0
@@ -876,40 +1001,50 @@ __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, 
 __m_any_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_any_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_any_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_any_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_any_e'):
-                raise _e from None
-    raise _no_match('any', args, kwargs, __m_any_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_any, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.any')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_any_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_any_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_any_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_any_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_any_e'):
+                    raise _e from None
+        raise _no_match('any', args, kwargs, __m_any_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_any, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.any')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_var_c0(self, unbiased=True):
     s = 0
@@ -991,34 +1126,44 @@ __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, 
 __m_var_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_var_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_var_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_var_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_var_e'):
-                raise _e from None
-    raise _no_match('var', args, kwargs, __m_var_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_var, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.var')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_var_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_var_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_var_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_var_e'):
+                    raise _e from None
+        raise _no_match('var', args, kwargs, __m_var_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_var, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.var')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_std_c0(self, unbiased=True):
     s = 0
@@ -1100,45 +1245,65 @@ __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, 
 __m_std_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_std_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_std_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_std_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_std_e'):
-                raise _e from None
-    raise _no_match('std', args, kwargs, __m_std_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_std, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.std')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_std_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_std_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_std_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_std_e'):
+                    raise _e from None
+        raise _no_match('std', args, kwargs, __m_std_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_std, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.std')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logsumexp(self, dim, keepdim=False, *, out=None):
-    if not _is_intlist(dim):
-        raise _bad_arg('logsumexp', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('logsumexp', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
-        return _op_logsumexp_out(self, dim, keepdim, out=out)
-    return _op_logsumexp_default(self, dim, keepdim)
+    if _TF:
+        _r = _tf_bound(_m_logsumexp, locals(), ('self', 'out'), 'ember.Tensor.logsumexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intlist(dim):
+            raise _bad_arg('logsumexp', 'dim', 1, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('logsumexp', 'keepdim', 2, 'bool', keepdim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
+            return _op_logsumexp_out(self, dim, keepdim, out=out)
+        return _op_logsumexp_default(self, dim, keepdim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logsumexp, locals(), ('self', 'out'), 'ember.Tensor.logsumexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_norm_c0(self, p=2):
     s = 0
@@ -1248,34 +1413,44 @@ __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_nor
 __m_norm_sigs = ('(Number p = 2)', '(Number p, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim = False)')
 
 def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_norm_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_norm_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_norm_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_norm_e'):
-                raise _e from None
-    raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_norm, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.norm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_norm_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_norm_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_norm_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_norm_e'):
+                    raise _e from None
+        raise _no_match('norm', args, kwargs, __m_norm_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_norm, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.norm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_count_nonzero_c0(self, *_va, dim=None):
     s = 0
@@ -1357,43 +1532,53 @@ __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_coun
 __m_count_nonzero_sigs = ('(int dim = None)', '(tuple of ints dim)')
 
 def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _va and not kwargs:
-        for _a in _va:
-            if _a.__class__ is not int:
-                break
-        else:
-            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-                _ks = self._ks
-                _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, _va)
-            return __m_count_nonzero_b0(self, *_va)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_count_nonzero_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_count_nonzero_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_count_nonzero_e'):
-                raise _e from None
-    raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_count_nonzero, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.count_nonzero')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if _va and not kwargs:
+            for _a in _va:
+                if _a.__class__ is not int:
+                    break
+            else:
+                if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                    _ks = self._ks
+                    _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, _va)
+                return __m_count_nonzero_b0(self, *_va)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_count_nonzero_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_count_nonzero_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_count_nonzero_e'):
+                    raise _e from None
+        raise _no_match('count_nonzero', args, kwargs, __m_count_nonzero_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_count_nonzero, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.count_nonzero')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_median_c0(self):
     s = 0
@@ -1442,40 +1627,50 @@ __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_median_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_median_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_median_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_median_e'):
-                raise _e from None
-    raise _no_match('median', args, kwargs, __m_median_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_median, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.median')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_median_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_median_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_median_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_median_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_median_e'):
+                    raise _e from None
+        raise _no_match('median', args, kwargs, __m_median_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_median, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.median')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_nanmedian_c0(self):
     s = 0
@@ -1524,140 +1719,200 @@ __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_nanmedian_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_nanmedian_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_nanmedian_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_nanmedian_e'):
-                raise _e from None
-    raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_nanmedian, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.nanmedian')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_nanmedian_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_nanmedian_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_nanmedian_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_nanmedian_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_nanmedian_e'):
+                    raise _e from None
+        raise _no_match('nanmedian', args, kwargs, __m_nanmedian_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_nanmedian, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.nanmedian')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_mode(self, dim=-1, keepdim=False, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('mode', 'dim', 1, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
-    if out is not None:
-        return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_mode(*_k(self, dim, keepdim))
-    return _rt_mode(*_op_mode_default(self, dim, keepdim))
+    if _TF:
+        _r = _tf_bound(_m_mode, locals(), ('self', 'out'), 'ember.Tensor.mode')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('mode', 'dim', 1, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('mode', 'keepdim', 2, 'bool', keepdim)
+        if out is not None:
+            return _rt_mode(*_op_mode_values(self, dim, keepdim, values=out[0], indices=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_mode_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_mode(*_k(self, dim, keepdim))
+        return _rt_mode(*_op_mode_default(self, dim, keepdim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_mode, locals(), ('self', 'out'), 'ember.Tensor.mode')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_bincount(self, weights=None, minlength=0):
-    if weights is not None and weights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
-    if minlength.__class__ is not int and not _is_int(minlength):
-        raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
-        _ks |= weights._ks
-    if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
-        _ks |= minlength._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, weights, minlength)
-    return _op_bincount_default(self, weights, minlength)
+    if _TF:
+        _r = _tf_bound(_m_bincount, locals(), ('self', 'weights'), 'ember.Tensor.bincount')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if weights is not None and weights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('bincount', 'weights', 1, 'Tensor', weights)
+        if minlength.__class__ is not int and not _is_int(minlength):
+            raise _bad_arg('bincount', 'minlength', 2, 'int', minlength)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if weights.__class__ in _TENSOR_TYPES and weights._ks != _ks:
+            _ks |= weights._ks
+        if minlength.__class__ in _TENSOR_TYPES and minlength._ks != _ks:
+            _ks |= minlength._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_bincount_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, weights, minlength)
+        return _op_bincount_default(self, weights, minlength)
+    except TypeError:
+        _r = _tf_duck_bound(_m_bincount, locals(), ('self', 'weights'), 'ember.Tensor.bincount')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_histc(self, bins=100, min=0, max=0, *, out=None):
-    if bins.__class__ is not int and not _is_int(bins):
-        raise _bad_arg('histc', 'bins', 1, 'int', bins)
-    if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
-        raise _bad_arg('histc', 'min', 2, 'Number', min)
-    if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
-        raise _bad_arg('histc', 'max', 3, 'Number', max)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('histc', 'out', None, 'Tensor', out)
-        return _op_histc_out(self, bins, min, max, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
-        _ks |= bins._ks
-    if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
-        _ks |= min._ks
-    if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
-        _ks |= max._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, bins, min, max)
-    return _op_histc_default(self, bins, min, max)
+    if _TF:
+        _r = _tf_bound(_m_histc, locals(), ('self', 'out'), 'ember.Tensor.histc')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if bins.__class__ is not int and not _is_int(bins):
+            raise _bad_arg('histc', 'bins', 1, 'int', bins)
+        if min.__class__ is not int and min.__class__ is not float and not _is_scalar(min):
+            raise _bad_arg('histc', 'min', 2, 'Number', min)
+        if max.__class__ is not int and max.__class__ is not float and not _is_scalar(max):
+            raise _bad_arg('histc', 'max', 3, 'Number', max)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('histc', 'out', None, 'Tensor', out)
+            return _op_histc_out(self, bins, min, max, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if bins.__class__ in _TENSOR_TYPES and bins._ks != _ks:
+            _ks |= bins._ks
+        if min.__class__ in _TENSOR_TYPES and min._ks != _ks:
+            _ks |= min._ks
+        if max.__class__ in _TENSOR_TYPES and max._ks != _ks:
+            _ks |= max._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_histc_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, bins, min, max)
+        return _op_histc_default(self, bins, min, max)
+    except TypeError:
+        _r = _tf_duck_bound(_m_histc, locals(), ('self', 'out'), 'ember.Tensor.histc')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_renorm(self, p, dim, maxnorm, *, out=None):
-    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
-        raise _bad_arg('renorm', 'p', 1, 'Number', p)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('renorm', 'dim', 2, 'int', dim)
-    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
-        raise _bad_arg('renorm', 'maxnorm', 3, 'Number', maxnorm)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('renorm', 'out', None, 'Tensor', out)
-        return _op_renorm_out(self, p, dim, maxnorm, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
-        _ks |= maxnorm._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, p, dim, maxnorm)
-    return _op_renorm_default(self, p, dim, maxnorm)
+    if _TF:
+        _r = _tf_bound(_m_renorm, locals(), ('self', 'out'), 'ember.Tensor.renorm')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+            raise _bad_arg('renorm', 'p', 1, 'Number', p)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('renorm', 'dim', 2, 'int', dim)
+        if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+            raise _bad_arg('renorm', 'maxnorm', 3, 'Number', maxnorm)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('renorm', 'out', None, 'Tensor', out)
+            return _op_renorm_out(self, p, dim, maxnorm, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
+            _ks |= maxnorm._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_renorm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, p, dim, maxnorm)
+        return _op_renorm_default(self, p, dim, maxnorm)
+    except TypeError:
+        _r = _tf_duck_bound(_m_renorm, locals(), ('self', 'out'), 'ember.Tensor.renorm')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_renorm_(self, p, dim, maxnorm):
-    if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
-        raise _bad_arg('renorm_', 'p', 1, 'Number', p)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('renorm_', 'dim', 2, 'int', dim)
-    if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
-        raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
-        _ks |= p._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
-        _ks |= maxnorm._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, p, dim, maxnorm)
-    return _op_renorm__default(self, p, dim, maxnorm)
+    if _TF:
+        _r = _tf_bound(_m_renorm_, locals(), ('self',), 'ember.Tensor.renorm_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if p.__class__ is not int and p.__class__ is not float and not _is_scalar(p):
+            raise _bad_arg('renorm_', 'p', 1, 'Number', p)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('renorm_', 'dim', 2, 'int', dim)
+        if maxnorm.__class__ is not int and maxnorm.__class__ is not float and not _is_scalar(maxnorm):
+            raise _bad_arg('renorm_', 'maxnorm', 3, 'Number', maxnorm)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+            _ks |= p._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if maxnorm.__class__ in _TENSOR_TYPES and maxnorm._ks != _ks:
+            _ks |= maxnorm._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_renorm__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, p, dim, maxnorm)
+        return _op_renorm__default(self, p, dim, maxnorm)
+    except TypeError:
+        _r = _tf_duck_bound(_m_renorm_, locals(), ('self',), 'ember.Tensor.renorm_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_histogram_c0(self, bins, *, weight=None, density=False, out=None):
     s = 0
@@ -1729,34 +1984,44 @@ __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __
 __m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)')
 
 def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_histogram_b1(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_histogram_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_histogram_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_histogram_e'):
-                raise _e from None
-    raise _no_match('histogram', args, kwargs, __m_histogram_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_histogram, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.histogram')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_histogram_b1(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_histogram_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_histogram_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_histogram_e'):
+                    raise _e from None
+        raise _no_match('histogram', args, kwargs, __m_histogram_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_histogram, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.histogram')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -1765,4 +2030,4 @@ METHODS = {'all': _m_all, 'amax': _m_amax, 'amin': _m_amin, 'aminmax': _m_aminma
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

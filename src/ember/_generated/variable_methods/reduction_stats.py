@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_corrcoef_default, _c_corrcoef_default = _lazy(_G, '_op_corrcoef_default', 'aten', 'corrcoef', 'default')
 _op_cov_default, _c_cov_default = _lazy(_G, '_op_cov_default', 'aten', 'cov', 'default')
@@ -30,62 +35,92 @@ _op_quantile_scalar, _c_quantile_scalar = _lazy(_G, '_op_quantile_scalar', 'aten
 _op_quantile_scalar_out, _c_quantile_scalar_out = _lazy(_G, '_op_quantile_scalar_out', 'aten', 'quantile', 'scalar_out')
 
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    if n.__class__ is not int and not _is_int(n):
-        raise _bad_arg('diff', 'n', 1, 'int', n)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('diff', 'dim', 2, 'int', dim)
-    if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diff', 'prepend', 3, 'Tensor', prepend)
-    if append is not None and append.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diff', 'append', 4, 'Tensor', append)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('diff', 'out', None, 'Tensor', out)
-        return _op_diff_out(self, n, dim, prepend, append, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
-        _ks |= n._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
-        _ks |= prepend._ks
-    if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
-        _ks |= append._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, n, dim, prepend, append)
-    return _op_diff_default(self, n, dim, prepend, append)
+    if _TF:
+        _r = _tf_bound(_m_diff, locals(), ('self', 'prepend', 'append', 'out'), 'ember.Tensor.diff')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if n.__class__ is not int and not _is_int(n):
+            raise _bad_arg('diff', 'n', 1, 'int', n)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('diff', 'dim', 2, 'int', dim)
+        if prepend is not None and prepend.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diff', 'prepend', 3, 'Tensor', prepend)
+        if append is not None and append.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diff', 'append', 4, 'Tensor', append)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('diff', 'out', None, 'Tensor', out)
+            return _op_diff_out(self, n, dim, prepend, append, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if n.__class__ in _TENSOR_TYPES and n._ks != _ks:
+            _ks |= n._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if prepend.__class__ in _TENSOR_TYPES and prepend._ks != _ks:
+            _ks |= prepend._ks
+        if append.__class__ in _TENSOR_TYPES and append._ks != _ks:
+            _ks |= append._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diff_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, n, dim, prepend, append)
+        return _op_diff_default(self, n, dim, prepend, append)
+    except TypeError:
+        _r = _tf_duck_bound(_m_diff, locals(), ('self', 'prepend', 'append', 'out'), 'ember.Tensor.diff')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
-    if dim is not None and not _is_intlist(dim):
-        raise _bad_arg('nansum', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
-    if out is None and dtype is None:
-        return _op_nansum_default(self, dim, keepdim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nansum', 'out', None, 'Tensor', out)
-        return _op_nansum_out(self, dim, keepdim, dtype=dtype, out=out)
-    return _op_nansum_default(self, dim, keepdim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(_m_nansum, locals(), ('self', 'out'), 'ember.Tensor.nansum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is not None and not _is_intlist(dim):
+            raise _bad_arg('nansum', 'dim', 1, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
+        if out is None and dtype is None:
+            return _op_nansum_default(self, dim, keepdim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nansum', 'out', None, 'Tensor', out)
+            return _op_nansum_out(self, dim, keepdim, dtype=dtype, out=out)
+        return _op_nansum_default(self, dim, keepdim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nansum, locals(), ('self', 'out'), 'ember.Tensor.nansum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None, out=None):
-    if dim is not None and not _is_intlist(dim):
-        raise _bad_arg('nanmean', 'dim', 1, 'tuple of ints', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
-    if out is None and dtype is None:
-        return _op_nanmean_default(self, dim, keepdim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
-        return _op_nanmean_out(self, dim, keepdim, dtype=dtype, out=out)
-    return _op_nanmean_default(self, dim, keepdim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(_m_nanmean, locals(), ('self', 'out'), 'ember.Tensor.nanmean')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim is not None and not _is_intlist(dim):
+            raise _bad_arg('nanmean', 'dim', 1, 'tuple of ints', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
+        if out is None and dtype is None:
+            return _op_nanmean_default(self, dim, keepdim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('nanmean', 'out', None, 'Tensor', out)
+            return _op_nanmean_out(self, dim, keepdim, dtype=dtype, out=out)
+        return _op_nanmean_default(self, dim, keepdim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_nanmean, locals(), ('self', 'out'), 'ember.Tensor.nanmean')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_quantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
@@ -173,32 +208,42 @@ __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_qu
 __m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_quantile_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_quantile_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_quantile_e'):
-                raise _e from None
-    raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_quantile, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.quantile')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_quantile_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_quantile_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_quantile_e'):
+                    raise _e from None
+        raise _no_match('quantile', args, kwargs, __m_quantile_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_quantile, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.quantile')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_nanquantile_c0(self, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     s = 0
@@ -286,56 +331,86 @@ __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantil
 __m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_nanquantile_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_nanquantile_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_nanquantile_e'):
-                raise _e from None
-    raise _no_match('nanquantile', args, kwargs, __m_nanquantile_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_nanquantile, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.nanquantile')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_nanquantile_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_nanquantile_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_nanquantile_e'):
+                    raise _e from None
+        raise _no_match('nanquantile', args, kwargs, __m_nanquantile_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_nanquantile, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.nanquantile')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cov(self, *, correction=1, fweights=None, aweights=None):
-    if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self)
-        return _op_cov_default(self)
-    if correction.__class__ is not int and not _is_int(correction):
-        raise _bad_arg('cov', 'correction', None, 'int', correction)
-    if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
-    if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
-    return _op_cov_default(self, correction=correction, fweights=fweights, aweights=aweights)
+    if _TF:
+        _r = _tf_bound(_m_cov, locals(), ('self', 'fweights', 'aweights'), 'ember.Tensor.cov')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if correction.__class__ is int and correction == 1 and fweights is None and aweights is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cov_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self)
+            return _op_cov_default(self)
+        if correction.__class__ is not int and not _is_int(correction):
+            raise _bad_arg('cov', 'correction', None, 'int', correction)
+        if fweights is not None and fweights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cov', 'fweights', None, 'Tensor', fweights)
+        if aweights is not None and aweights.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('cov', 'aweights', None, 'Tensor', aweights)
+        return _op_cov_default(self, correction=correction, fweights=fweights, aweights=aweights)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cov, locals(), ('self', 'fweights', 'aweights'), 'ember.Tensor.cov')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_corrcoef(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_corrcoef_default(self)
+    if _TF:
+        _r = _tf_bound(_m_corrcoef, locals(), ('self',), 'ember.Tensor.corrcoef')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_corrcoef_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_corrcoef_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_corrcoef, locals(), ('self',), 'ember.Tensor.corrcoef')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -344,4 +419,4 @@ METHODS = {'corrcoef': _m_corrcoef, 'cov': _m_cov, 'diff': _m_diff, 'nanmean': _
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (cummax as _rt_cummax, cummin as _rt_cummin)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_cummax_default, _c_cummax_default = _lazy(_G, '_op_cummax_default', 'aten', 'cummax', 'default')
 _op_cummax_out, _c_cummax_out = _lazy(_G, '_op_cummax_out', 'aten', 'cummax', 'out')
@@ -27,120 +32,190 @@ _op_logcumsumexp_default, _c_logcumsumexp_default = _lazy(_G, '_op_logcumsumexp_
 _op_logcumsumexp_out, _c_logcumsumexp_out = _lazy(_G, '_op_logcumsumexp_out', 'aten', 'logcumsumexp', 'out')
 
 def _m_cumsum(self, dim, *, dtype=None, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
-    if out is None and dtype is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim)
-        return _op_cumsum_default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
-        return _op_cumsum_out(self, dim, dtype=dtype, out=out)
-    return _op_cumsum_default(self, dim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(_m_cumsum, locals(), ('self', 'out'), 'ember.Tensor.cumsum')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cumsum', 'dim', 1, 'int', dim)
+        if out is None and dtype is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cumsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
+            return _op_cumsum_default(self, dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('cumsum', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cumsum', 'out', None, 'Tensor', out)
+            return _op_cumsum_out(self, dim, dtype=dtype, out=out)
+        return _op_cumsum_default(self, dim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cumsum, locals(), ('self', 'out'), 'ember.Tensor.cumsum')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cumsum_(self, dim, *, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
-    if dtype is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim)
-        return _op_cumsum__default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
-    return _op_cumsum__default(self, dim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(_m_cumsum_, locals(), ('self',), 'ember.Tensor.cumsum_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cumsum_', 'dim', 1, 'int', dim)
+        if dtype is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cumsum__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
+            return _op_cumsum__default(self, dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('cumsum_', 'dtype', None, 'ember.dtype', dtype)
+        return _op_cumsum__default(self, dim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cumsum_, locals(), ('self',), 'ember.Tensor.cumsum_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cumprod(self, dim, *, dtype=None, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
-    if out is None and dtype is None:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim)
-        return _op_cumprod_default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
-        return _op_cumprod_out(self, dim, dtype=dtype, out=out)
-    return _op_cumprod_default(self, dim, dtype=dtype)
+    if _TF:
+        _r = _tf_bound(_m_cumprod, locals(), ('self', 'out'), 'ember.Tensor.cumprod')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cumprod', 'dim', 1, 'int', dim)
+        if out is None and dtype is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cumprod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
+            return _op_cumprod_default(self, dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('cumprod', 'dtype', None, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('cumprod', 'out', None, 'Tensor', out)
+            return _op_cumprod_out(self, dim, dtype=dtype, out=out)
+        return _op_cumprod_default(self, dim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cumprod, locals(), ('self', 'out'), 'ember.Tensor.cumprod')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cumprod_(self, dim, *, dtype=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
-    if dtype is None:
+    if _TF:
+        _r = _tf_bound(_m_cumprod_, locals(), ('self',), 'ember.Tensor.cumprod_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cumprod_', 'dim', 1, 'int', dim)
+        if dtype is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+                _ks |= dim._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
+            return _op_cumprod__default(self, dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
+        return _op_cumprod__default(self, dim, dtype=dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_cumprod_, locals(), ('self',), 'ember.Tensor.cumprod_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_cummax(self, dim, *, out=None):
+    if _TF:
+        _r = _tf_bound(_m_cummax, locals(), ('self', 'out'), 'ember.Tensor.cummax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cummax', 'dim', 1, 'int', dim)
+        if out is not None:
+            return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
         if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
             _ks |= dim._ks
         if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_cumprod__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
-                return _k(self, dim)
-        return _op_cumprod__default(self, dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('cumprod_', 'dtype', None, 'ember.dtype', dtype)
-    return _op_cumprod__default(self, dim, dtype=dtype)
-
-def _m_cummax(self, dim, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummax', 'dim', 1, 'int', dim)
-    if out is not None:
-        return _rt_cummax(*_op_cummax_out(self, dim, values=out[0], indices=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_cummax(*_k(self, dim))
-    return _rt_cummax(*_op_cummax_default(self, dim))
+                return _rt_cummax(*_k(self, dim))
+        return _rt_cummax(*_op_cummax_default(self, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_cummax, locals(), ('self', 'out'), 'ember.Tensor.cummax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_cummin(self, dim, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('cummin', 'dim', 1, 'int', dim)
-    if out is not None:
-        return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_cummin(*_k(self, dim))
-    return _rt_cummin(*_op_cummin_default(self, dim))
+    if _TF:
+        _r = _tf_bound(_m_cummin, locals(), ('self', 'out'), 'ember.Tensor.cummin')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('cummin', 'dim', 1, 'int', dim)
+        if out is not None:
+            return _rt_cummin(*_op_cummin_out(self, dim, values=out[0], indices=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cummin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_cummin(*_k(self, dim))
+        return _rt_cummin(*_op_cummin_default(self, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_cummin, locals(), ('self', 'out'), 'ember.Tensor.cummin')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_logcumsumexp(self, dim, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
-        return _op_logcumsumexp_out(self, dim, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim)
-    return _op_logcumsumexp_default(self, dim)
+    if _TF:
+        _r = _tf_bound(_m_logcumsumexp, locals(), ('self', 'out'), 'ember.Tensor.logcumsumexp')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('logcumsumexp', 'dim', 1, 'int', dim)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('logcumsumexp', 'out', None, 'Tensor', out)
+            return _op_logcumsumexp_out(self, dim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_logcumsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim)
+        return _op_logcumsumexp_default(self, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_logcumsumexp, locals(), ('self', 'out'), 'ember.Tensor.logcumsumexp')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -149,4 +224,4 @@ METHODS = {'cummax': _m_cummax, 'cummin': _m_cummin, 'cumprod': _m_cumprod, 'cum
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

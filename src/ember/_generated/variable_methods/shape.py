@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_broadcast_to_default, _c_broadcast_to_default = _lazy(_G, '_op_broadcast_to_default', 'aten', 'broadcast_to', 'default')
 _op_diag_default, _c_diag_default = _lazy(_G, '_op_diag_default', 'aten', 'diag', 'default')
@@ -36,29 +41,39 @@ _op_triu_default, _c_triu_default = _lazy(_G, '_op_triu_default', 'aten', 'triu'
 _op_triu_out, _c_triu_out = _lazy(_G, '_op_triu_out', 'aten', 'triu', 'out')
 
 def _m_repeat(self, *_va, repeats=None):
-    if repeats is None:
-        if not _va:
-            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    elif _va:
-        raise TypeError("repeat() got multiple values for argument 'repeats'")
-    else:
-        _va = (repeats,)
-    repeats = _va
-    if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)) and not _is_int(repeats[0]):
-        repeats = repeats[0]
-    if not _is_intlist(repeats):
-        raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
-    if repeats.__class__ is tuple or repeats.__class__ is list:     # (not one SymInt)
-        for _a in repeats:
-            if _a.__class__ is not int:
-                break
+    if _TF:
+        _r = _tf_bound(_m_repeat, locals(), ('self',), 'ember.Tensor.repeat')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if repeats is None:
+            if not _va:
+                raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+        elif _va:
+            raise TypeError("repeat() got multiple values for argument 'repeats'")
         else:
-            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_repeat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, repeats)
-    return _op_repeat_default(self, repeats)
+            _va = (repeats,)
+        repeats = _va
+        if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)) and not _is_int(repeats[0]):
+            repeats = repeats[0]
+        if not _is_intlist(repeats):
+            raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
+        if repeats.__class__ is tuple or repeats.__class__ is list:     # (not one SymInt)
+            for _a in repeats:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_repeat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, repeats)
+        return _op_repeat_default(self, repeats)
+    except TypeError:
+        _r = _tf_duck_bound(_m_repeat, locals(), ('self',), 'ember.Tensor.repeat')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_repeat_interleave_c0(self, repeats, dim=None, *, output_size=None):
     s = 0
@@ -130,267 +145,427 @@ __m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0
 __m_repeat_interleave_sigs = ('(Tensor repeats, int dim = None, *, int output_size = None)', '(int repeats, int dim = None, *, int output_size = None)')
 
 def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_repeat_interleave_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_repeat_interleave_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_repeat_interleave_e'):
-                raise _e from None
-    raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_repeat_interleave, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.repeat_interleave')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_repeat_interleave_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_repeat_interleave_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_repeat_interleave_e'):
+                    raise _e from None
+        raise _no_match('repeat_interleave', args, kwargs, __m_repeat_interleave_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_repeat_interleave, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.repeat_interleave')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tile(self, *_va, dims=None):
-    if dims is None:
-        if not _va:
-            raise TypeError('tile() missing 1 required positional arguments: "dims"')
-    elif _va:
-        raise TypeError("tile() got multiple values for argument 'dims'")
-    else:
-        _va = (dims,)
-    dims = _va
-    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
-        dims = dims[0]
-    if not _is_intlist(dims):
-        raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
-    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
-        for _a in dims:
-            if _a.__class__ is not int:
-                break
+    if _TF:
+        _r = _tf_bound(_m_tile, locals(), ('self',), 'ember.Tensor.tile')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dims is None:
+            if not _va:
+                raise TypeError('tile() missing 1 required positional arguments: "dims"')
+        elif _va:
+            raise TypeError("tile() got multiple values for argument 'dims'")
         else:
-            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_tile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, dims)
-    return _op_tile_default(self, dims)
+            _va = (dims,)
+        dims = _va
+        if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
+            dims = dims[0]
+        if not _is_intlist(dims):
+            raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
+        if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+            for _a in dims:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_tile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, dims)
+        return _op_tile_default(self, dims)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tile, locals(), ('self',), 'ember.Tensor.tile')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_roll(self, shifts, dims=()):
-    if dims is None:
-        dims = ()
-    if not _is_intlist(shifts):
-        raise _bad_arg('roll', 'shifts', 1, 'tuple of ints', shifts)
-    if not _is_intlist(dims):
-        raise _bad_arg('roll', 'dims', 2, 'tuple of ints', dims)
-    return _op_roll_default(self, shifts, dims)
+    if _TF:
+        _r = _tf_bound(_m_roll, locals(), ('self',), 'ember.Tensor.roll')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dims is None:
+            dims = ()
+        if not _is_intlist(shifts):
+            raise _bad_arg('roll', 'shifts', 1, 'tuple of ints', shifts)
+        if not _is_intlist(dims):
+            raise _bad_arg('roll', 'dims', 2, 'tuple of ints', dims)
+        return _op_roll_default(self, shifts, dims)
+    except TypeError:
+        _r = _tf_duck_bound(_m_roll, locals(), ('self',), 'ember.Tensor.roll')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_flip(self, *_va, dims=None):
-    if dims is None:
-        if not _va:
-            raise TypeError('flip() missing 1 required positional arguments: "dims"')
-    elif _va:
-        raise TypeError("flip() got multiple values for argument 'dims'")
-    else:
-        _va = (dims,)
-    dims = _va
-    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
-        dims = dims[0]
-    if not _is_intlist(dims):
-        raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
-    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
-        for _a in dims:
-            if _a.__class__ is not int:
-                break
+    if _TF:
+        _r = _tf_bound(_m_flip, locals(), ('self',), 'ember.Tensor.flip')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dims is None:
+            if not _va:
+                raise TypeError('flip() missing 1 required positional arguments: "dims"')
+        elif _va:
+            raise TypeError("flip() got multiple values for argument 'dims'")
         else:
-            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_flip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, dims)
-    return _op_flip_default(self, dims)
+            _va = (dims,)
+        dims = _va
+        if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
+            dims = dims[0]
+        if not _is_intlist(dims):
+            raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
+        if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+            for _a in dims:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_flip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, dims)
+        return _op_flip_default(self, dims)
+    except TypeError:
+        _r = _tf_duck_bound(_m_flip, locals(), ('self',), 'ember.Tensor.flip')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_fliplr(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_fliplr_default(self)
+    if _TF:
+        _r = _tf_bound(_m_fliplr, locals(), ('self',), 'ember.Tensor.fliplr')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_fliplr_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_fliplr_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_fliplr, locals(), ('self',), 'ember.Tensor.fliplr')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_flipud(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_flipud_default(self)
+    if _TF:
+        _r = _tf_bound(_m_flipud, locals(), ('self',), 'ember.Tensor.flipud')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_flipud_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_flipud_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_flipud, locals(), ('self',), 'ember.Tensor.flipud')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_rot90(self, k=1, dims=(0, 1)):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('rot90', 'k', 1, 'int', k)
-    if not _is_intseq(dims):
-        raise _bad_arg('rot90', 'dims', 2, 'tuple of ints', dims)
-    return _op_rot90_default(self, k, dims)
+    if _TF:
+        _r = _tf_bound(_m_rot90, locals(), ('self',), 'ember.Tensor.rot90')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if k.__class__ is not int and not _is_int(k):
+            raise _bad_arg('rot90', 'k', 1, 'int', k)
+        if not _is_intseq(dims):
+            raise _bad_arg('rot90', 'dims', 2, 'tuple of ints', dims)
+        return _op_rot90_default(self, k, dims)
+    except TypeError:
+        _r = _tf_duck_bound(_m_rot90, locals(), ('self',), 'ember.Tensor.rot90')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tril(self, diagonal=0, *, out=None):
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('tril', 'diagonal', 1, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('tril', 'out', None, 'Tensor', out)
-        return _op_tril_out(self, diagonal, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, diagonal)
-    return _op_tril_default(self, diagonal)
+    if _TF:
+        _r = _tf_bound(_m_tril, locals(), ('self', 'out'), 'ember.Tensor.tril')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('tril', 'diagonal', 1, 'int', diagonal)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('tril', 'out', None, 'Tensor', out)
+            return _op_tril_out(self, diagonal, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tril_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, diagonal)
+        return _op_tril_default(self, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tril, locals(), ('self', 'out'), 'ember.Tensor.tril')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_tril_(self, diagonal=0):
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('tril_', 'diagonal', 1, 'int', diagonal)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_tril__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, diagonal)
-    return _op_tril__default(self, diagonal)
+    if _TF:
+        _r = _tf_bound(_m_tril_, locals(), ('self',), 'ember.Tensor.tril_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('tril_', 'diagonal', 1, 'int', diagonal)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_tril__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, diagonal)
+        return _op_tril__default(self, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(_m_tril_, locals(), ('self',), 'ember.Tensor.tril_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_triu(self, diagonal=0, *, out=None):
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('triu', 'diagonal', 1, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('triu', 'out', None, 'Tensor', out)
-        return _op_triu_out(self, diagonal, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, diagonal)
-    return _op_triu_default(self, diagonal)
+    if _TF:
+        _r = _tf_bound(_m_triu, locals(), ('self', 'out'), 'ember.Tensor.triu')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('triu', 'diagonal', 1, 'int', diagonal)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('triu', 'out', None, 'Tensor', out)
+            return _op_triu_out(self, diagonal, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_triu_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, diagonal)
+        return _op_triu_default(self, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(_m_triu, locals(), ('self', 'out'), 'ember.Tensor.triu')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_triu_(self, diagonal=0):
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('triu_', 'diagonal', 1, 'int', diagonal)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_triu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, diagonal)
-    return _op_triu__default(self, diagonal)
+    if _TF:
+        _r = _tf_bound(_m_triu_, locals(), ('self',), 'ember.Tensor.triu_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('triu_', 'diagonal', 1, 'int', diagonal)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_triu__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, diagonal)
+        return _op_triu__default(self, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(_m_triu_, locals(), ('self',), 'ember.Tensor.triu_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_diag(self, diagonal=0, *, out=None):
-    if diagonal.__class__ is not int and not _is_int(diagonal):
-        raise _bad_arg('diag', 'diagonal', 1, 'int', diagonal)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('diag', 'out', None, 'Tensor', out)
-        return _op_diag_out(self, diagonal, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
-        _ks |= diagonal._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, diagonal)
-    return _op_diag_default(self, diagonal)
+    if _TF:
+        _r = _tf_bound(_m_diag, locals(), ('self', 'out'), 'ember.Tensor.diag')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if diagonal.__class__ is not int and not _is_int(diagonal):
+            raise _bad_arg('diag', 'diagonal', 1, 'int', diagonal)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('diag', 'out', None, 'Tensor', out)
+            return _op_diag_out(self, diagonal, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if diagonal.__class__ in _TENSOR_TYPES and diagonal._ks != _ks:
+            _ks |= diagonal._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, diagonal)
+        return _op_diag_default(self, diagonal)
+    except TypeError:
+        _r = _tf_duck_bound(_m_diag, locals(), ('self', 'out'), 'ember.Tensor.diag')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diag_embed', 'offset', 1, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diag_embed', 'dim1', 2, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diag_embed', 'dim2', 3, 'int', dim2)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, offset, dim1, dim2)
-    return _op_diag_embed_default(self, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(_m_diag_embed, locals(), ('self',), 'ember.Tensor.diag_embed')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diag_embed', 'offset', 1, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diag_embed', 'dim1', 2, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diag_embed', 'dim2', 3, 'int', dim2)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diag_embed_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, offset, dim1, dim2)
+        return _op_diag_embed_default(self, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_diag_embed, locals(), ('self',), 'ember.Tensor.diag_embed')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_diagflat(self, offset=0):
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, offset)
-    return _op_diagflat_default(self, offset)
+    if _TF:
+        _r = _tf_bound(_m_diagflat, locals(), ('self',), 'ember.Tensor.diagflat')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagflat', 'offset', 1, 'int', offset)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagflat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, offset)
+        return _op_diagflat_default(self, offset)
+    except TypeError:
+        _r = _tf_duck_bound(_m_diagflat, locals(), ('self',), 'ember.Tensor.diagflat')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_broadcast_to(self, *_va, size=None):
-    if size is None:
-        if not _va:
-            raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("broadcast_to() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
-    if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
-        for _a in size:
-            if _a.__class__ is not int:
-                break
+    if _TF:
+        _r = _tf_bound(_m_broadcast_to, locals(), ('self',), 'ember.Tensor.broadcast_to')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("broadcast_to() got multiple values for argument 'size'")
         else:
-            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, size)
-    return _op_broadcast_to_default(self, size)
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
+        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+            for _a in size:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, size)
+        return _op_broadcast_to_default(self, size)
+    except TypeError:
+        _r = _tf_duck_bound(_m_broadcast_to, locals(), ('self',), 'ember.Tensor.broadcast_to')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('narrow_copy', 'dim', 1, 'int', dim)
-    if start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('narrow_copy', 'start', 2, 'int', start)
-    if length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('narrow_copy', 'length', 3, 'int', length)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
-        return _op_narrow_copy_out(self, dim, start, length, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
-        _ks |= length._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, start, length)
-    return _op_narrow_copy_default(self, dim, start, length)
+    if _TF:
+        _r = _tf_bound(_m_narrow_copy, locals(), ('self', 'out'), 'ember.Tensor.narrow_copy')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('narrow_copy', 'dim', 1, 'int', dim)
+        if start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('narrow_copy', 'start', 2, 'int', start)
+        if length.__class__ is not int and not _is_int(length):
+            raise _bad_arg('narrow_copy', 'length', 3, 'int', length)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('narrow_copy', 'out', None, 'Tensor', out)
+            return _op_narrow_copy_out(self, dim, start, length, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
+            _ks |= length._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_narrow_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, start, length)
+        return _op_narrow_copy_default(self, dim, start, length)
+    except TypeError:
+        _r = _tf_duck_bound(_m_narrow_copy, locals(), ('self', 'out'), 'ember.Tensor.narrow_copy')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -399,4 +574,4 @@ METHODS = {'broadcast_to': _m_broadcast_to, 'diag': _m_diag, 'diag_embed': _m_di
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

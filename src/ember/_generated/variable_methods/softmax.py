@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_log_softmax_int, _c_log_softmax_int = _lazy(_G, '_op_log_softmax_int', 'aten', 'log_softmax', 'int')
 _op_log_softmax_int_out, _c_log_softmax_int_out = _lazy(_G, '_op_log_softmax_int_out', 'aten', 'log_softmax', 'int_out')
@@ -18,40 +23,60 @@ _op_softmax_int, _c_softmax_int = _lazy(_G, '_op_softmax_int', 'aten', 'softmax'
 _op_softmax_int_out, _c_softmax_int_out = _lazy(_G, '_op_softmax_int_out', 'aten', 'softmax', 'int_out')
 
 def _m_softmax(self, dim, dtype=None, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('softmax', 'dim', 1, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('softmax', 'out', None, 'Tensor', out)
-        return _op_softmax_int_out(self, dim, dtype, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, dtype)
-    return _op_softmax_int(self, dim, dtype)
+    if _TF:
+        _r = _tf_bound(_m_softmax, locals(), ('self', 'out'), 'ember.Tensor.softmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('softmax', 'dim', 1, 'int', dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('softmax', 'dtype', 2, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('softmax', 'out', None, 'Tensor', out)
+            return _op_softmax_int_out(self, dim, dtype, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, dtype)
+        return _op_softmax_int(self, dim, dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_softmax, locals(), ('self', 'out'), 'ember.Tensor.softmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_log_softmax(self, dim, dtype=None, *, out=None):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
-    if dtype is not None and not _is_dtype(dtype):
-        raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
-        return _op_log_softmax_int_out(self, dim, dtype, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, dtype)
-    return _op_log_softmax_int(self, dim, dtype)
+    if _TF:
+        _r = _tf_bound(_m_log_softmax, locals(), ('self', 'out'), 'ember.Tensor.log_softmax')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('log_softmax', 'dim', 1, 'int', dim)
+        if dtype is not None and not _is_dtype(dtype):
+            raise _bad_arg('log_softmax', 'dtype', 2, 'ember.dtype', dtype)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('log_softmax', 'out', None, 'Tensor', out)
+            return _op_log_softmax_int_out(self, dim, dtype, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_log_softmax_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, dtype)
+        return _op_log_softmax_int(self, dim, dtype)
+    except TypeError:
+        _r = _tf_duck_bound(_m_log_softmax, locals(), ('self', 'out'), 'ember.Tensor.log_softmax')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -60,4 +85,4 @@ METHODS = {'log_softmax': _m_log_softmax, 'softmax': _m_softmax}
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

@@ -5,6 +5,9 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
@@ -12,6 +15,8 @@ from ..return_types import (kthvalue as _rt_kthvalue, sort as _rt_sort, topk as 
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_argsort_default, _c_argsort_default = _lazy(_G, '_op_argsort_default', 'aten', 'argsort', 'default')
 _op_argsort_stable, _c_argsort_stable = _lazy(_G, '_op_argsort_stable', 'aten', 'argsort', 'stable')
@@ -28,24 +33,34 @@ _op_topk_default, _c_topk_default = _lazy(_G, '_op_topk_default', 'aten', 'topk'
 _op_topk_values, _c_topk_values = _lazy(_G, '_op_topk_values', 'aten', 'topk', 'values')
 
 def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('kthvalue', 'k', 1, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
-    if keepdim.__class__ is not bool:
-        raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
-    if out is not None:
-        return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
-        _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_kthvalue(*_k(self, k, dim, keepdim))
-    return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
+    if _TF:
+        _r = _tf_bound(_m_kthvalue, locals(), ('self', 'out'), 'ember.Tensor.kthvalue')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if k.__class__ is not int and not _is_int(k):
+            raise _bad_arg('kthvalue', 'k', 1, 'int', k)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('kthvalue', 'dim', 2, 'int', dim)
+        if keepdim.__class__ is not bool:
+            raise _bad_arg('kthvalue', 'keepdim', 3, 'bool', keepdim)
+        if out is not None:
+            return _rt_kthvalue(*_op_kthvalue_values(self, k, dim, keepdim, values=out[0], indices=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
+            _ks |= k._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_kthvalue_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_kthvalue(*_k(self, k, dim, keepdim))
+        return _rt_kthvalue(*_op_kthvalue_default(self, k, dim, keepdim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_kthvalue, locals(), ('self', 'out'), 'ember.Tensor.kthvalue')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_sort_c0(self, dim=-1, descending=False, *, out=None):
     s = 0
@@ -103,34 +118,44 @@ __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
 __m_sort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_sort_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_sort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_sort_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_sort_e'):
-                raise _e from None
-    raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_sort, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.sort')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_sort_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_sort_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_sort_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_sort_e'):
+                    raise _e from None
+        raise _no_match('sort', args, kwargs, __m_sort_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_sort, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.sort')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_argsort_c0(self, dim=-1, descending=False):
     s = 0
@@ -188,68 +213,98 @@ __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsor
 __m_argsort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        return __m_argsort_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_argsort_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_argsort_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_argsort_e'):
-                raise _e from None
-    raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_argsort, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.argsort')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            return __m_argsort_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_argsort_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_argsort_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_argsort_e'):
+                    raise _e from None
+        raise _no_match('argsort', args, kwargs, __m_argsort_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_argsort, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.argsort')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
-    if k.__class__ is not int and not _is_int(k):
-        raise _bad_arg('topk', 'k', 1, 'int', k)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('topk', 'dim', 2, 'int', dim)
-    if largest.__class__ is not bool:
-        raise _bad_arg('topk', 'largest', 3, 'bool', largest)
-    if sorted.__class__ is not bool:
-        raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
-    if out is not None:
-        return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
-        _ks |= k._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _rt_topk(*_k(self, k, dim, largest, sorted))
-    return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
+    if _TF:
+        _r = _tf_bound(_m_topk, locals(), ('self', 'out'), 'ember.Tensor.topk')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if k.__class__ is not int and not _is_int(k):
+            raise _bad_arg('topk', 'k', 1, 'int', k)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('topk', 'dim', 2, 'int', dim)
+        if largest.__class__ is not bool:
+            raise _bad_arg('topk', 'largest', 3, 'bool', largest)
+        if sorted.__class__ is not bool:
+            raise _bad_arg('topk', 'sorted', 4, 'bool', sorted)
+        if out is not None:
+            return _rt_topk(*_op_topk_values(self, k, dim, largest, sorted, values=out[0], indices=out[1]))
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
+            _ks |= k._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_topk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _rt_topk(*_k(self, k, dim, largest, sorted))
+        return _rt_topk(*_op_topk_default(self, k, dim, largest, sorted))
+    except TypeError:
+        _r = _tf_duck_bound(_m_topk, locals(), ('self', 'out'), 'ember.Tensor.topk')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_msort(self, *, out=None):
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('msort', 'out', None, 'Tensor', out)
-        return _op_msort_out(self, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_msort_default(self)
+    if _TF:
+        _r = _tf_bound(_m_msort, locals(), ('self', 'out'), 'ember.Tensor.msort')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('msort', 'out', None, 'Tensor', out)
+            return _op_msort_out(self, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_msort_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_msort_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_msort, locals(), ('self', 'out'), 'ember.Tensor.msort')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -258,4 +313,4 @@ METHODS = {'argsort': _m_argsort, 'kthvalue': _m_kthvalue, 'msort': _m_msort, 's
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

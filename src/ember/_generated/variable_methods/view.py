@@ -5,12 +5,17 @@ from .. import registrations as _registrations  # noqa: F401  (defines the aten 
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
 from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
+                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
+                                    register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
+_TF = False
+_tf_register(_G)
 
 _op_adjoint_default, _c_adjoint_default = _lazy(_G, '_op_adjoint_default', 'aten', 'adjoint', 'default')
 _op_alias_default, _c_alias_default = _lazy(_G, '_op_alias_default', 'aten', 'alias', 'default')
@@ -76,24 +81,34 @@ _op_vsplit_array, _c_vsplit_array = _lazy(_G, '_op_vsplit_array', 'aten', 'vspli
 _op_vsplit_int, _c_vsplit_int = _lazy(_G, '_op_vsplit_int', 'aten', 'vsplit', 'int')
 
 def _m_unfold(self, dimension, size, step):
-    if dimension.__class__ is not int and not _is_int(dimension):
-        raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
-    if size.__class__ is not int and not _is_int(size):
-        raise _bad_arg('unfold', 'size', 2, 'int', size)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('unfold', 'step', 3, 'int', step)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
-        _ks |= dimension._ks
-    if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
-        _ks |= size._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unfold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dimension, size, step)
-    return _op_unfold_default(self, dimension, size, step)
+    if _TF:
+        _r = _tf_bound(_m_unfold, locals(), ('self',), 'ember.Tensor.unfold')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dimension.__class__ is not int and not _is_int(dimension):
+            raise _bad_arg('unfold', 'dimension', 1, 'int', dimension)
+        if size.__class__ is not int and not _is_int(size):
+            raise _bad_arg('unfold', 'size', 2, 'int', size)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('unfold', 'step', 3, 'int', step)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dimension.__class__ in _TENSOR_TYPES and dimension._ks != _ks:
+            _ks |= dimension._ks
+        if size.__class__ in _TENSOR_TYPES and size._ks != _ks:
+            _ks |= size._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unfold_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dimension, size, step)
+        return _op_unfold_default(self, dimension, size, step)
+    except TypeError:
+        _r = _tf_duck_bound(_m_unfold, locals(), ('self',), 'ember.Tensor.unfold')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_view_c0(self, *_va, size=None):
     s = 0
@@ -173,221 +188,341 @@ __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(ember.dtype dtype)', '(tuple of ints size)')
 
 def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _va and not kwargs:
-        for _a in _va:
-            if _a.__class__ is not int:
-                break
-        else:
-            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-                _ks = self._ks
-                _k = _c_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, _va)
-            return __m_view_b0(self, *_va)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_view_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_view_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_view_e'):
-                raise _e from None
-    raise _no_match('view', args, kwargs, __m_view_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_view, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.view')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if _va and not kwargs:
+            for _a in _va:
+                if _a.__class__ is not int:
+                    break
+            else:
+                if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                    _ks = self._ks
+                    _k = _c_view_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, _va)
+                return __m_view_b0(self, *_va)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_view_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_view_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_view_e'):
+                    raise _e from None
+        raise _no_match('view', args, kwargs, __m_view_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_view, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.view')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_as_strided(self, size, stride, storage_offset=None):
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided', 'size', 1, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided', 'stride', 2, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
-    return _op_as_strided_default(self, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(_m_as_strided, locals(), ('self',), 'ember.Tensor.as_strided')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided', 'size', 1, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided', 'stride', 2, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
+        return _op_as_strided_default(self, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(_m_as_strided, locals(), ('self',), 'ember.Tensor.as_strided')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_expand(self, *_va, size=None, implicit=False):
-    if size is None:
-        if not _va:
-            raise TypeError('expand() missing 1 required positional arguments: "size"')
-    elif _va:
-        raise TypeError("expand() got multiple values for argument 'size'")
-    else:
-        _va = (size,)
-    size = _va
-    if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
-        size = size[0]
-    if not _is_intlist(size):
-        raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
-    if implicit is False:
-        if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
-            for _a in size:
+    if _TF:
+        _r = _tf_bound(_m_expand, locals(), ('self',), 'ember.Tensor.expand')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if size is None:
+            if not _va:
+                raise TypeError('expand() missing 1 required positional arguments: "size"')
+        elif _va:
+            raise TypeError("expand() got multiple values for argument 'size'")
+        else:
+            _va = (size,)
+        size = _va
+        if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
+            size = size[0]
+        if not _is_intlist(size):
+            raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
+        if implicit is False:
+            if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
+                for _a in size:
+                    if _a.__class__ is not int:
+                        break
+                else:
+                    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                        _k = _c_expand_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                        if _k is not None:
+                            return _k(self, size)
+            return _op_expand_default(self, size)
+        if implicit.__class__ is not bool:
+            raise _bad_arg('expand', 'implicit', None, 'bool', implicit)
+        return _op_expand_default(self, size, implicit=implicit)
+    except TypeError:
+        _r = _tf_duck_bound(_m_expand, locals(), ('self',), 'ember.Tensor.expand')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_expand_as(self, other):
+    if _TF:
+        _r = _tf_bound(_m_expand_as, locals(), ('self', 'other'), 'ember.Tensor.expand_as')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_expand_as_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_expand_as, locals(), ('self', 'other'), 'ember.Tensor.expand_as')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_transpose(self, dim0, dim1):
+    if _TF:
+        _r = _tf_bound(_m_transpose, locals(), ('self',), 'ember.Tensor.transpose')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('transpose', 'dim0', 1, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('transpose', 'dim1', 2, 'int', dim1)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim0, dim1)
+        return _op_transpose_int(self, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(_m_transpose, locals(), ('self',), 'ember.Tensor.transpose')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_permute(self, *_va, dims=None):
+    if _TF:
+        _r = _tf_bound(_m_permute, locals(), ('self',), 'ember.Tensor.permute')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dims is None:
+            if not _va:
+                raise TypeError('permute() missing 1 required positional arguments: "dims"')
+        elif _va:
+            raise TypeError("permute() got multiple values for argument 'dims'")
+        else:
+            _va = (dims,)
+        dims = _va
+        if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
+            dims = dims[0]
+        if not _is_intlist(dims):
+            raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
+        if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
+            for _a in dims:
                 if _a.__class__ is not int:
                     break
             else:
                 _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
                 if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                    _k = _c_expand_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    _k = _c_permute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                     if _k is not None:
-                        return _k(self, size)
-        return _op_expand_default(self, size)
-    if implicit.__class__ is not bool:
-        raise _bad_arg('expand', 'implicit', None, 'bool', implicit)
-    return _op_expand_default(self, size, implicit=implicit)
-
-def _m_expand_as(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('expand_as', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_expand_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_expand_as_default(self, other)
-
-def _m_transpose(self, dim0, dim1):
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('transpose', 'dim0', 1, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('transpose', 'dim1', 2, 'int', dim1)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim0, dim1)
-    return _op_transpose_int(self, dim0, dim1)
-
-def _m_permute(self, *_va, dims=None):
-    if dims is None:
-        if not _va:
-            raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    elif _va:
-        raise TypeError("permute() got multiple values for argument 'dims'")
-    else:
-        _va = (dims,)
-    dims = _va
-    if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
-        dims = dims[0]
-    if not _is_intlist(dims):
-        raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
-    if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
-        for _a in dims:
-            if _a.__class__ is not int:
-                break
-        else:
-            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_permute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, dims)
-    return _op_permute_default(self, dims)
+                        return _k(self, dims)
+        return _op_permute_default(self, dims)
+    except TypeError:
+        _r = _tf_duck_bound(_m_permute, locals(), ('self',), 'ember.Tensor.permute')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_t(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_t_default(self)
+    if _TF:
+        _r = _tf_bound(_m_t, locals(), ('self',), 'ember.Tensor.t')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_t_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_t_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_t, locals(), ('self',), 'ember.Tensor.t')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_adjoint(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_adjoint_default(self)
+    if _TF:
+        _r = _tf_bound(_m_adjoint, locals(), ('self',), 'ember.Tensor.adjoint')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_adjoint_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_adjoint_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_adjoint, locals(), ('self',), 'ember.Tensor.adjoint')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_narrow(self, dim, start, length):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('narrow', 'dim', 1, 'int', dim)
-    if start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('narrow', 'start', 2, 'int', start)
-    if length.__class__ is not int and not _is_int(length):
-        raise _bad_arg('narrow', 'length', 3, 'int', length)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
-        _ks |= length._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, start, length)
-    return _op_narrow_default(self, dim, start, length)
+    if _TF:
+        _r = _tf_bound(_m_narrow, locals(), ('self',), 'ember.Tensor.narrow')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('narrow', 'dim', 1, 'int', dim)
+        if start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('narrow', 'start', 2, 'int', start)
+        if length.__class__ is not int and not _is_int(length):
+            raise _bad_arg('narrow', 'length', 3, 'int', length)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if length.__class__ in _TENSOR_TYPES and length._ks != _ks:
+            _ks |= length._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_narrow_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, start, length)
+        return _op_narrow_default(self, dim, start, length)
+    except TypeError:
+        _r = _tf_duck_bound(_m_narrow, locals(), ('self',), 'ember.Tensor.narrow')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_select(self, dim, index):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('select', 'dim', 1, 'int', dim)
-    if index.__class__ is not int and not _is_int(index):
-        raise _bad_arg('select', 'index', 2, 'int', index)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
-        _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, index)
-    return _op_select_int(self, dim, index)
+    if _TF:
+        _r = _tf_bound(_m_select, locals(), ('self',), 'ember.Tensor.select')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('select', 'dim', 1, 'int', dim)
+        if index.__class__ is not int and not _is_int(index):
+            raise _bad_arg('select', 'index', 2, 'int', index)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
+            _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_select_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, index)
+        return _op_select_int(self, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(_m_select, locals(), ('self',), 'ember.Tensor.select')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_slice(self, dim=0, start=None, end=None, step=1):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('slice', 'dim', 1, 'int', dim)
-    if start is not None and start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('slice', 'start', 2, 'int', start)
-    if end is not None and end.__class__ is not int and not _is_int(end):
-        raise _bad_arg('slice', 'end', 3, 'int', end)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('slice', 'step', 4, 'int', step)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-        _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim, start, end, step)
-    return _op_slice_Tensor(self, dim, start, end, step)
+    if _TF:
+        _r = _tf_bound(_m_slice, locals(), ('self',), 'ember.Tensor.slice')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('slice', 'dim', 1, 'int', dim)
+        if start is not None and start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('slice', 'start', 2, 'int', start)
+        if end is not None and end.__class__ is not int and not _is_int(end):
+            raise _bad_arg('slice', 'end', 3, 'int', end)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('slice', 'step', 4, 'int', step)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
+            _ks |= end._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, start, end, step)
+        return _op_slice_Tensor(self, dim, start, end, step)
+    except TypeError:
+        _r = _tf_duck_bound(_m_slice, locals(), ('self',), 'ember.Tensor.slice')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unsqueeze(self, dim):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsqueeze', 'dim', 1, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim)
-    return _op_unsqueeze_default(self, dim)
+    if _TF:
+        _r = _tf_bound(_m_unsqueeze, locals(), ('self',), 'ember.Tensor.unsqueeze')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsqueeze', 'dim', 1, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsqueeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim)
+        return _op_unsqueeze_default(self, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_unsqueeze, locals(), ('self',), 'ember.Tensor.unsqueeze')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_squeeze_c0(self):
     s = 0
@@ -484,40 +619,50 @@ __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeez
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_squeeze_b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_squeeze_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_squeeze_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_squeeze_e'):
-                raise _e from None
-    raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_squeeze, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.squeeze')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_squeeze_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_squeeze_b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_squeeze_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_squeeze_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_squeeze_e'):
+                    raise _e from None
+        raise _no_match('squeeze', args, kwargs, __m_squeeze_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_squeeze, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.squeeze')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_squeeze__c0(self):
     s = 0
@@ -614,211 +759,351 @@ __m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_sq
 __m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if not _va and not kwargs and self is not _NO_DEFAULT:
-        if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
-            _ks = self._ks
-            if _ks & _BACKEND_BITS:
-                _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self)
-        return __m_squeeze__b0(self)
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_squeeze__ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_squeeze__errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_squeeze__e'):
-                raise _e from None
-    raise _no_match('squeeze_', args, kwargs, __m_squeeze__sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_squeeze_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.squeeze_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _va and not kwargs and self is not _NO_DEFAULT:
+            if self.__class__ in _TENSOR_TYPES and not _KEYS_ACTIVE[0]:
+                _ks = self._ks
+                if _ks & _BACKEND_BITS:
+                    _k = _c_squeeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self)
+            return __m_squeeze__b0(self)
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_squeeze__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_squeeze__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_squeeze__e'):
+                    raise _e from None
+        raise _no_match('squeeze_', args, kwargs, __m_squeeze__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_squeeze_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.squeeze_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unsqueeze_(self, dim):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsqueeze_', 'dim', 1, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim)
-    return _op_unsqueeze__default(self, dim)
+    if _TF:
+        _r = _tf_bound(_m_unsqueeze_, locals(), ('self',), 'ember.Tensor.unsqueeze_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsqueeze_', 'dim', 1, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsqueeze__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim)
+        return _op_unsqueeze__default(self, dim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_unsqueeze_, locals(), ('self',), 'ember.Tensor.unsqueeze_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_transpose_(self, dim0, dim1):
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('transpose_', 'dim0', 1, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('transpose_', 'dim1', 2, 'int', dim1)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_transpose__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim0, dim1)
-    return _op_transpose__default(self, dim0, dim1)
+    if _TF:
+        _r = _tf_bound(_m_transpose_, locals(), ('self',), 'ember.Tensor.transpose_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('transpose_', 'dim0', 1, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('transpose_', 'dim1', 2, 'int', dim1)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_transpose__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim0, dim1)
+        return _op_transpose__default(self, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(_m_transpose_, locals(), ('self',), 'ember.Tensor.transpose_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_as_strided_(self, size, stride, storage_offset=None):
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided_', 'size', 1, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided_', 'stride', 2, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided_', 'storage_offset', 3, 'int', storage_offset)
-    return _op_as_strided__default(self, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(_m_as_strided_, locals(), ('self',), 'ember.Tensor.as_strided_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided_', 'size', 1, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided_', 'stride', 2, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided_', 'storage_offset', 3, 'int', storage_offset)
+        return _op_as_strided__default(self, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(_m_as_strided_, locals(), ('self',), 'ember.Tensor.as_strided_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_t_(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_t__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_t__default(self)
+    if _TF:
+        _r = _tf_bound(_m_t_, locals(), ('self',), 'ember.Tensor.t_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_t__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_t__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_t_, locals(), ('self',), 'ember.Tensor.t_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_swapaxes_(self, axis0, axis1):
-    if axis0.__class__ is not int and not _is_int(axis0):
-        raise _bad_arg('swapaxes_', 'axis0', 1, 'int', axis0)
-    if axis1.__class__ is not int and not _is_int(axis1):
-        raise _bad_arg('swapaxes_', 'axis1', 2, 'int', axis1)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
-        _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
-        _ks |= axis1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, axis0, axis1)
-    return _op_swapaxes__default(self, axis0, axis1)
+    if _TF:
+        _r = _tf_bound(_m_swapaxes_, locals(), ('self',), 'ember.Tensor.swapaxes_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if axis0.__class__ is not int and not _is_int(axis0):
+            raise _bad_arg('swapaxes_', 'axis0', 1, 'int', axis0)
+        if axis1.__class__ is not int and not _is_int(axis1):
+            raise _bad_arg('swapaxes_', 'axis1', 2, 'int', axis1)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
+            _ks |= axis0._ks
+        if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
+            _ks |= axis1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_swapaxes__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, axis0, axis1)
+        return _op_swapaxes__default(self, axis0, axis1)
+    except TypeError:
+        _r = _tf_duck_bound(_m_swapaxes_, locals(), ('self',), 'ember.Tensor.swapaxes_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_swapdims_(self, dim0, dim1):
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('swapdims_', 'dim0', 1, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('swapdims_', 'dim1', 2, 'int', dim1)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim0, dim1)
-    return _op_swapdims__default(self, dim0, dim1)
+    if _TF:
+        _r = _tf_bound(_m_swapdims_, locals(), ('self',), 'ember.Tensor.swapdims_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('swapdims_', 'dim0', 1, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('swapdims_', 'dim1', 2, 'int', dim1)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_swapdims__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim0, dim1)
+        return _op_swapdims__default(self, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(_m_swapdims_, locals(), ('self',), 'ember.Tensor.swapdims_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_flatten(self, start_dim=0, end_dim=-1):
-    if start_dim.__class__ is not int and not _is_int(start_dim):
-        raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
-    if end_dim.__class__ is not int and not _is_int(end_dim):
-        raise _bad_arg('flatten', 'end_dim', 2, 'int', end_dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
-        _ks |= start_dim._ks
-    if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
-        _ks |= end_dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, start_dim, end_dim)
-    return _op_flatten_using_ints(self, start_dim, end_dim)
+    if _TF:
+        _r = _tf_bound(_m_flatten, locals(), ('self',), 'ember.Tensor.flatten')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if start_dim.__class__ is not int and not _is_int(start_dim):
+            raise _bad_arg('flatten', 'start_dim', 1, 'int', start_dim)
+        if end_dim.__class__ is not int and not _is_int(end_dim):
+            raise _bad_arg('flatten', 'end_dim', 2, 'int', end_dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if start_dim.__class__ in _TENSOR_TYPES and start_dim._ks != _ks:
+            _ks |= start_dim._ks
+        if end_dim.__class__ in _TENSOR_TYPES and end_dim._ks != _ks:
+            _ks |= end_dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_flatten_using_ints.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, start_dim, end_dim)
+        return _op_flatten_using_ints(self, start_dim, end_dim)
+    except TypeError:
+        _r = _tf_duck_bound(_m_flatten, locals(), ('self',), 'ember.Tensor.flatten')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unflatten(self, dim, sizes):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unflatten', 'dim', 1, 'int', dim)
-    if not _is_intseq(sizes):
-        raise _bad_arg('unflatten', 'sizes', 2, 'tuple of ints', sizes)
-    return _op_unflatten_int(self, dim, sizes)
+    if _TF:
+        _r = _tf_bound(_m_unflatten, locals(), ('self',), 'ember.Tensor.unflatten')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unflatten', 'dim', 1, 'int', dim)
+        if not _is_intseq(sizes):
+            raise _bad_arg('unflatten', 'sizes', 2, 'tuple of ints', sizes)
+        return _op_unflatten_int(self, dim, sizes)
+    except TypeError:
+        _r = _tf_duck_bound(_m_unflatten, locals(), ('self',), 'ember.Tensor.unflatten')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_diagonal(self, offset=0, dim1=0, dim2=1):
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagonal', 'offset', 1, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diagonal', 'dim1', 2, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diagonal', 'dim2', 3, 'int', dim2)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, offset, dim1, dim2)
-    return _op_diagonal_default(self, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(_m_diagonal, locals(), ('self',), 'ember.Tensor.diagonal')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagonal', 'offset', 1, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diagonal', 'dim1', 2, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diagonal', 'dim2', 3, 'int', dim2)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagonal_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, offset, dim1, dim2)
+        return _op_diagonal_default(self, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_diagonal, locals(), ('self',), 'ember.Tensor.diagonal')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unbind(self, dim=0):
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unbind', 'dim', 1, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(self, dim))
-    return _as_tuple(_op_unbind_int(self, dim))
+    if _TF:
+        _r = _tf_bound(_m_unbind, locals(), ('self',), 'ember.Tensor.unbind')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unbind', 'dim', 1, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unbind_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, dim))
+        return _as_tuple(_op_unbind_int(self, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_unbind, locals(), ('self',), 'ember.Tensor.unbind')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_split(self, split_size, dim=0):
-    if split_size.__class__ is not int and not _is_int(split_size):
-        raise _bad_arg('split', 'split_size', 1, 'int', split_size)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('split', 'dim', 2, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
-        _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(self, split_size, dim))
-    return _as_tuple(_op_split_Tensor(self, split_size, dim))
+    if _TF:
+        _r = _tf_bound(_m_split, locals(), ('self',), 'ember.Tensor.split')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if split_size.__class__ is not int and not _is_int(split_size):
+            raise _bad_arg('split', 'split_size', 1, 'int', split_size)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('split', 'dim', 2, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
+            _ks |= split_size._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, split_size, dim))
+        return _as_tuple(_op_split_Tensor(self, split_size, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_split, locals(), ('self',), 'ember.Tensor.split')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_split_with_sizes(self, split_sizes, dim=0):
-    if not _is_intseq(split_sizes):
-        raise _bad_arg('split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('split_with_sizes', 'dim', 2, 'int', dim)
-    return _as_tuple(_op_split_with_sizes_default(self, split_sizes, dim))
+    if _TF:
+        _r = _tf_bound(_m_split_with_sizes, locals(), ('self',), 'ember.Tensor.split_with_sizes')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(split_sizes):
+            raise _bad_arg('split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('split_with_sizes', 'dim', 2, 'int', dim)
+        return _as_tuple(_op_split_with_sizes_default(self, split_sizes, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_split_with_sizes, locals(), ('self',), 'ember.Tensor.split_with_sizes')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_chunk(self, chunks, dim=0):
-    if chunks.__class__ is not int and not _is_int(chunks):
-        raise _bad_arg('chunk', 'chunks', 1, 'int', chunks)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('chunk', 'dim', 2, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
-        _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(self, chunks, dim))
-    return _as_tuple(_op_chunk_default(self, chunks, dim))
+    if _TF:
+        _r = _tf_bound(_m_chunk, locals(), ('self',), 'ember.Tensor.chunk')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if chunks.__class__ is not int and not _is_int(chunks):
+            raise _bad_arg('chunk', 'chunks', 1, 'int', chunks)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('chunk', 'dim', 2, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
+            _ks |= chunks._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, chunks, dim))
+        return _as_tuple(_op_chunk_default(self, chunks, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_chunk, locals(), ('self',), 'ember.Tensor.chunk')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_movedim_c0(self, source, destination):
     s = 0
@@ -870,32 +1155,42 @@ __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedi
 __m_movedim_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_movedim_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_movedim_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_movedim_e'):
-                raise _e from None
-    raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_movedim, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.movedim')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_movedim_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_movedim_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_movedim_e'):
+                    raise _e from None
+        raise _no_match('movedim', args, kwargs, __m_movedim_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_movedim, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.movedim')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_moveaxis_c0(self, source, destination):
     s = 0
@@ -947,72 +1242,112 @@ __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_mo
 __m_moveaxis_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_moveaxis_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_moveaxis_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_moveaxis_e'):
-                raise _e from None
-    raise _no_match('moveaxis', args, kwargs, __m_moveaxis_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_moveaxis, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.moveaxis')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_moveaxis_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_moveaxis_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_moveaxis_e'):
+                    raise _e from None
+        raise _no_match('moveaxis', args, kwargs, __m_moveaxis_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_moveaxis, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.moveaxis')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_swapaxes(self, axis0, axis1):
-    if axis0.__class__ is not int and not _is_int(axis0):
-        raise _bad_arg('swapaxes', 'axis0', 1, 'int', axis0)
-    if axis1.__class__ is not int and not _is_int(axis1):
-        raise _bad_arg('swapaxes', 'axis1', 2, 'int', axis1)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
-        _ks |= axis0._ks
-    if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
-        _ks |= axis1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, axis0, axis1)
-    return _op_swapaxes_default(self, axis0, axis1)
+    if _TF:
+        _r = _tf_bound(_m_swapaxes, locals(), ('self',), 'ember.Tensor.swapaxes')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if axis0.__class__ is not int and not _is_int(axis0):
+            raise _bad_arg('swapaxes', 'axis0', 1, 'int', axis0)
+        if axis1.__class__ is not int and not _is_int(axis1):
+            raise _bad_arg('swapaxes', 'axis1', 2, 'int', axis1)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if axis0.__class__ in _TENSOR_TYPES and axis0._ks != _ks:
+            _ks |= axis0._ks
+        if axis1.__class__ in _TENSOR_TYPES and axis1._ks != _ks:
+            _ks |= axis1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_swapaxes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, axis0, axis1)
+        return _op_swapaxes_default(self, axis0, axis1)
+    except TypeError:
+        _r = _tf_duck_bound(_m_swapaxes, locals(), ('self',), 'ember.Tensor.swapaxes')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_swapdims(self, dim0, dim1):
-    if dim0.__class__ is not int and not _is_int(dim0):
-        raise _bad_arg('swapdims', 'dim0', 1, 'int', dim0)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('swapdims', 'dim1', 2, 'int', dim1)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
-        _ks |= dim0._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, dim0, dim1)
-    return _op_swapdims_default(self, dim0, dim1)
+    if _TF:
+        _r = _tf_bound(_m_swapdims, locals(), ('self',), 'ember.Tensor.swapdims')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if dim0.__class__ is not int and not _is_int(dim0):
+            raise _bad_arg('swapdims', 'dim0', 1, 'int', dim0)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('swapdims', 'dim1', 2, 'int', dim1)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim0.__class__ in _TENSOR_TYPES and dim0._ks != _ks:
+            _ks |= dim0._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_swapdims_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim0, dim1)
+        return _op_swapdims_default(self, dim0, dim1)
+    except TypeError:
+        _r = _tf_duck_bound(_m_swapdims, locals(), ('self',), 'ember.Tensor.swapdims')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_ravel(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_ravel_default(self)
+    if _TF:
+        _r = _tf_bound(_m_ravel, locals(), ('self',), 'ember.Tensor.ravel')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_ravel_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_ravel_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_ravel, locals(), ('self',), 'ember.Tensor.ravel')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_tensor_split_c0(self, sections, dim=0):
     s = 0
@@ -1090,32 +1425,42 @@ __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_
 __m_tensor_split_sigs = ('(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)', '(int sections, int dim = 0)')
 
 def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_tensor_split_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_tensor_split_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_tensor_split_e'):
-                raise _e from None
-    raise _no_match('tensor_split', args, kwargs, __m_tensor_split_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_tensor_split, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.tensor_split')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_tensor_split_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_tensor_split_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_tensor_split_e'):
+                    raise _e from None
+        raise _no_match('tensor_split', args, kwargs, __m_tensor_split_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_tensor_split, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.tensor_split')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_hsplit_c0(self, sections):
     s = 0
@@ -1197,32 +1542,42 @@ __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_hsplit_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_hsplit_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_hsplit_e'):
-                raise _e from None
-    raise _no_match('hsplit', args, kwargs, __m_hsplit_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_hsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.hsplit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_hsplit_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_hsplit_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_hsplit_e'):
+                    raise _e from None
+        raise _no_match('hsplit', args, kwargs, __m_hsplit_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_hsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.hsplit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_vsplit_c0(self, sections):
     s = 0
@@ -1304,32 +1659,42 @@ __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_vsplit_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_vsplit_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_vsplit_e'):
-                raise _e from None
-    raise _no_match('vsplit', args, kwargs, __m_vsplit_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_vsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.vsplit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_vsplit_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_vsplit_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_vsplit_e'):
+                    raise _e from None
+        raise _no_match('vsplit', args, kwargs, __m_vsplit_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_vsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.vsplit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def __m_dsplit_c0(self, sections):
     s = 0
@@ -1411,218 +1776,348 @@ __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
-    args = _va if self is _NO_DEFAULT else (self, *_va)
-    best = None
-    for c, b in __m_dsplit_ovs:
-        try:
-            s = c(*args, **kwargs)
-        except TypeError:
-            continue
-        if s == 0:
-            return b(*args, **kwargs)
-        if s is not None and best is None:
-            best = b
-    if best is not None:
-        return best(*args, **kwargs)
-    _n = len(args) + len(kwargs) - 1
-    _p = []
-    for lo, hi, e in __m_dsplit_errs:
-        if lo <= _n <= hi:
-            _p.append(e)
-    if len(_p) == 1 and _p[0] is not None:
-        try:
-            _p[0](*args, **kwargs)
-        except TypeError as _e:
-            _m = str(_e)
-            if not _m.startswith('__m_dsplit_e'):
-                raise _e from None
-    raise _no_match('dsplit', args, kwargs, __m_dsplit_sigs, True)
+    if _TF:
+        _r = _tf_varargs(_m_dsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.dsplit')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_dsplit_ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_dsplit_errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_dsplit_e'):
+                    raise _e from None
+        raise _no_match('dsplit', args, kwargs, __m_dsplit_sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_dsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.dsplit')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unsafe_split(self, split_size, dim=0):
-    if split_size.__class__ is not int and not _is_int(split_size):
-        raise _bad_arg('unsafe_split', 'split_size', 1, 'int', split_size)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsafe_split', 'dim', 2, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
-        _ks |= split_size._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(self, split_size, dim))
-    return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
+    if _TF:
+        _r = _tf_bound(_m_unsafe_split, locals(), ('self',), 'ember.Tensor.unsafe_split')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if split_size.__class__ is not int and not _is_int(split_size):
+            raise _bad_arg('unsafe_split', 'split_size', 1, 'int', split_size)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsafe_split', 'dim', 2, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if split_size.__class__ in _TENSOR_TYPES and split_size._ks != _ks:
+            _ks |= split_size._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsafe_split_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, split_size, dim))
+        return _as_tuple(_op_unsafe_split_Tensor(self, split_size, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_unsafe_split, locals(), ('self',), 'ember.Tensor.unsafe_split')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unsafe_split_with_sizes(self, split_sizes, dim=0):
-    if not _is_intseq(split_sizes):
-        raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsafe_split_with_sizes', 'dim', 2, 'int', dim)
-    return _as_tuple(_op_unsafe_split_with_sizes_default(self, split_sizes, dim))
+    if _TF:
+        _r = _tf_bound(_m_unsafe_split_with_sizes, locals(), ('self',), 'ember.Tensor.unsafe_split_with_sizes')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if not _is_intseq(split_sizes):
+            raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsafe_split_with_sizes', 'dim', 2, 'int', dim)
+        return _as_tuple(_op_unsafe_split_with_sizes_default(self, split_sizes, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_unsafe_split_with_sizes, locals(), ('self',), 'ember.Tensor.unsafe_split_with_sizes')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_unsafe_chunk(self, chunks, dim=0):
-    if chunks.__class__ is not int and not _is_int(chunks):
-        raise _bad_arg('unsafe_chunk', 'chunks', 1, 'int', chunks)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('unsafe_chunk', 'dim', 2, 'int', dim)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
-        _ks |= chunks._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _as_tuple(_k(self, chunks, dim))
-    return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
+    if _TF:
+        _r = _tf_bound(_m_unsafe_chunk, locals(), ('self',), 'ember.Tensor.unsafe_chunk')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if chunks.__class__ is not int and not _is_int(chunks):
+            raise _bad_arg('unsafe_chunk', 'chunks', 1, 'int', chunks)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('unsafe_chunk', 'dim', 2, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if chunks.__class__ in _TENSOR_TYPES and chunks._ks != _ks:
+            _ks |= chunks._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_unsafe_chunk_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, chunks, dim))
+        return _as_tuple(_op_unsafe_chunk_default(self, chunks, dim))
+    except TypeError:
+        _r = _tf_duck_bound(_m_unsafe_chunk, locals(), ('self',), 'ember.Tensor.unsafe_chunk')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_alias(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_alias_default(self)
+    if _TF:
+        _r = _tf_bound(_m_alias, locals(), ('self',), 'ember.Tensor.alias')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_alias_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_alias, locals(), ('self',), 'ember.Tensor.alias')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_detach(self):
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self)
-    return _op_detach_default(self)
+    if _TF:
+        _r = _tf_bound(_m_detach, locals(), ('self',), 'ember.Tensor.detach')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_detach_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_detach_default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_detach, locals(), ('self',), 'ember.Tensor.detach')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_view_as(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_view_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_view_as_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_view_as, locals(), ('self', 'other'), 'ember.Tensor.view_as')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('view_as', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_view_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_view_as_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_view_as, locals(), ('self', 'other'), 'ember.Tensor.view_as')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_reshape(self, *_va, shape=None):
-    if shape is None:
-        if not _va:
-            raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    elif _va:
-        raise TypeError("reshape() got multiple values for argument 'shape'")
-    else:
-        _va = (shape,)
-    shape = _va
-    if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)) and not _is_int(shape[0]):
-        shape = shape[0]
-    if not _is_intlist(shape):
-        raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)
-    if shape.__class__ is tuple or shape.__class__ is list:     # (not one SymInt)
-        for _a in shape:
-            if _a.__class__ is not int:
-                break
+    if _TF:
+        _r = _tf_bound(_m_reshape, locals(), ('self',), 'ember.Tensor.reshape')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if shape is None:
+            if not _va:
+                raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+        elif _va:
+            raise TypeError("reshape() got multiple values for argument 'shape'")
         else:
-            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-                _k = _c_reshape_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-                if _k is not None:
-                    return _k(self, shape)
-    return _op_reshape_default(self, shape)
+            _va = (shape,)
+        shape = _va
+        if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)) and not _is_int(shape[0]):
+            shape = shape[0]
+        if not _is_intlist(shape):
+            raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)
+        if shape.__class__ is tuple or shape.__class__ is list:     # (not one SymInt)
+            for _a in shape:
+                if _a.__class__ is not int:
+                    break
+            else:
+                _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+                if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                    _k = _c_reshape_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                    if _k is not None:
+                        return _k(self, shape)
+        return _op_reshape_default(self, shape)
+    except TypeError:
+        _r = _tf_duck_bound(_m_reshape, locals(), ('self',), 'ember.Tensor.reshape')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_reshape_as(self, other):
-    if other.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= other._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, other)
-    return _op_reshape_as_default(self, other)
+    if _TF:
+        _r = _tf_bound(_m_reshape_as, locals(), ('self', 'other'), 'ember.Tensor.reshape_as')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('reshape_as', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_reshape_as_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_reshape_as_default(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_reshape_as, locals(), ('self', 'other'), 'ember.Tensor.reshape_as')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None):
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('slice_scatter', 'src', 1, 'Tensor', src)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('slice_scatter', 'dim', 2, 'int', dim)
-    if start is not None and start.__class__ is not int and not _is_int(start):
-        raise _bad_arg('slice_scatter', 'start', 3, 'int', start)
-    if end is not None and end.__class__ is not int and not _is_int(end):
-        raise _bad_arg('slice_scatter', 'end', 4, 'int', end)
-    if step.__class__ is not int and not _is_int(step):
-        raise _bad_arg('slice_scatter', 'step', 5, 'int', step)
-    if out is not None:
-        if not isinstance(out, TensorImpl):
-            raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
-        return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-        _ks |= start._ks
-    if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-        _ks |= end._ks
-    if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-        _ks |= step._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, src, dim, start, end, step)
-    return _op_slice_scatter_default(self, src, dim, start, end, step)
+    if _TF:
+        _r = _tf_bound(_m_slice_scatter, locals(), ('self', 'src', 'out'), 'ember.Tensor.slice_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('slice_scatter', 'src', 1, 'Tensor', src)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('slice_scatter', 'dim', 2, 'int', dim)
+        if start is not None and start.__class__ is not int and not _is_int(start):
+            raise _bad_arg('slice_scatter', 'start', 3, 'int', start)
+        if end is not None and end.__class__ is not int and not _is_int(end):
+            raise _bad_arg('slice_scatter', 'end', 4, 'int', end)
+        if step.__class__ is not int and not _is_int(step):
+            raise _bad_arg('slice_scatter', 'step', 5, 'int', step)
+        if out is not None:
+            if not isinstance(out, TensorImpl):
+                raise _bad_arg('slice_scatter', 'out', None, 'Tensor', out)
+            return _op_slice_scatter_out(self, src, dim, start, end, step, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= src._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
+            _ks |= start._ks
+        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
+            _ks |= end._ks
+        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
+            _ks |= step._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_slice_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, src, dim, start, end, step)
+        return _op_slice_scatter_default(self, src, dim, start, end, step)
+    except TypeError:
+        _r = _tf_duck_bound(_m_slice_scatter, locals(), ('self', 'src', 'out'), 'ember.Tensor.slice_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_select_scatter(self, src, dim, index):
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('select_scatter', 'src', 1, 'Tensor', src)
-    if dim.__class__ is not int and not _is_int(dim):
-        raise _bad_arg('select_scatter', 'dim', 2, 'int', dim)
-    if index.__class__ is not int and not _is_int(index):
-        raise _bad_arg('select_scatter', 'index', 3, 'int', index)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= src._ks
-    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-        _ks |= dim._ks
-    if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
-        _ks |= index._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, src, dim, index)
-    return _op_select_scatter_default(self, src, dim, index)
+    if _TF:
+        _r = _tf_bound(_m_select_scatter, locals(), ('self', 'src'), 'ember.Tensor.select_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('select_scatter', 'src', 1, 'Tensor', src)
+        if dim.__class__ is not int and not _is_int(dim):
+            raise _bad_arg('select_scatter', 'dim', 2, 'int', dim)
+        if index.__class__ is not int and not _is_int(index):
+            raise _bad_arg('select_scatter', 'index', 3, 'int', index)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= src._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if index.__class__ in _TENSOR_TYPES and index._ks != _ks:
+            _ks |= index._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_select_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, src, dim, index)
+        return _op_select_scatter_default(self, src, dim, index)
+    except TypeError:
+        _r = _tf_duck_bound(_m_select_scatter, locals(), ('self', 'src'), 'ember.Tensor.select_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('diagonal_scatter', 'src', 1, 'Tensor', src)
-    if offset.__class__ is not int and not _is_int(offset):
-        raise _bad_arg('diagonal_scatter', 'offset', 2, 'int', offset)
-    if dim1.__class__ is not int and not _is_int(dim1):
-        raise _bad_arg('diagonal_scatter', 'dim1', 3, 'int', dim1)
-    if dim2.__class__ is not int and not _is_int(dim2):
-        raise _bad_arg('diagonal_scatter', 'dim2', 4, 'int', dim2)
-    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    _ks |= src._ks
-    if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
-        _ks |= offset._ks
-    if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
-        _ks |= dim1._ks
-    if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
-        _ks |= dim2._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-        _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-        if _k is not None:
-            return _k(self, src, offset, dim1, dim2)
-    return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
+    if _TF:
+        _r = _tf_bound(_m_diagonal_scatter, locals(), ('self', 'src'), 'ember.Tensor.diagonal_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('diagonal_scatter', 'src', 1, 'Tensor', src)
+        if offset.__class__ is not int and not _is_int(offset):
+            raise _bad_arg('diagonal_scatter', 'offset', 2, 'int', offset)
+        if dim1.__class__ is not int and not _is_int(dim1):
+            raise _bad_arg('diagonal_scatter', 'dim1', 3, 'int', dim1)
+        if dim2.__class__ is not int and not _is_int(dim2):
+            raise _bad_arg('diagonal_scatter', 'dim2', 4, 'int', dim2)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= src._ks
+        if offset.__class__ in _TENSOR_TYPES and offset._ks != _ks:
+            _ks |= offset._ks
+        if dim1.__class__ in _TENSOR_TYPES and dim1._ks != _ks:
+            _ks |= dim1._ks
+        if dim2.__class__ in _TENSOR_TYPES and dim2._ks != _ks:
+            _ks |= dim2._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_diagonal_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, src, offset, dim1, dim2)
+        return _op_diagonal_scatter_default(self, src, offset, dim1, dim2)
+    except TypeError:
+        _r = _tf_duck_bound(_m_diagonal_scatter, locals(), ('self', 'src'), 'ember.Tensor.diagonal_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 def _m_as_strided_scatter(self, src, size, stride, storage_offset=None):
-    if src.__class__ not in _TENSOR_TYPES:
-        raise _bad_arg('as_strided_scatter', 'src', 1, 'Tensor', src)
-    if not _is_intseq(size):
-        raise _bad_arg('as_strided_scatter', 'size', 2, 'tuple of ints', size)
-    if not _is_intseq(stride):
-        raise _bad_arg('as_strided_scatter', 'stride', 3, 'tuple of ints', stride)
-    if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
-        raise _bad_arg('as_strided_scatter', 'storage_offset', 4, 'int', storage_offset)
-    return _op_as_strided_scatter_default(self, src, size, stride, storage_offset)
+    if _TF:
+        _r = _tf_bound(_m_as_strided_scatter, locals(), ('self', 'src'), 'ember.Tensor.as_strided_scatter')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if src.__class__ not in _TENSOR_TYPES:
+            raise _bad_arg('as_strided_scatter', 'src', 1, 'Tensor', src)
+        if not _is_intseq(size):
+            raise _bad_arg('as_strided_scatter', 'size', 2, 'tuple of ints', size)
+        if not _is_intseq(stride):
+            raise _bad_arg('as_strided_scatter', 'stride', 3, 'tuple of ints', stride)
+        if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
+            raise _bad_arg('as_strided_scatter', 'storage_offset', 4, 'int', storage_offset)
+        return _op_as_strided_scatter_default(self, src, size, stride, storage_offset)
+    except TypeError:
+        _r = _tf_duck_bound(_m_as_strided_scatter, locals(), ('self', 'src'), 'ember.Tensor.as_strided_scatter')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
@@ -1631,4 +2126,4 @@ METHODS = {'adjoint': _m_adjoint, 'alias': _m_alias, 'as_strided': _m_as_strided
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
 for _n, _f in METHODS.items():
-    _f.__qualname__ = _n
+    _f.__qualname__ = _f.__name__ = _n

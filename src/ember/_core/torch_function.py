@@ -1,0 +1,421 @@
+"""The `__torch_function__` protocol's state and dispatch: torch/csrc/utils/disable_torch_function.cpp (the
+disabled states, `_disabled_torch_function_impl`), ATen's PythonTorchFunctionTLS (the mode stack) and
+python_arg_parser.cpp's handle_torch_function (the order rules and the error). The public names are in
+`ember/overrides.py` and `ember/_C.py`; the default `Tensor.__torch_function__` is in `_tensor.py`.
+
+Cost on the hot path. Every public binding (the generated ones, and the hand-written functions, methods and
+properties that handle the protocol) starts with one check, `if TF_ACTIVE[0]:` (a global list read, as the
+bindings' `KEYS_ACTIVE`); only when it is set does the binding look at its arguments. It is set while
+
+- any thread has a TorchFunctionMode pushed (`_modes_pushed`), or
+- a Tensor subclass whose `__torch_function__` is not `_disabled_torch_function_impl` has been defined
+  (`note_tensor_subclass`, from TensorImpl.__init_subclass__: torch's default `Tensor.__torch_function__`
+  re-wraps results in the subclass, so a subclass without its own one counts too). It stays set: a class
+  once defined may have instances anywhere. ember's own subclasses (Parameter, Buffer, the lazy modules'
+  Uninitialized*, FakeTensor) have the protocol disabled, so `import ember.nn` leaves it clear.
+
+Objects that are not tensors (duck-typed arrays, wrappers) cannot set it when their class is defined: a binding
+given one in a Tensor parameter fails its argument check with a TypeError. The bindings catch that (a `try` costs
+nothing until something raises, Python 3.11's zero-cost exceptions) and ask `duck_retry`: if an argument has a
+`__torch_function__`, the flag is set from then on and the call is dispatched to it; else the TypeError goes on.
+
+Thread-local state (`_tls`): `disabled` (ENABLED, SUBCLASSES_DISABLED under DisableTorchFunctionSubclass,
+ALL_DISABLED under DisableTorchFunction, which also hides the modes) and `stack`, the modes, innermost last.
+"""
+import threading
+
+ENABLED, SUBCLASSES_DISABLED, ALL_DISABLED = 0, 1, 2
+
+TF_ACTIVE = [0]          # nonzero: bindings look for overrides (see the module docstring)
+NOT_HANDLED = object()   # what the dispatch helpers return when no override applies: the binding runs itself
+
+_lock = threading.Lock()
+_modes_pushed = [0]      # modes on every thread's stack, together
+_subclass_seen = [False]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.disabled = ENABLED
+        self.stack = []
+
+
+_tls = _State()
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """The `__torch_function__` of classes that take no part in the protocol (nn.Parameter, FakeTensor):
+    ops on their instances are ops on plain tensors. Calling it runs `func` without the protocol."""
+    if kwargs is None:
+        kwargs = {}
+    with DisableTorchFunctionSubclass():
+        return func(*args, **kwargs)
+
+
+_NAMESPACES = []          # module globals holding `_TF`, kept equal to bool(TF_ACTIVE[0]) (see `register`)
+
+
+def register(namespace):
+    """Keep `namespace["_TF"]` (a module's globals) equal to bool(TF_ACTIVE[0]): the bindings' check is then
+    `if _TF:`, one global read (LOAD_GLOBAL + a jump: about half the instructions of reading `TF_ACTIVE[0]`,
+    measured with callgrind on `a + b`). Every module whose functions check the protocol registers itself."""
+    with _lock:
+        _NAMESPACES.append(namespace)
+        namespace["_TF"] = bool(TF_ACTIVE[0])
+
+
+def _recompute():
+    v = 1 if (_subclass_seen[0] or _modes_pushed[0]) else 0
+    if v != TF_ACTIVE[0]:
+        TF_ACTIVE[0] = v
+        for ns in _NAMESPACES:
+            ns["_TF"] = bool(v)
+
+
+def note_tensor_subclass(cls):
+    """A Tensor subclass was defined: from now on the bindings look for overrides if it takes part in the protocol
+    (its `__torch_function__` is a method other than `_disabled_torch_function_impl`)."""
+    tf = getattr(cls, "__torch_function__", None)
+    if tf is None or tf is _disabled_torch_function_impl or _subclass_seen[0]:
+        return
+    if _PUBLIC_CLS[0] is None:
+        return                    # the public ember.Tensor itself (defined before it registers): never overloaded
+    with _lock:
+        _subclass_seen[0] = True
+        _recompute()
+
+
+def _note_duck():
+    with _lock:
+        _subclass_seen[0] = True
+        _recompute()
+
+
+# ------------------------------------------------------------------ state queries (torch._C's)
+def is_torch_function_enabled():
+    """torch._C._is_torch_function_enabled: False under DisableTorchFunctionSubclass and DisableTorchFunction."""
+    return _tls.disabled == ENABLED
+
+
+def is_torch_function_mode_enabled():
+    """torch._C._is_torch_function_mode_enabled: a mode is pushed and DisableTorchFunction is not active."""
+    st = _tls
+    return bool(st.stack) and st.disabled != ALL_DISABLED
+
+
+def is_torch_function_all_disabled():
+    return _tls.disabled == ALL_DISABLED
+
+
+class DisableTorchFunctionSubclass:
+    """torch._C.DisableTorchFunctionSubclass: inside, `__torch_function__` overrides of arguments are not called
+    (modes still are). Entered under DisableTorchFunction it keeps everything disabled."""
+    __slots__ = ("_old",)
+
+    def __enter__(self):
+        st = _tls
+        self._old = st.disabled
+        if st.disabled == ENABLED:
+            st.disabled = SUBCLASSES_DISABLED
+
+    def __exit__(self, *exc):
+        _tls.disabled = self._old
+
+
+DisableTorchFunctionSubclass.__module__ = "ember._C"
+
+
+class DisableTorchFunction:
+    """torch._C.DisableTorchFunction: inside, neither overrides of arguments nor modes are called."""
+    __slots__ = ("_old",)
+
+    def __enter__(self):
+        st = _tls
+        self._old = st.disabled
+        st.disabled = ALL_DISABLED
+
+    def __exit__(self, *exc):
+        _tls.disabled = self._old
+
+
+DisableTorchFunction.__module__ = "ember._C"
+
+
+# ------------------------------------------------------------------ the mode stack
+def push_mode(mode):
+    _tls.stack.append(mode)
+    with _lock:
+        _modes_pushed[0] += 1
+        _recompute()
+
+
+def pop_mode():
+    st = _tls
+    if not st.stack:
+        raise RuntimeError("Trying to pop from an empty mode stack")
+    mode = st.stack.pop()
+    with _lock:
+        _modes_pushed[0] -= 1
+        _recompute()
+    return mode
+
+
+def stack_len():
+    return len(_tls.stack)
+
+
+def get_stack_at(i):
+    st = _tls.stack
+    if not -len(st) <= i < len(st):
+        raise IndexError("Index out of range for torch function mode stack")   # (illustrative; torch asserts)
+    return st[i]
+
+
+# ------------------------------------------------------------------ overloaded arguments
+def _tf_of(tp):
+    """The `__torch_function__` of type `tp` if it takes part in the protocol, else None."""
+    tf = getattr(tp, "__torch_function__", None)
+    if tf is None or tf is _disabled_torch_function_impl:
+        return None
+    return tf
+
+
+def _insert(overloaded, types, arg, tp):
+    """Add `arg` (of type `tp`, not seen yet) in torch's order: left to right, but an instance of a subclass of a
+    type already there goes before that type's argument."""
+    types.append(tp)
+    for i, old in enumerate(overloaded):
+        if issubclass(tp, type(old)):
+            overloaded.insert(i, arg)
+            return
+    overloaded.append(arg)
+
+
+def overloaded_args(relevant, exact_tensor_too=False):
+    """The arguments whose `__torch_function__` is to be called, in call order (torch's _get_overloaded_args):
+    one per type. Lists and tuples among `relevant` are looked into (a Tensor[] parameter). The bindings skip
+    exact Tensors and Parameters (python_arg_parser's check_has_torch_function); torch.overrides' Python helper
+    (`exact_tensor_too`) counts plain Tensors as overloaded too (their default `__torch_function__`)."""
+    if _tls.disabled != ENABLED:
+        return []
+    from_tensor = _PUBLIC_CLS[0]
+    overloaded, types = [], []
+    for a in relevant:
+        tp = a.__class__
+        if tp is list or tp is tuple:
+            for b in a:
+                bt = b.__class__
+                if (bt is not from_tensor or exact_tensor_too) and bt not in types and _tf_of(bt) is not None:
+                    _insert(overloaded, types, b, bt)
+            continue
+        if (tp is not from_tensor or exact_tensor_too) and tp not in types and _tf_of(tp) is not None:
+            _insert(overloaded, types, a, tp)
+    return overloaded
+
+
+_PUBLIC_CLS = [None]    # ember.Tensor (set by _tensor.py)
+
+
+def set_public_tensor(cls):
+    _PUBLIC_CLS[0] = cls
+
+
+# ------------------------------------------------------------------ dispatch
+class _PopModeTemporarily:
+    """The mode off the stack while its __torch_function__ runs. The flag is left set meanwhile (no rewrite of
+    every registered namespace twice per call): a binding reached inside finds the stack as it is."""
+    __slots__ = ("mode",)
+
+    def __enter__(self):
+        st = _tls.stack
+        if not st:
+            raise RuntimeError("Trying to pop from an empty mode stack")
+        self.mode = st.pop()
+        return self.mode
+
+    def __exit__(self, *exc):
+        _tls.stack.append(self.mode)
+
+
+def dispatch(public_api, overloaded, args, kwargs, name=None):
+    """Call the overrides in torch's order: the innermost mode (popped while it runs, so calls inside it reach the
+    next one), then each overloaded argument's `__torch_function__`; the first result that is not NotImplemented
+    is the call's result. All NotImplemented: torch's TypeError. `name` given: the bindings' error (python_arg_
+    parser's "Multiple dispatch failed"); None: torch.overrides.handle_torch_function's."""
+    types = tuple(a.__class__ for a in overloaded)
+    mode = None
+    if is_torch_function_mode_enabled():
+        with _PopModeTemporarily() as mode:
+            result = mode.__torch_function__(public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    for a in overloaded:
+        tf = a.__torch_function__
+        if getattr(tf, "__self__", None) is a and tf is not _disabled_torch_function_impl:
+            import warnings
+            warnings.warn("Defining your `__torch_function__` as a plain method is deprecated and will be an error "
+                          "in future, please define it as a classmethod.", DeprecationWarning, stacklevel=3)
+        result = tf(public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    if name is None:
+        func_name = f"{public_api.__module__}.{public_api.__name__}"
+        msg = (f"no implementation found for '{func_name}' on types that implement __torch_function__: "
+               f"{[type(a) for a in overloaded]}")
+        if mode is not None:
+            msg += f" nor in mode {mode}"
+        raise TypeError(msg)
+    lines = [f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned NotImplemented:", ""]
+    if mode is not None:
+        lines.append(f"  - mode object {mode!r}")
+    lines += [f"  - tensor subclass {t!r}" for t in types]
+    lines += ["", "For more information, try re-running with TORCH_LOGS=not_implemented"]
+    raise TypeError("\n".join(lines))
+
+
+def _binding_call(api, loc):
+    """(args, kwargs) of a named-parameter binding's call from its bound locals: the positional parameters up to
+    the last one not left at its default, the keyword-only ones not at their default (torch passes what the
+    caller wrote; a default left alone is the very default object). kwargs None when empty, as torch's bindings."""
+    code = api.__code__
+    names = code.co_varnames
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    if code.co_flags & 0x04:          # `*_va` (a `*size` parameter): every positional argument, then the sizes
+        args = tuple(loc[n] for n in names[:npos]) + tuple(loc[names[npos + nkw]])
+    else:
+        defaults = api.__defaults__ or ()
+        first_default = npos - len(defaults)
+        end = npos
+        while end > first_default and loc[names[end - 1]] is defaults[end - 1 - first_default]:
+            end -= 1
+        args = tuple(loc[n] for n in names[:end])
+    kwd = api.__kwdefaults__ or {}
+    kwargs = {}
+    for n in names[npos:npos + nkw]:
+        v = loc[n]
+        if n not in kwd or v is not kwd[n]:
+            kwargs[n] = v
+    return args, (kwargs or None)
+
+
+def bound(api, loc, relevant, name):
+    """A named-parameter binding's check (generated: `if _TF[0]:` then this): `loc` is its locals() at entry,
+    `relevant` the names of its Tensor and Tensor[] parameters. NOT_HANDLED when no override applies."""
+    st = _tls
+    if st.disabled == ALL_DISABLED:
+        return NOT_HANDLED
+    over = overloaded_args([loc[n] for n in relevant]) if st.disabled == ENABLED else []
+    if not over and not st.stack:
+        return NOT_HANDLED
+    args, kwargs = _binding_call(api, loc)
+    return dispatch(api, over, args, kwargs, name)
+
+
+def varargs(api, args, kwargs, name):
+    """The check of a binding taking `*args, **kwargs` (several overloads): every argument is looked at."""
+    st = _tls
+    if st.disabled == ALL_DISABLED:
+        return NOT_HANDLED
+    over = overloaded_args(list(args) + list(kwargs.values())) if st.disabled == ENABLED else []
+    if not over and not st.stack:
+        return NOT_HANDLED
+    return dispatch(api, over, args, kwargs or None, name)
+
+
+def duck_retry(api, args, kwargs, name):
+    """A binding's argument check failed with a TypeError: if an argument (or an element of a list or tuple one) is
+    an object with a `__torch_function__` that is not a tensor, it is the override torch would have called before
+    parsing. Sets TF_ACTIVE for good (later calls take the ordinary check) and dispatches; NOT_HANDLED otherwise."""
+    if _tls.disabled != ENABLED:
+        return NOT_HANDLED
+    over = overloaded_args(list(args) + list((kwargs or {}).values()))
+    if not over:
+        return NOT_HANDLED
+    _note_duck()
+    return dispatch(api, over, args, kwargs or None, name)
+
+
+def duck_retry_bound(api, loc, relevant, name):
+    """duck_retry for a named-parameter binding (`loc`: its locals at entry)."""
+    if _tls.disabled != ENABLED:
+        return NOT_HANDLED
+    over = overloaded_args([loc[n] for n in relevant])
+    if not over:
+        return NOT_HANDLED
+    _note_duck()
+    args, kwargs = _binding_call(api, loc)
+    return dispatch(api, over, args, kwargs, name)
+
+
+def handle(api, relevant, args, kwargs):
+    """The check of a function ember writes in Python (torch's `has_torch_function(relevant)` then
+    `handle_torch_function(api, relevant, *args, **kwargs)`): NOT_HANDLED when no override applies. As in
+    torch's Python helpers, a plain Tensor among `relevant` is overloaded too (its default `__torch_function__`
+    is called if a mode returns NotImplemented; a mode sees it in `types`)."""
+    st = _tls
+    if st.disabled == ALL_DISABLED:
+        return NOT_HANDLED
+    pub = _PUBLIC_CLS[0]
+    if not st.stack:
+        for a in relevant:
+            tp = a.__class__
+            if tp is list or tp is tuple:
+                if any(b.__class__ is not pub and _tf_of(b.__class__) is not None for b in a):
+                    break
+            elif tp is not pub and _tf_of(tp) is not None:
+                break
+        else:
+            return NOT_HANDLED
+        if st.disabled != ENABLED:
+            return NOT_HANDLED
+    return dispatch(api, overloaded_args(relevant, exact_tensor_too=True), args, kwargs)
+
+
+def handle_getter(prop, self):
+    """A Tensor property read (torch's handle_torch_function_getter): `Tensor.<name>.__get__` called with the
+    tensor, kwargs None."""
+    st = _tls
+    if st.disabled == ALL_DISABLED:
+        return NOT_HANDLED
+    if not st.stack and (st.disabled != ENABLED or self.__class__ is _PUBLIC_CLS[0]
+                         or _tf_of(self.__class__) is None):
+        return NOT_HANDLED
+    return dispatch(prop.__get__, overloaded_args((self,), exact_tensor_too=True), (self,), None)
+
+
+def handle_locals(api, loc):
+    """`handle` for a function ember writes in Python, from its locals() at entry: every argument is looked at
+    (lists and tuples one level down); the call is passed on as torch's Python functions pass it: the positional
+    parameters without a default (and `*args`) positionally, the rest by keyword."""
+    code = api.__code__
+    names = code.co_varnames
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    defaults = api.__defaults__ or ()
+    first_default = npos - len(defaults)
+    args = [loc[n] for n in names[:first_default]]
+    kwargs = {n: loc[n] for n in names[first_default:npos]}
+    i = npos + nkw
+    relevant = list(args) + list(kwargs.values())
+    if code.co_flags & 0x04:
+        va = loc[names[i]]
+        args.extend(va)
+        relevant.extend(va)
+        i += 1
+    for n in names[npos:npos + nkw]:
+        kwargs[n] = loc[n]
+        relevant.append(loc[n])
+    if code.co_flags & 0x08:
+        kwargs.update(loc[names[i]])
+        relevant.extend(loc[names[i]].values())
+    return handle(api, relevant, tuple(args), kwargs)
+
+
+def binding_call(api, relevant, args, name):
+    """The check of a hand-written binding-like entry (indexing): kwargs None, exact tensors not overloaded."""
+    st = _tls
+    if st.disabled == ALL_DISABLED:
+        return NOT_HANDLED
+    over = overloaded_args(relevant) if st.disabled == ENABLED else []
+    if not over and not st.stack:
+        return NOT_HANDLED
+    return dispatch(api, over, args, None, name)
