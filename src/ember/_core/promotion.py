@@ -70,7 +70,9 @@ def _combine(higher, lower):
     return higher
 
 
-def result_type(*operands):
+def _category_dtypes(operands):
+    """The promoted dtype of each priority group of torch's result_type: tensors with dims (and dtypes given
+    as such), 0-dim tensors, wrapped numbers; None for an empty group."""
     dim_r = zero_r = wrapped_r = None
     for o in operands:
         d = getattr(o, "dtype", None)
@@ -83,6 +85,11 @@ def result_type(*operands):
             dim_r = _promote(dim_r, o)
         else:
             wrapped_r = _promote(wrapped_r, scalar_dtype(o))
+    return dim_r, zero_r, wrapped_r
+
+
+def result_type(*operands):
+    dim_r, zero_r, wrapped_r = _category_dtypes(operands)
     return _combine(_combine(dim_r, zero_r), wrapped_r)
 
 
@@ -91,16 +98,7 @@ def is_complex_half(*operands):
     answers complex64 there): a float16 operand of a higher priority group meeting a complex one of a lower
     group (a float16 tensor with a complex number or a 0-dim complex tensor: c10's toComplexType(Half)).
     Ops torch implements no ComplexHalf kernel for (pow) raise its NotImplementedError from this."""
-    dim_r = zero_r = wrapped_r = None
-    for o in operands:
-        d = getattr(o, "dtype", None)
-        if d is not None and hasattr(o, "_size"):
-            if o._size:
-                dim_r = _promote(dim_r, d)
-            else:
-                zero_r = _promote(zero_r, d)
-        else:
-            wrapped_r = _promote(wrapped_r, scalar_dtype(o))
+    dim_r, zero_r, wrapped_r = _category_dtypes(operands)
     higher = _combine(dim_r, zero_r)
     if dim_r is D.float16 and zero_r is not None and zero_r._kind == "c":
         return True
