@@ -230,13 +230,9 @@ def _blas_ready(macs):
     return st
 
 
-def mm(a, b, bias=None, out=None, min_macs=SPLIT_MACS):
-    """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array (or
-    `out`, a c-contiguous (m, n) array of the dtype sharing no memory with the operands), or None (the caller runs
-    numpy). `bias`: a c-contiguous (n,) or (m, n) array of the dtype added to the product (addmm's
-    `np.add(a.dot(b), bias)`, the same bits), each block right after its product while in cache and on its
-    thread. `min_macs`: the least m*n*k to split (default SPLIT_MACS; a caller that measured its shapes passes
-    less)."""
+def _mm_shape(a, b):
+    """(dtype, m, n, k) of a.dot(b) for 2-d float32/float64 arrays of one dtype whose product numpy would run as
+    a gemm (no dimension below 2), else None."""
     dt = a.dtype
     if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
         return None
@@ -244,6 +240,20 @@ def mm(a, b, bias=None, out=None, min_macs=SPLIT_MACS):
     n = b.shape[1]
     if m < 2 or n < 2 or k < 2 or b.shape[0] != k:
         return None
+    return dt, m, n, k
+
+
+def mm(a, b, bias=None, out=None, min_macs=SPLIT_MACS):
+    """a.dot(b) for 2-d float32/float64 arrays of one dtype, split over the pool: a fresh c-contiguous array (or
+    `out`, a c-contiguous (m, n) array of the dtype sharing no memory with the operands), or None (the caller runs
+    numpy). `bias`: a c-contiguous (n,) or (m, n) array of the dtype added to the product (addmm's
+    `np.add(a.dot(b), bias)`, the same bits), each block right after its product while in cache and on its
+    thread. `min_macs`: the least m*n*k to split (default SPLIT_MACS; a caller that measured its shapes passes
+    less)."""
+    shape = _mm_shape(a, b)
+    if shape is None:
+        return None
+    dt, m, n, k = shape
     st = _blas_ready(m * n * k)
     if st is None:
         return None
@@ -279,13 +289,10 @@ def mm_t(a, b, bias=None, min_macs=SPLIT_MACS):
     unavailable, numpy would not run a gemm: a dimension of 1, syrk): the caller runs numpy (on one thread the
     C transpose is no faster than numpy's strided add: (48, 384) 13.5 against 10.8 us with the call's overhead).
     F.linear's few-row product x @ w^T runs as mm_t(w, x.T, bias) (nn/functional/linear.py says why)."""
-    dt = a.dtype
-    if (dt is not _F32 and dt is not _F64) or b.dtype is not dt or a.ndim != 2 or b.ndim != 2:
+    shape = _mm_shape(a, b)
+    if shape is None:
         return None
-    m, k = a.shape
-    n = b.shape[1]
-    if m < 2 or n < 2 or k < 2 or b.shape[0] != k:
-        return None
+    dt, m, n, k = shape
     st = _blas_ready(m * n * k)     # (holds OpenBLAS at one thread from OPENBLAS_SERIAL, as before a split)
     if st is None or m * n * k < min_macs:
         return None
