@@ -53,6 +53,13 @@ def _out_of(name, overload="default", outs=("out",), check=castable, dtype_must_
     return kernel
 
 
+def _no_overlap(args, out):
+    """TensorIterator's memory-overlap rules for the out= of a pointwise op made here (`where`, `clamp_min`,
+    `max.other`, ...): computing first would make an overlapping `out` safe, but torch refuses it."""
+    from .meta.elementwise_common import check_mem_overlap
+    check_mem_overlap(out, *args)
+
+
 def _arg(op, args, kwargs, name):
     """The value of argument `name` in a call of op (its schema default when not given)."""
     import ast
@@ -229,8 +236,8 @@ any_out = _out_of("any", "dim", check=_bool_result("any"))
 any_dims_out = _out_of("any", "dims", check=_bool_result("any"))
 max_unary_out = _out_of("max", check=_unary_extremum)
 min_unary_out = _out_of("min", check=_unary_extremum)
-max_out = _out_of("max", "other")
-min_out = _out_of("min", "other")
+max_out = _out_of("max", "other", precheck=_no_overlap)
+min_out = _out_of("min", "other", precheck=_no_overlap)
 max_dim_max = _out_of("max", "dim", outs=("max", "max_values"), check=_exact)
 min_dim_min = _out_of("min", "dim", outs=("min", "min_indices"), check=_exact)
 median_dim_values = _out_of("median", "dim", outs=_VALUES, check=_median)
@@ -251,14 +258,14 @@ kthvalue_values = _out_of("kthvalue", outs=_VALUES, check=_kthvalue, resize_for=
 # shape, view, elementwise, complex, softmax
 stack_out = _out_of("stack", check=_cat)
 slice_scatter_out = _out_of("slice_scatter", check=_exact)
-where_self_out = _out_of("where", "self", check=_where)
-clamp_min_out = _out_of("clamp_min", check=_unary_same)
-clamp_max_out = _out_of("clamp_max", check=_unary_same)
-clamp_min_Tensor_out = _out_of("clamp_min", "Tensor")
-clamp_max_Tensor_out = _out_of("clamp_max", "Tensor")
+where_self_out = _out_of("where", "self", check=_where, precheck=_no_overlap)
+clamp_min_out = _out_of("clamp_min", check=_unary_same, precheck=_no_overlap)
+clamp_max_out = _out_of("clamp_max", check=_unary_same, precheck=_no_overlap)
+clamp_min_Tensor_out = _out_of("clamp_min", "Tensor", precheck=_no_overlap)
+clamp_max_Tensor_out = _out_of("clamp_max", "Tensor", precheck=_no_overlap)
 complex_out = _out_of("complex", check=_complex)
 polar_out = _out_of("polar", check=_complex)
-conj_physical_out = _out_of("conj_physical", check=_unary_same)
+conj_physical_out = _out_of("conj_physical", check=_unary_same, precheck=_no_overlap)
 # (computed in dtype= when given, else in self's dtype; _softmax.out then sets `out` as is)
 softmax_int_out = _out_of("softmax", "int", check=exact, fill_dtype=False)
 log_softmax_int_out = _out_of("log_softmax", "int", check=exact, fill_dtype=False)

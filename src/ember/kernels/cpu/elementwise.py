@@ -13,7 +13,7 @@ from .elementwise_bf16 import VECTORISED_UNARY as _BF16_VECTORISED, binary_nans 
     pow_nans as _bf16_pow_nans, unary_nans as _bf16_unary_nans
 from .runtime.fp_errors import quiet, quiet_into
 from .runtime.pool import get_num_threads, run_parts
-from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_unary_inplace, out_strides, unary_dtype, unary_out_rule, where_spec
+from ..meta.elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, binary_spec, check_inplace, check_mem_overlap, check_unary_inplace, out_strides, unary_dtype, unary_out_rule, where_spec
 
 
 # integer dtypes: (lowest, 2**bits) for wrapping a Python int operand as torch's scalar conversion does
@@ -206,6 +206,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                     b = other._np
                     if b is not None and _split_inplace(fast_uf, a, b):
                         return self
+        check_mem_overlap(self, other)     # (the fast paths above take no overlapping operands)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_inplace(self, shape, rdt, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
@@ -231,6 +232,7 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                         return out
                 elif (oc is float or oc is int) and _c_binary(c_name, c_s, c_r, a, other, t, False):
                     return out
+        check_mem_overlap(out, self, other)
         self, other = as_py_number(self), as_py_number(other)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         check_out(out, shape, rdt, name)
@@ -561,6 +563,7 @@ _add_f = add
 
 def _fused_inplace(self, other, alpha, name):
     """add_/sub_ with alpha into self through one rounding (see _fused_array); False when not applicable."""
+    check_mem_overlap(self, other)
     r = _fused_array(self, other, alpha, name)
     if r is None:
         return False
@@ -571,6 +574,7 @@ def _fused_inplace(self, other, alpha, name):
 
 
 def _fused_out(self, other, alpha, name, out):
+    check_mem_overlap(out, self, other)
     r = _fused_array(self, other, alpha, name)
     if r is None:
         return False
@@ -873,6 +877,9 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
     def inplace(self):
         if kind != ARITH:       # an ARITH op's result has self's dtype and shape: nothing for the check to refuse
             check_unary_inplace(self, kind, name)
+        st = self._stride
+        if st is not None and 0 in st:      # (only self is read: just the internal-overlap rule)
+            check_mem_overlap(self)
         a = self._np
         if (c_name is not None and a.size >= c_min and a.flags.c_contiguous and (c_min < _C_MIN or _splits())
                 and flat.run(c_name, [a, a])):
@@ -887,6 +894,7 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
         return self
 
     def out_variant(self, out):
+        check_mem_overlap(out, self)
         rdt = unary_dtype(self, kind)
         check_out(out, self._size, rdt, name, unary_out_rule(kind, self))
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
@@ -1046,6 +1054,7 @@ def clamp(self, min=None, max=None):
 
 
 def clamp_(self, min=None, max=None):
+    check_mem_overlap(self, min, max)
     if _c_clamp(self, min, max, inplace=True) is not None:     # Python-number bounds keep a float dtype
         return self
     rdt = _clamp_dtype(self, min, max)
@@ -1065,6 +1074,7 @@ def clamp_max_(self, max):
 
 
 def clamp_out(self, min=None, max=None, out=None):
+    check_mem_overlap(out, self, min, max)
     r = clamp(self, min, max)
     check_out(out, r._size, r.dtype, "clamp")
     np.copyto(out._np, r._np, casting="unsafe")

@@ -7,7 +7,7 @@ from .elementwise_bf16 import VECTORISED_UNARY, unary_nans
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, np_of
-from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace
+from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace, check_mem_overlap
 from .elementwise import make_binary, _alloc, _ufunc2
 from . import elementwise_special
 from .elementwise_fma import fma
@@ -57,12 +57,14 @@ def make_unary_p(fn, name, kind=None):
         return out
 
     def inplace(self, *args, **kw):
+        check_mem_overlap(self)
         rdt = unary_kind_dtype(self, kind, name)
         check_inplace(self, self._size, rdt, name)
         np.copyto(self._np, _compute(self, args, kw, rdt), casting="unsafe")
         return self
 
     def out_variant(self, *args, out=None, **kw):
+        check_mem_overlap(out, self)
         rdt = unary_kind_dtype(self, kind, name)
         r = _compute(self, args, kw, rdt)
         check_out(out, self._size, rdt, name, rule)
@@ -244,12 +246,14 @@ def _ternary(compute, name, rule=None):
         return out
 
     def inplace(self, a, b, **kw):
+        check_mem_overlap(self, a, b)
         shape, rdt = ternary_spec(self, a, b, name, **kw)
         check_inplace(self, shape, rdt, name)
         np.copyto(self._np, _quiet(compute)(self, a, b, rdt, **kw), casting="unsafe")
         return self
 
     def out_variant(self, a, b, out=None, **kw):
+        check_mem_overlap(out, self, a, b)
         shape, rdt = ternary_spec(self, a, b, name, **kw)
         r = _quiet(compute)(self, a, b, rdt, **kw)
         check_out(out, shape, rdt, name, rule)
@@ -298,6 +302,7 @@ addcdiv, addcdiv_, addcdiv_out = _ternary(_addcdiv, "addcdiv")
 # ------------------------------------------------------------------ clamp with tensor bounds (in-place / out)
 def clamp__Tensor(self, min=None, max=None):
     from .elementwise import clamp
+    check_mem_overlap(self, min, max)
     r = clamp(self, min, max)
     check_inplace(self, r._size, r.dtype, "clamp")
     np.copyto(self._np, r._np, casting="unsafe")

@@ -154,6 +154,53 @@ def check_inplace(self, shape, rdt, name):
         raise RuntimeError(f"result type {_tname(rdt)} can't be cast to the desired output type {_tname(self.dtype)}")
 
 
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                    "location. Please clone() the tensor before performing the operation.")
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_mem_overlap(out, *inputs):
+    """TensorIterator's compute_mem_overlaps for the tensor a cpu kernel writes (`out=`, or self of an in-place
+    op): it may not repeat an element (a stride 0 over a size > 1: assert_no_internal_overlap), and no input may
+    share some but not all of its elements (assert_no_partial_overlap: two dense tensors on one storage whose
+    byte ranges meet, unless they are the same range with the same strides; a tensor that is not dense is
+    "too hard" and passes, as in torch). Checked before the shape and dtype rules, as in TensorIterator's
+    build. The meta kernels do not call it: torch's meta tensors pass these calls.
+
+    Cheap in the common case (issue 18): a contiguous `out` (`_stride` None) needs no internal check, and one
+    that never had a view or a storage made (`_storage` None) shares memory with no other tensor."""
+    st = out._stride
+    if st is not None and 0 in st:
+        for n, s in zip(out._size, st):
+            if s == 0 and n > 1:
+                raise RuntimeError(INTERNAL_OVERLAP)
+    storage = out._storage
+    if storage is None:
+        return
+    for x in inputs:
+        if x is not out and isinstance(x, Tensor) and x._storage is storage and overlap_is_partial(out, x):
+            raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def overlap_is_partial(a, b):
+    """get_overlap_status(a, b) == Partial, for two tensors on one storage."""
+    from ..._core.strides import is_non_overlapping_and_dense, numel
+    sa, sb = a._size, b._size
+    na, nb = numel(sa), numel(sb)
+    if na == 0 or nb == 0:
+        return False
+    ta, tb = a.stride(), b.stride()
+    if not (is_non_overlapping_and_dense(sa, ta) and is_non_overlapping_and_dense(sb, tb)):
+        return False
+    ia, ib = a.dtype.itemsize, b.dtype.itemsize
+    a0, b0 = a._offset * ia, b._offset * ib
+    a1, b1 = a0 + na * ia, b0 + nb * ib
+    if a0 == b0 and a1 == b1:
+        return tuple(ta) != tuple(tb)
+    return a0 < b1 and b0 < a1
+
+
 def where_spec(cond, a, b):
     shape = broadcast_shapes(cond._size, a._size if isinstance(a, Tensor) else (), b._size if isinstance(b, Tensor) else ())
     return shape, result_type(a, b)
