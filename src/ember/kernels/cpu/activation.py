@@ -135,12 +135,18 @@ def _elu(a, alpha=1, scale=1, input_scale=1):
 
 
 def _hardtanh(a, min_val=-1, max_val=1):
+    """torch's hardtanh_out: no bool; an integer tensor clamps to the limits converted to integers (toLong),
+    which uint8 refuses when negative."""
     if a.dtype.kind == "b":
-        raise RuntimeError("\"hardtanh_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if a.dtype == np.uint8 and (int(min_val) < 0 or int(max_val) < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return np.clip(a, min_val, max_val)
 
 
 def _threshold(a, threshold, value):
+    if a.dtype.kind == "b":
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     return np.where(a <= threshold, np.asarray(value).astype(a.dtype), a)
 
 
@@ -208,7 +214,7 @@ def glu_out(self, dim=-1, out=None):
 def _relu(a, out):
     """torch's clamp_min(a, 0): a < 0 becomes 0, NaN and -0.0 stay as they are."""
     if a.dtype == np.bool_:
-        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Boolean inputs not supported for relu")       # (torch's relu, before its clamp_min)
     if not relu_into(a, out):
         neg = a < 0
         np.copyto(out, a, casting="unsafe")

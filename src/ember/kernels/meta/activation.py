@@ -18,6 +18,22 @@ for _n, _kind in ACTIVATION_KINDS.items():
     globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = unary_meta(_n, _kind)
 
 
+def _checked_hardtanh(fn):
+    """torch's meta hardtanh (torch/_refs): no bool; uint8 with negative limits ("Cannot", capitalised there)."""
+    def meta(self, min_val=-1, max_val=1, *args, **kwargs):
+        from ..._core import dtype as D
+        if self.dtype is D.bool_:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if self.dtype is D.uint8 and (int(min_val) < 0 or int(max_val) < 0):
+            raise RuntimeError("Cannot do hardtanh on an unsigned type with negative limits")
+        return fn(self, min_val, max_val, *args, **kwargs)
+    meta.__name__ = fn.__name__
+    return meta
+
+
+hardtanh, hardtanh_, hardtanh_out = map(_checked_hardtanh, (hardtanh, hardtanh_, hardtanh_out))
+
+
 # ------------------------------------------------------------------ gelu_backward
 def gelu_backward_spec(grad_output, self):
     """(shape, dtype) of gelu_backward: the broadcast shape, the promoted floating dtype."""
