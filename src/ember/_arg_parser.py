@@ -192,6 +192,9 @@ def _no_match(name, args, kwargs, sigs, method):
     if method:
         args = args[1:]
     args = list(args)
+    e = _unpack_error(name, args, sigs)
+    if e is not None:
+        return e
     got = "(" + ", ".join([_tp_name(a) for a in args] + [f"{k}={_tp_name(v)}" for k, v in kwargs.items()])
     got += (", " if not args and kwargs else "") + ")"
     msg = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:\n"]
@@ -207,6 +210,31 @@ def _no_match(name, args, kwargs, sigs, method):
                 msg.append("      didn't match because some of the arguments have invalid types: "
                            + _formatted_arg_desc(arguments, variadic, args, kwargs) + "\n")
     return TypeError("".join(msg))
+
+
+def _unpack_error(name, args, sigs):
+    """The error of the first signature torch's parser takes for an int[] list whose first element is an int but a
+    later one is not (`view(24, 1.0)`, `sum((0, 1.))`, `randn(2, 3.)`): the list fails when unpacked, after the
+    overload was chosen, so torch names the element rather than listing the signatures."""
+    if not args:
+        return None
+    for sig in sigs:
+        arguments, _ = _parse_option(sig)
+        if not arguments or arguments[0][1] != "tuple of ints":
+            continue
+        npos = next((i for i, a in enumerate(arguments) if a[0] == "*"), len(arguments))
+        seq = args[0]
+        if npos == 1 and len(args) > 1 or not isinstance(seq, (list, tuple)):
+            if npos != 1:
+                continue
+            seq = args          # a lone int[] parameter takes the positional arguments as its list
+        elif len(args) > npos:
+            continue
+        if seq and _first_int(seq[0]):
+            e = _bad_intseq(name, arguments[0][0], 1, seq)
+            if e is not None:
+                return e
+    return None
 
 
 _NO_DEFAULT = object()
@@ -242,8 +270,53 @@ def _unbound_call(fname, fn, args, kwargs, message):
 
 
 def _bad_arg(fname, argname, position, expected, value):
+    if expected == "tuple of ints" and isinstance(value, (list, tuple)):
+        e = _bad_intseq(fname, argname, position, value)
+        if e is not None:
+            return e
     where = f"argument '{argname}'" if position is None else f"argument '{argname}' (position {position})"
     return TypeError(f"{fname}(): {where} must be {expected}, not {_argtype(value)}")
+
+
+class _KwSizes(tuple):
+    """The sizes of a `*size` binding given by keyword (`zeros(size=(2, 3))`), for its error message only."""
+    __slots__ = ()
+
+
+def _bad_varargs(fname, argname, value, va):
+    """torch's TypeError for the sizes of a `*size` binding (`reshape`, `view`, `zeros`, ...) that are not ints.
+    torch's parser packs the positional arguments into the list only when the first is an int: `zeros(2., 3)`
+    is a call with too many arguments, `zeros(2, 3.)` a list whose second element fails to unpack."""
+    if value is va and va.__class__ is tuple and not _first_int(va[0]):
+        if len(va) > 1:
+            return TypeError(f"{fname}() takes 1 positional argument but {len(va)} were given")
+        value = va[0]           # one argument, not an int (a float tensor): not packed
+    return _bad_arg(fname, argname, None if va.__class__ is _KwSizes else 1, "tuple of ints", value)
+
+
+def _first_int(v):
+    """torch's is_int_or_symint, the parse-time test of an int[] list's first element: an int or index (not a
+    bool) or an integral one-element tensor."""
+    if isinstance(v, _Tensor):
+        return v.numel() == 1 and not v.dtype.is_floating_point and not v.dtype.is_complex
+    return not isinstance(v, (bool, float)) and (isinstance(v, int) or hasattr(v, "__index__"))
+
+
+def _bad_intseq(fname, argname, position, value):
+    """torch's message for an int[] list holding a non-int (None when torch would take every element). The parser
+    checks the first element only: a bad first element is "found element of type float at pos 0" (positional) or
+    "must be tuple of ints, not tuple" (keyword); any later one fails when the list is unpacked ("failed to unpack
+    the object at pos 2", counted from 1), where bools and integral one-element tensors pass."""
+    if value and not _first_int(value[0]):
+        if position is None:
+            return None
+        return TypeError(f"{fname}(): argument '{argname}' (position {position}) must be tuple of ints, but found "
+                         f"element of type {_argtype(value[0])} at pos 0")
+    for i, x in enumerate(value):
+        if not (_first_int(x) or isinstance(x, bool)):
+            return TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
+                             f"\"type must be tuple of ints,but got {_tp_name(x)}\"")
+    return None
 
 
 def _bad_tensorlist(fname, argname, position, value):

@@ -165,7 +165,7 @@ class Overload:
             if self.varargs and not kwonly and i == 0:
                 v = x.name
                 lines.append(f"if not _is_intlist({v}):")
-                lines.append(f"    raise _bad_arg({name!r}, {v!r}, 1, 'tuple of ints', {v})")
+                lines.append(f"    raise _bad_varargs({name!r}, {v!r}, {v}, _va)")
                 continue
             bad = _bad_cond(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
             if bad is None:
@@ -261,7 +261,7 @@ class Overload:
                 "elif _va:",
                 f"    {twice}",
                 "else:",
-                f"    _va = ({v},)",
+                f"    _va = _KwSizes(({v},))",
                 f"{v} = _va",
                 f"if len({v}) == 1 and not isinstance({v}[0], (int, TensorImpl)) and not _is_int({v}[0]):",
                 f"    {v} = {v}[0]"]
@@ -891,7 +891,7 @@ def _imports(extra=""):
             "                                    register as _tf_register)",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
-            "                           _unbound_call, _as_tuple)"]
+            "                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)"]
 
 
 def _rt_import(groups):

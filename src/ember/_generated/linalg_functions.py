@@ -10,7 +10,7 @@ from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bo
                                     register as _tf_register)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 from .return_types import (linalg_cholesky_ex as _rt_linalg_cholesky_ex, linalg_eig as _rt_linalg_eig, linalg_eigh as _rt_linalg_eigh, linalg_inv_ex as _rt_linalg_inv_ex, linalg_ldl_factor as _rt_linalg_ldl_factor, linalg_ldl_factor_ex as _rt_linalg_ldl_factor_ex, linalg_lstsq as _rt_linalg_lstsq, linalg_lu as _rt_linalg_lu, linalg_lu_factor as _rt_linalg_lu_factor, linalg_lu_factor_ex as _rt_linalg_lu_factor_ex, linalg_qr as _rt_linalg_qr, linalg_slogdet as _rt_linalg_slogdet, linalg_solve_ex as _rt_linalg_solve_ex, linalg_svd as _rt_linalg_svd)
 
 _G = globals()

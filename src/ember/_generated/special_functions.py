@@ -10,7 +10,7 @@ from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bo
                                     register as _tf_register)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload

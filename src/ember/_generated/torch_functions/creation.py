@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
@@ -78,12 +78,12 @@ def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         elif _va:
             raise TypeError("empty() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('empty', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('empty', 'size', size, _va)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('empty', 'dtype', None, 'ember.dtype', dtype)
         if pin_memory is not None and pin_memory.__class__ is not bool:
@@ -138,12 +138,12 @@ def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         elif _va:
             raise TypeError("zeros() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('zeros', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('zeros', 'size', size, _va)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('zeros', 'dtype', None, 'ember.dtype', dtype)
         if pin_memory is not None and pin_memory.__class__ is not bool:
@@ -174,12 +174,12 @@ def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None,
         elif _va:
             raise TypeError("ones() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('ones', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('ones', 'size', size, _va)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('ones', 'dtype', None, 'ember.dtype', dtype)
         if pin_memory is not None and pin_memory.__class__ is not bool:

@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
@@ -71,7 +71,7 @@ def _rand_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
     elif _va:
         return None
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -90,7 +90,7 @@ def _rand_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
     elif _va:
         raise TypeError("rand() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -109,7 +109,7 @@ def _rand_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     elif _va:
         return None
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -128,7 +128,7 @@ def _rand_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     elif _va:
         raise TypeError("rand() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -146,12 +146,12 @@ def _rand_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=N
     elif _va:
         raise TypeError("rand() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
-        raise _bad_arg('rand', 'size', 1, 'tuple of ints', size)
+        raise _bad_varargs('rand', 'size', size, _va)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('rand', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
@@ -167,12 +167,12 @@ def _rand_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     elif _va:
         raise TypeError("rand() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
-        raise _bad_arg('rand', 'size', 1, 'tuple of ints', size)
+        raise _bad_varargs('rand', 'size', size, _va)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('rand', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
@@ -231,7 +231,7 @@ def _randn_c0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
     elif _va:
         return None
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -250,7 +250,7 @@ def _randn_b0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
     elif _va:
         raise TypeError("randn() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -269,7 +269,7 @@ def _randn_c1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     elif _va:
         return None
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -288,7 +288,7 @@ def _randn_b1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     elif _va:
         raise TypeError("randn() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -306,12 +306,12 @@ def _randn_e0(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=
     elif _va:
         raise TypeError("randn() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
-        raise _bad_arg('randn', 'size', 1, 'tuple of ints', size)
+        raise _bad_varargs('randn', 'size', size, _va)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('randn', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:
@@ -327,12 +327,12 @@ def _randn_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     elif _va:
         raise TypeError("randn() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
-        raise _bad_arg('randn', 'size', 1, 'tuple of ints', size)
+        raise _bad_varargs('randn', 'size', size, _va)
     if dtype is not None and not _is_dtype(dtype):
         raise _bad_arg('randn', 'dtype', None, 'ember.dtype', dtype)
     if pin_memory is not None and pin_memory.__class__ is not bool:

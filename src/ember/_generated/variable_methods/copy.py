@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
@@ -102,12 +102,12 @@ def _m_resize_(self, *_va, size=None, memory_format=None):
         elif _va:
             raise TypeError("resize_() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('resize_', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('resize_', 'size', size, _va)
         if memory_format is None:
             if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
                 for _a in size:

@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
@@ -35,12 +35,12 @@ def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pi
         elif _va:
             raise TypeError("new_empty() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('new_empty', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('new_empty', 'size', size, _va)
         if dtype is None and layout is None and device is None and pin_memory is None:
             if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
                 for _a in size:
@@ -122,12 +122,12 @@ def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pi
         elif _va:
             raise TypeError("new_zeros() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('new_zeros', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('new_zeros', 'size', size, _va)
         if dtype is None and layout is None and device is None and pin_memory is None:
             if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
                 for _a in size:
@@ -163,12 +163,12 @@ def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin
         elif _va:
             raise TypeError("new_ones() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('new_ones', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('new_ones', 'size', size, _va)
         if dtype is None and layout is None and device is None and pin_memory is None:
             if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
                 for _a in size:

@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 from ..return_types import (aminmax as _rt_aminmax, histogram as _rt_histogram, max as _rt_max, median as _rt_median, min as _rt_min, mode as _rt_mode, nanmedian as _rt_nanmedian)
 
 _G = globals()
@@ -1460,7 +1460,7 @@ def __m_count_nonzero_c0(self, *_va, dim=None):
     elif _va:
         return None
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
@@ -1475,7 +1475,7 @@ def __m_count_nonzero_b0(self, *_va, dim=None):
     elif _va:
         raise TypeError("count_nonzero() got multiple values for argument 'dim'")
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
@@ -1514,12 +1514,12 @@ def __m_count_nonzero_e0(self, *_va, dim=None):
     elif _va:
         raise TypeError("count_nonzero() got multiple values for argument 'dim'")
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
-        raise _bad_arg('count_nonzero', 'dim', 1, 'tuple of ints', dim)
+        raise _bad_varargs('count_nonzero', 'dim', dim, _va)
     return None
 
 def __m_count_nonzero_e1(self, dim=None):

@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
@@ -52,12 +52,12 @@ def _m_repeat(self, *_va, repeats=None):
         elif _va:
             raise TypeError("repeat() got multiple values for argument 'repeats'")
         else:
-            _va = (repeats,)
+            _va = _KwSizes((repeats,))
         repeats = _va
         if len(repeats) == 1 and not isinstance(repeats[0], (int, TensorImpl)) and not _is_int(repeats[0]):
             repeats = repeats[0]
         if not _is_intlist(repeats):
-            raise _bad_arg('repeat', 'repeats', 1, 'tuple of ints', repeats)
+            raise _bad_varargs('repeat', 'repeats', repeats, _va)
         if repeats.__class__ is tuple or repeats.__class__ is list:     # (not one SymInt)
             for _a in repeats:
                 if _a.__class__ is not int:
@@ -194,12 +194,12 @@ def _m_tile(self, *_va, dims=None):
         elif _va:
             raise TypeError("tile() got multiple values for argument 'dims'")
         else:
-            _va = (dims,)
+            _va = _KwSizes((dims,))
         dims = _va
         if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
             dims = dims[0]
         if not _is_intlist(dims):
-            raise _bad_arg('tile', 'dims', 1, 'tuple of ints', dims)
+            raise _bad_varargs('tile', 'dims', dims, _va)
         if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
             for _a in dims:
                 if _a.__class__ is not int:
@@ -248,12 +248,12 @@ def _m_flip(self, *_va, dims=None):
         elif _va:
             raise TypeError("flip() got multiple values for argument 'dims'")
         else:
-            _va = (dims,)
+            _va = _KwSizes((dims,))
         dims = _va
         if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
             dims = dims[0]
         if not _is_intlist(dims):
-            raise _bad_arg('flip', 'dims', 1, 'tuple of ints', dims)
+            raise _bad_varargs('flip', 'dims', dims, _va)
         if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
             for _a in dims:
                 if _a.__class__ is not int:
@@ -510,12 +510,12 @@ def _m_broadcast_to(self, *_va, size=None):
         elif _va:
             raise TypeError("broadcast_to() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('broadcast_to', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('broadcast_to', 'size', size, _va)
         if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
             for _a in size:
                 if _a.__class__ is not int:

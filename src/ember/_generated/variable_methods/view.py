@@ -10,7 +10,7 @@ from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_b
                                     register as _tf_register)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
-                           _unbound_call, _as_tuple)
+                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
 
 _G = globals()
 _lazy = _opsmod.lazy_overload
@@ -118,7 +118,7 @@ def __m_view_c0(self, *_va, size=None):
     elif _va:
         return None
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -133,7 +133,7 @@ def __m_view_b0(self, *_va, size=None):
     elif _va:
         raise TypeError("view() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
@@ -170,12 +170,12 @@ def __m_view_e0(self, *_va, size=None):
     elif _va:
         raise TypeError("view() got multiple values for argument 'size'")
     else:
-        _va = (size,)
+        _va = _KwSizes((size,))
     size = _va
     if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
         size = size[0]
     if not _is_intlist(size):
-        raise _bad_arg('view', 'size', 1, 'tuple of ints', size)
+        raise _bad_varargs('view', 'size', size, _va)
     return None
 
 def __m_view_e1(self, dtype):
@@ -267,12 +267,12 @@ def _m_expand(self, *_va, size=None, implicit=False):
         elif _va:
             raise TypeError("expand() got multiple values for argument 'size'")
         else:
-            _va = (size,)
+            _va = _KwSizes((size,))
         size = _va
         if len(size) == 1 and not isinstance(size[0], (int, TensorImpl)) and not _is_int(size[0]):
             size = size[0]
         if not _is_intlist(size):
-            raise _bad_arg('expand', 'size', 1, 'tuple of ints', size)
+            raise _bad_varargs('expand', 'size', size, _va)
         if implicit is False:
             if size.__class__ is tuple or size.__class__ is list:     # (not one SymInt)
                 for _a in size:
@@ -353,12 +353,12 @@ def _m_permute(self, *_va, dims=None):
         elif _va:
             raise TypeError("permute() got multiple values for argument 'dims'")
         else:
-            _va = (dims,)
+            _va = _KwSizes((dims,))
         dims = _va
         if len(dims) == 1 and not isinstance(dims[0], (int, TensorImpl)) and not _is_int(dims[0]):
             dims = dims[0]
         if not _is_intlist(dims):
-            raise _bad_arg('permute', 'dims', 1, 'tuple of ints', dims)
+            raise _bad_varargs('permute', 'dims', dims, _va)
         if dims.__class__ is tuple or dims.__class__ is list:     # (not one SymInt)
             for _a in dims:
                 if _a.__class__ is not int:
@@ -560,7 +560,7 @@ def __m_squeeze_c2(self, *_va, dim=None):
     elif _va:
         return None
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
@@ -575,7 +575,7 @@ def __m_squeeze_b2(self, *_va, dim=None):
     elif _va:
         raise TypeError("squeeze() got multiple values for argument 'dim'")
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
@@ -606,12 +606,12 @@ def __m_squeeze_e2(self, *_va, dim=None):
     elif _va:
         raise TypeError("squeeze() got multiple values for argument 'dim'")
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
-        raise _bad_arg('squeeze', 'dim', 1, 'tuple of ints', dim)
+        raise _bad_varargs('squeeze', 'dim', dim, _va)
     return None
 
 __m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (1, 1, __m_squeeze_e2),)
@@ -700,7 +700,7 @@ def __m_squeeze__c2(self, *_va, dim=None):
     elif _va:
         return None
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
@@ -715,7 +715,7 @@ def __m_squeeze__b2(self, *_va, dim=None):
     elif _va:
         raise TypeError("squeeze_() got multiple values for argument 'dim'")
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
@@ -746,12 +746,12 @@ def __m_squeeze__e2(self, *_va, dim=None):
     elif _va:
         raise TypeError("squeeze_() got multiple values for argument 'dim'")
     else:
-        _va = (dim,)
+        _va = _KwSizes((dim,))
     dim = _va
     if len(dim) == 1 and not isinstance(dim[0], (int, TensorImpl)) and not _is_int(dim[0]):
         dim = dim[0]
     if not _is_intlist(dim):
-        raise _bad_arg('squeeze_', 'dim', 1, 'tuple of ints', dim)
+        raise _bad_varargs('squeeze_', 'dim', dim, _va)
     return None
 
 __m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (1, 1, __m_squeeze__e2),)
@@ -1486,7 +1486,7 @@ def __m_hsplit_c1(self, *_va, indices=None):
     elif _va:
         return None
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
@@ -1501,7 +1501,7 @@ def __m_hsplit_b1(self, *_va, indices=None):
     elif _va:
         raise TypeError("hsplit() got multiple values for argument 'indices'")
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
@@ -1529,12 +1529,12 @@ def __m_hsplit_e1(self, *_va, indices=None):
     elif _va:
         raise TypeError("hsplit() got multiple values for argument 'indices'")
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
-        raise _bad_arg('hsplit', 'indices', 1, 'tuple of ints', indices)
+        raise _bad_varargs('hsplit', 'indices', indices, _va)
     return None
 
 __m_hsplit_errs = ((1, 1, __m_hsplit_e0), (1, 1, __m_hsplit_e1),)
@@ -1603,7 +1603,7 @@ def __m_vsplit_c1(self, *_va, indices=None):
     elif _va:
         return None
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
@@ -1618,7 +1618,7 @@ def __m_vsplit_b1(self, *_va, indices=None):
     elif _va:
         raise TypeError("vsplit() got multiple values for argument 'indices'")
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
@@ -1646,12 +1646,12 @@ def __m_vsplit_e1(self, *_va, indices=None):
     elif _va:
         raise TypeError("vsplit() got multiple values for argument 'indices'")
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
-        raise _bad_arg('vsplit', 'indices', 1, 'tuple of ints', indices)
+        raise _bad_varargs('vsplit', 'indices', indices, _va)
     return None
 
 __m_vsplit_errs = ((1, 1, __m_vsplit_e0), (1, 1, __m_vsplit_e1),)
@@ -1720,7 +1720,7 @@ def __m_dsplit_c1(self, *_va, indices=None):
     elif _va:
         return None
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
@@ -1735,7 +1735,7 @@ def __m_dsplit_b1(self, *_va, indices=None):
     elif _va:
         raise TypeError("dsplit() got multiple values for argument 'indices'")
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
@@ -1763,12 +1763,12 @@ def __m_dsplit_e1(self, *_va, indices=None):
     elif _va:
         raise TypeError("dsplit() got multiple values for argument 'indices'")
     else:
-        _va = (indices,)
+        _va = _KwSizes((indices,))
     indices = _va
     if len(indices) == 1 and not isinstance(indices[0], (int, TensorImpl)) and not _is_int(indices[0]):
         indices = indices[0]
     if not _is_intlist(indices):
-        raise _bad_arg('dsplit', 'indices', 1, 'tuple of ints', indices)
+        raise _bad_varargs('dsplit', 'indices', indices, _va)
     return None
 
 __m_dsplit_errs = ((1, 1, __m_dsplit_e0), (1, 1, __m_dsplit_e1),)
@@ -1951,12 +1951,12 @@ def _m_reshape(self, *_va, shape=None):
         elif _va:
             raise TypeError("reshape() got multiple values for argument 'shape'")
         else:
-            _va = (shape,)
+            _va = _KwSizes((shape,))
         shape = _va
         if len(shape) == 1 and not isinstance(shape[0], (int, TensorImpl)) and not _is_int(shape[0]):
             shape = shape[0]
         if not _is_intlist(shape):
-            raise _bad_arg('reshape', 'shape', 1, 'tuple of ints', shape)
+            raise _bad_varargs('reshape', 'shape', shape, _va)
         if shape.__class__ is tuple or shape.__class__ is list:     # (not one SymInt)
             for _a in shape:
                 if _a.__class__ is not int:
