@@ -646,6 +646,8 @@ def _int_div_check(b):
 
 
 def _trunc_div(a, b, out):
+    if out.dtype == np.bool_:
+        raise NotImplementedError("\"div_trunc_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
         q = np.floor_divide(a, b)
@@ -656,6 +658,8 @@ def _trunc_div(a, b, out):
 
 
 def _floor_div(a, b, out):
+    if out.dtype == np.bool_:
+        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
     _quiet_di(np.floor_divide, a, b, out=out, casting="unsafe")
@@ -704,7 +708,7 @@ floor_divide, floor_divide_, floor_divide_out = _div_floor
 
 def _rem(a, b, out):
     if out.dtype == np.bool_:
-        raise RuntimeError("\"remainder_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
     _quiet_di(np.remainder, a, b, out=out, casting="unsafe")
@@ -962,7 +966,7 @@ def _sigmoid_np(a, out):
 
 def _abs(a, out):
     if a.dtype == np.bool_:
-        np.copyto(out, a)
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     else:
         np.absolute(a, out=out, casting="unsafe")
 

@@ -170,6 +170,8 @@ def signbit_out(self, *, out):
 
 # ------------------------------------------------------------------ binary
 def _fmod(a, b, out):
+    if out.dtype == np.bool_:
+        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer) and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
     _quiet_di(np.fmod, a, b, out=out, casting="unsafe")

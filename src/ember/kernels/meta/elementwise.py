@@ -1,4 +1,5 @@
 """Meta kernels for every elementwise op, built from the shared meta functions."""
+from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from .elementwise_common import ABS, ARITH, BITWISE, COMPARE, FLOAT_OUT, LOGICAL, TRUE_DIV, meta_binary, meta_binary_inplace, meta_binary_out, meta_unary, meta_unary_inplace, meta_unary_out, where_spec, out_strides
 
@@ -67,3 +68,59 @@ def where(condition, self, other):
     from ..._core.device import META
     shape, dt = where_spec(condition, self, other)
     return empty_tensor(shape, dt, META, out_strides(shape, self, other))
+
+
+# ---- the checks torch's meta tensors make for add/sub/rsub and neg (torch._refs, which torch registers as
+# these ops' meta kernels): two bool tensors cannot be subtracted (a bool tensor and a number can: `b - 1` on
+# meta is int64, unlike cpu, and so is a bool minus a float tensor), alpha must be weakly of the result's Python type (a ValueError there, where cpu
+# raises a RuntimeError), and a bool tensor cannot be negated.
+_PY_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+_BOOL = D.bool_
+
+
+def _meta_alpha_check(self, other, alpha):
+    if alpha is None or alpha.__class__ is int and alpha == 1:    # (the schema default: torch's ref passes None)
+        return
+    from ..._core.promotion import result_type
+    dt = result_type(self, other)
+    py = bool if dt is _BOOL else complex if dt.is_complex else float if dt.is_floating_point else int
+    at = alpha.__class__
+    if at not in _PY_RANK:
+        at = complex if isinstance(alpha, complex) else float if isinstance(alpha, float) else int
+    if py is not bool and _PY_RANK[at] > _PY_RANK[py]:
+        raise ValueError(f"alpha argument of type {at} cannot be safely cast to type {py}!")
+
+
+def _meta_two_bools(self, other):
+    if isinstance(self, Tensor) and isinstance(other, Tensor) and self.dtype is _BOOL and other.dtype is _BOOL:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+
+
+def _checked(fn, two_bools):
+    def meta(self, other, *args, **kwargs):
+        alpha = args[0] if args else kwargs.get("alpha")
+        if two_bools:
+            _meta_two_bools(self, other)
+        _meta_alpha_check(self, other, alpha)
+        return fn(self, other, *args, **kwargs)
+    meta.__name__ = fn.__name__
+    return meta
+
+
+add, add_out = _checked(add, False), _checked(add_out, False)       # noqa: F821 (defined by the loop above)
+sub, sub_out = _checked(sub, True), _checked(sub_out, True)         # noqa: F821
+rsub = _checked(rsub, True)                                         # noqa: F821
+
+
+def _no_bool_neg(fn):
+    def meta(self, *args, **kwargs):
+        if self.dtype is _BOOL:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.")
+        return fn(self, *args, **kwargs)
+    meta.__name__ = fn.__name__
+    return meta
+
+
+neg, neg_, neg_out = _no_bool_neg(neg), _no_bool_neg(neg_), _no_bool_neg(neg_out)    # noqa: F821
