@@ -37,6 +37,23 @@ def _operand(x, cdt):
     return x
 
 
+def _fresh(t):
+    """t is a tensor made from a fresh array (`_stride` None: exactly c-contiguous strides, size-1 dims too). With
+    a size-1 dim in the result, only such operands are sure to give TensorIterator a contiguous output: another
+    view's stride on that dim orders its dims (out_strides)."""
+    return t.__class__ in _TENSOR_TYPES and t._stride is None
+
+
+def _check_out_resized(out, shape, dt, name, rule, *operands):
+    """check_out for an `out` of another shape, then TensorIterator's strides for it (set_output_raw_strided
+    restrides a resized out: `add(x.t(), 1, out=empty(0))` is transposed like its input, not contiguous)."""
+    check_out(out, shape, dt, name, rule)
+    if out._np is not None:
+        st = out_strides(shape, *operands)
+        if tuple(st) != tuple(out.stride()):
+            out.as_strided_(shape, st)
+
+
 def _alloc(shape, dt, *operands):
     st = out_strides(shape, *operands)
     t = empty_tensor(shape, dt, strides=st)
@@ -96,9 +113,10 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                         r = fast_uf(a, b)
             elif oc is float or oc is int:
                 # a floating tensor and a Python number: numpy's weak scalar keeps the tensor's dtype, as torch
-                # (not an empty one: its strides are TensorIterator's, see _empty_out_strides)
+                # (not an empty one: its strides are TensorIterator's, see _empty_out_strides; nor a view with a
+                # size-1 dim, whose odd stride there orders TensorIterator's dims: out_strides)
                 if (a is not None and dt.is_floating_point and dt is not _BF16_T and 0 < a.size < _BIG
-                        and (self._stride is None or a.flags.c_contiguous)):
+                        and (self._stride is None or a.flags.c_contiguous and 1 not in self._size)):
                     r = fast_uf(a, other)
             if r is not None:
                 if r.__class__ is not _ndarray:       # a numpy scalar from 0-d operands
@@ -121,7 +139,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                 return other.t
         if fast_uf is not None:
             a = getattr(self, "_np", None)
-            if a is not None and a.size and a.flags.c_contiguous:       # (empty: strides by out_strides)
+            # (empty, or a view with a size-1 dim whose stride may be odd: strides by out_strides)
+            if a is not None and a.size and a.flags.c_contiguous and (self._stride is None or 1 not in self._size):
                 oc = other.__class__
                 if oc in _SCALARS:
                     if self.dtype.is_floating_point and self.dtype is not _BF16_T:
@@ -162,11 +181,12 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                             return _wrap_fresh(r, rdt)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
         a, b = _operand(self, cdt), _operand(other, cdt)
-        if c_name is not None and (rdt is cdt or fast_bool) and cdt._np in _FLAT:
+        plain = 1 not in shape or _fresh(self) and (other.__class__ not in _TENSOR_TYPES or _fresh(other))
+        if c_name is not None and (rdt is cdt or fast_bool) and cdt._np in _FLAT and plain:
             r = np.empty(shape, rdt._np)
             if _c_binary(c_name, c_s, c_r, a, b, r, fast_bool):
                 return _wrap_fresh(r, rdt)
-        if (rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.size
+        if (plain and rdt is cdt and isinstance(self, Tensor) and self._size == shape and self._np.size
                 and self._np.flags.c_contiguous):
             r = np.empty(shape, rdt._np)
             fn_np(a, b, r)
@@ -235,7 +255,10 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
         check_mem_overlap(out, self, other)
         self, other = as_py_number(self), as_py_number(other)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
-        check_out(out, shape, rdt, name)
+        if out._size == shape or tuple(out._size) == tuple(shape):
+            check_out(out, shape, rdt, name)
+        else:
+            _check_out_resized(out, shape, rdt, name, None, self, other)
         a, b = _operand(self, cdt), _operand(other, cdt)
         if c_name is None or cdt._np not in _FLAT or not _c_binary(c_name, c_s, c_r, a, b, out._np, fast_bool):
             _write(out, fn_np, a, b, cdt)
@@ -579,7 +602,10 @@ def _fused_out(self, other, alpha, name, out):
     if r is None:
         return False
     shape, rdt, v = r
-    check_out(out, shape, rdt, name)
+    if out._size == shape:
+        check_out(out, shape, rdt, name)
+    else:
+        _check_out_resized(out, shape, rdt, name, None, self, other)
     np.copyto(out._np, v, casting="unsafe")
     return True
 
@@ -793,6 +819,15 @@ def pow(self, other):
     _check_exponent(self, other)
     _complex_half_check(self, other)
     r = _pow_f(self, other)
+    if (1 in r._size and self.__class__ in _TENSOR_TYPES and other.__class__ not in _TENSOR_TYPES
+            and self._stride is not None):
+        # pow(Tensor, Scalar) is a unary TensorIterator: strides by the fast setup of self alone (the binary
+        # kernel's number operand would order dims by a size-1 dim's odd stride)
+        st = out_strides(r._size, self)
+        if tuple(st) != tuple(r.stride()):
+            t = empty_tensor(r._size, r.dtype, strides=st)
+            t._np[...] = r._np
+            r = t
     if r.dtype is _BF16_T and other.__class__ not in _TENSOR_TYPES:
         _bf16_pow_nans(r._np, self._np, other)
     if not r._size or r._np.size or other.__class__ in _TENSOR_TYPES or self.__class__ not in _TENSOR_TYPES:
@@ -900,7 +935,10 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
     def out_variant(self, out):
         check_mem_overlap(out, self)
         rdt = unary_dtype(self, kind)
-        check_out(out, self._size, rdt, name, unary_out_rule(kind, self))
+        if out._size == self._size:
+            check_out(out, self._size, rdt, name, unary_out_rule(kind, self))
+        else:
+            _check_out_resized(out, self._size, rdt, name, unary_out_rule(kind, self), self)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
         t = out._np
         if (c_name is not None and a.size >= c_min and t.dtype == a.dtype and t.shape == a.shape

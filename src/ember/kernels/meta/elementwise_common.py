@@ -20,16 +20,50 @@ def out_strides(shape, *operands):
         return _empty_out_strides(shape, operands)
     nd = len(shape)
     ops = []
+    same = True
     for t in operands:
         if isinstance(t, Tensor):
             st = t.stride()
-            if not ops and same_shape(t._size, shape) and same_shape(st, contiguous_strides(shape)):
-                return st
+            if not same_shape(t._size, shape):
+                same = False
+            elif not ops and same_shape(st, contiguous_strides(shape)) and 1 not in shape:
+                return st       # (with a size-1 dim, ties between its stride and another go to later operands)
             pad = nd - len(t._size)
             ops.append(((1,) * pad + tuple(t._size), (0,) * pad + tuple(st)))
-    if not ops or _row_major(shape, ops):
+        else:
+            same = False
+    if not ops:
+        return contiguous_strides(shape)
+    if same and 1 in shape:
+        st = _fast_setup_strides(shape, ops)
+        if st is not None:
+            return st
+    if _row_major(shape, ops):
         return contiguous_strides(shape)
     return iterator_strides(shape, ops)
+
+
+def _fast_setup_strides(shape, ops):
+    """TensorIterator's fast setup, for operands that are all tensors of the result's shape (a number is a 0-d
+    operand and prevents it): all contiguous (size-1 dims taking any stride) gives a contiguous result, all
+    channels-last contiguous a channels-last one, all dense with one set of strides exactly those strides (odd
+    size-1 strides included: neg of a (1, 3, 4) tensor with strides (7, 1, 3) keeps them). None otherwise (the
+    dims are then ordered by strides: `e + 1` of a contiguous (3, 1, 4) with strides (4, 7, 1) is (4, 12, 1)).
+    Only asked when a dim has size 1: without one the other rules give the same strides."""
+    from ..._core.strides import is_channels_last_contiguous, is_contiguous, is_non_overlapping_and_dense
+    tshape = tuple(shape)
+    for osz, _ in ops:
+        if osz != tshape:
+            return None
+    if all(is_contiguous(tshape, st) for _, st in ops):
+        return contiguous_strides(tshape)
+    if len(tshape) == 4 and all(is_channels_last_contiguous(tshape, st, 4) for _, st in ops):
+        from ..._core.strides import channels_last_strides
+        return channels_last_strides(tshape)
+    first = ops[0][1]
+    if all(st == first for _, st in ops) and is_non_overlapping_and_dense(tshape, first):
+        return first
+    return None
 
 
 def _empty_out_strides(shape, operands):
