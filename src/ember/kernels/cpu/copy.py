@@ -23,7 +23,8 @@ _EXACT = 1 << 53                # a Python int beyond this is not passed to C as
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-_HALF = {(_F32, np.dtype(np.float16)): "to_f16", (np.dtype(np.float16), _F32): "from_f16"}
+_F16 = np.dtype(np.float16)
+_HALF = {(_F32, _F16): "to_f16", (_F16, _F32): "from_f16"}
 
 
 _BF16_SMALL = []
@@ -80,6 +81,11 @@ def _copyto(dst, src):
             and src.flags.c_contiguous and dst.flags.c_contiguous and not np.may_share_memory(src, dst)
             and flat.run(half, [src, dst], dtype=_F32)):
         return                      # float32 <-> float16 / bfloat16 in C (torch's bits), from 4096 elements
+    if (src.__class__ is np.ndarray and (k := _SMALL.get((src.dtype, dst.dtype))) is not None
+            and src.shape == dst.shape and src.flags.c_contiguous and dst.flags.c_contiguous
+            and not np.may_share_memory(src, dst) and (k := _small(k)) is not None):
+        k(_address(src), _address(dst), src.size)   # one direct C call (see _SMALL)
+        return
     if (src.__class__ is np.ndarray and src.dtype == _F32 and src.shape == dst.shape
             and _half_cast(_F32, dst.dtype) == "to_bf16" and src.flags.c_contiguous and dst.flags.c_contiguous
             and not np.may_share_memory(src, dst) and (k := _bf16_small()) is not None):
@@ -91,19 +97,67 @@ def _copyto(dst, src):
     if (src.__class__ is np.ndarray and src.dtype == _F64 and src.size >= flat.MIN_ELEMS_MATH
             and src.shape == dst.shape and (half := _half_cast(_F32, dst.dtype)) is not None
             and src.flags.c_contiguous and dst.flags.c_contiguous):
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):     # (a signalling NaN raises invalid)
             tmp = src.astype(_F32)          # torch's float step (copy_half.py), then the C cast
         if flat.run(half, [tmp, dst], dtype=_F32):
             if half == "to_bf16" and (nan := np.isnan(tmp)).any():
                 copy_half.bf16_nans(dst, src, nan, _F64)     # float64's scalar tails write 0x7fc0
             return                  # 1M float64 -> float16: 2.45 ms through numpy's loops, ~0.9 in C
-    if src.__class__ is np.ndarray and copy_half.involved(src.dtype, dst.dtype):
+    if src.__class__ is np.ndarray:
+        kind = _CAST.get((src.dtype, dst.dtype)) or _cast_kind(src.dtype, dst.dtype)
+    else:
+        kind = 4                            # a Python or numpy scalar (fill_, copy_ of a number)
+    if kind == 1:
+        np.copyto(dst, src)                 # a safe cast: numpy's bits are torch's and nothing can warn
+    elif kind == 2:
+        with np.errstate(all="ignore"):     # NaN -> int, overflow: numpy's floating-point warnings, not torch's
+            np.copyto(dst, src, casting="unsafe")
+    elif kind == 3:
         with np.errstate(all="ignore"):     # overflow to inf warns in numpy, not in torch
             copy_half.copyto(dst, src)      # rounded through float32, NaNs as torch writes them
-        return
-    with warnings.catch_warnings():       # complex -> real and NaN -> int casts warn in numpy, not in torch
-        warnings.simplefilter("ignore")
-        np.copyto(dst, src, casting="unsafe")
+    else:
+        with warnings.catch_warnings():     # complex -> real casts warn in numpy (ComplexWarning), not in torch
+            warnings.simplefilter("ignore")
+            np.copyto(dst, src, casting="unsafe")
+
+
+_CAST = {}          # (source dtype, destination dtype) -> _cast_kind's answer, for numpy array sources
+
+
+def _cast_kind(s, d):
+    """How _copyto's last step casts a numpy array of dtype `s` into one of dtype `d` (remembered in _CAST): 3
+    through copy_half (float16 / bfloat16 with torch's bits), 1 by a plain np.copyto (numpy's "safe" casts from
+    bool and integers: nothing rounds to another value than torch's and no warning can arise), 2 by np.copyto under np.errstate
+    (real and bool dtypes: numpy's only warnings there are the floating-point ones, NaN -> int and overflow;
+    ~0.7 us less than catch_warnings), 4 under catch_warnings (complex -> real warns ComplexWarning through the
+    warnings module)."""
+    if copy_half.involved(s, d):
+        k = 3
+    elif s.kind in "biu" and np.can_cast(s, d, "safe"):    # (a float source's signalling NaN raises invalid)
+        k = 1
+    elif s.kind in "biuf" and d.kind in "biuf":
+        k = 2
+    else:
+        k = 4
+    _CAST[(s, d)] = k
+    return k
+
+
+# casts below the pool kernels' sizes made by one direct call of csrc/elementwise_flat.c (`<kernel>_n(x, o, n)`):
+# float32 -> float16 with the bits of the big kernel (torch's; numpy's cast plus copy_half's NaN pass cost ~3 us
+# more), float64 <-> float32 with numpy's and torch's bits (the C conversion: round to nearest, overflow to inf,
+# NaN quieted keeping its payload's top bits) without np.errstate's ~1.4 us (a signalling NaN raises the
+# invalid flag in either direction: numpy would warn)
+_SMALL = {(_F32, _F16): "to_f16_f32_n", (_F64, _F32): "to_f32_f64_n", (_F32, _F64): "to_f64_f32_n"}
+_SMALL_FN = {}
+
+
+def _small(name):
+    """The ctypes function `name` of csrc/elementwise_flat.c (x, o, n), or None when C kernels are off."""
+    fn = _SMALL_FN.get(name, 0)
+    if fn == 0:
+        fn = _SMALL_FN[name] = clib.kernel("elementwise_flat", name, "ppl")
+    return fn
 
 
 _ROWS = frozenset(np.dtype(c) for c in "?bhilqBHILQefdFD")    # plain bytes: a memcpy is exact

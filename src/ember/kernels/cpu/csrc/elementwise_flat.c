@@ -298,6 +298,15 @@ FAMILY(double, f64)
 CAST(float, double, to_f64_f32)
 CAST(double, float, to_f32_f64)
 
+/* to_f32_f64 / to_f64_f32 called directly (no pool, three arguments), for small casts (copy.py's _SMALL) */
+void to_f32_f64_n(const double *x, float *o, int64_t n) {
+    for (int64_t i = 0; i < n; i++) o[i] = (float)x[i];
+}
+
+void to_f64_f32_n(const float *x, double *o, int64_t n) {
+    for (int64_t i = 0; i < n; i++) o[i] = (double)x[i];
+}
+
 static inline float ew_tanhf(float x) {
     /* tanh is odd: computed for a = |x| >= 0 and given x's sign (so tanh(-0.0) is -0.0) */
     const float a = fabsf(x);
@@ -375,6 +384,12 @@ void to_f16_f32(ARGS) {
     }
 #endif
     for (; i < e; i++) o[i] = ew_f32_to_f16(x[i]);
+}
+
+/* to_f16_f32 called directly (no pool, three arguments), for small casts (copy.py's _f16_small) */
+void to_f16_f32_n(const uint32_t *x, uint16_t *o, int64_t n) {
+    void *q[3] = {(void *)x, 0, o};
+    to_f16_f32(q, 0, 0, n);
 }
 
 void to_bf16_f32(ARGS) {
