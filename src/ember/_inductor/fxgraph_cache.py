@@ -21,13 +21,14 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 9                 # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
+_FORMAT = 10                # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
 #                             4: dconv (convolutions called from C); 5: im2col convolutions called from C;
 #                             6: a returned permuted value whose base an extern reads is a strided view of that
 #                             base; 7: a permuted value an extern reads and the graph returns (saved q, k, v) is
 #                             one buffer, in the output's layout; 8: a matmul operand BLAS cannot read in place
 #                             (a 0-stride gradient) is copied to contiguous scratch in the C entry; 9: dconv's
-#                             channel-vector weight gradient is bound too (conv_calls._BIND_NAMES)
+#                             channel-vector weight gradient is bound too (conv_calls._BIND_NAMES); 10: float
+#                             sums in numpy's order (eager's bits: codegen/cpp.py KernelCodegen._numpy_sum)
 
 
 def cache_dir():

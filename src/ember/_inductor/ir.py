@@ -163,6 +163,10 @@ class Reduction:
         self.reduction_type = reduction_type
         self.inner_fn = inner_fn
         self.src_dtype = src_dtype
+        # a sum of a tensor over some of its dims (lowering.make_reduction): how many trailing reduction dims are
+        # the tensor's own trailing dims (its contiguous run, 0 when its last dim is kept), so the C can add in
+        # numpy's order as eager does (codegen/cpp.py, KernelCodegen._numpy_sum); None: any order
+        self.run_dims = None
 
 
 class Scatter:

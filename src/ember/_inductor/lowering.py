@@ -872,7 +872,13 @@ def make_reduction(node, x, dims, rtype, src_dtype, keepdim, post=None, out_dtyp
             full[d] = r
         v = ld(full)
         return v
-    buf = graph.add_reduction(Reduction(out_size, rsize, rtype, inner, src_dtype or x.get_dtype()), dt)
+    red = Reduction(out_size, rsize, rtype, inner, src_dtype or x.get_dtype())
+    if rtype == "sum" and dims == sorted(dims):
+        k = 0                  # trailing dims of x all reduced: the run numpy's add.reduce sums pairwise
+        while k < len(dims) and dims[-1 - k] == len(size) - 1 - k:
+            k += 1
+        red.run_dims = k
+    buf = graph.add_reduction(red, dt)
     if post is None:
         return buf
     return post(buf)

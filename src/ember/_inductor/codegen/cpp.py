@@ -10,8 +10,12 @@ restrict pointers, the contiguous index innermost. Semantics kept as eager's:
     integer division by zero does not trap: it sets the error flag, and the wrapper raises eager's
     RuntimeError("ZeroDivisionError");
   - maximum/minimum and max/min reductions propagate NaN; argmax/argmin pick the first NaN or extreme;
-  - float32/half sums and products accumulate in double (eager's numpy sums pairwise; a plain float
-    accumulator drifts from it on long rows), max/min/any/all in the value type;
+  - float32/float64 sums of a tensor over some of its dims (lowering.make_reduction) follow eager's numpy order
+    and so have eager's bits: the accumulator starts at 0 and adds, in index order, numpy's pairwise sum of
+    each contiguous run of reduced values (the trailing dims, up to NUMPY_RUN_MAX values), and a column (last
+    dim kept) adds its values one by one in float32, as np.add.reduce does. Longer or symbolic runs, half
+    types and other sums (avg_pool windows) accumulate in double (float lanes over SUM_BLOCK, block sums in
+    double, for float32 rows), as do products; max/min/any/all in the value type;
   - an indirect index (embedding) out of range sets the error flag (1) that the wrapper raises as IndexError.
 """
 import math
@@ -135,6 +139,33 @@ static void ember_parallel(ember_task_fn fn, void** p, int64_t n, int threads) {
 
 static inline double ember_f64(double x) { return x; }
 static inline double ember_truediv(double a, double b) { return a / b; }
+
+/* numpy's pairwise sum (numpy/_core/src/umath/loops_utils.h.src) of a[0..n): what np.add.reduce adds over
+   the contiguous run of a reduction, so a compiled sum has eager's bits (codegen/cpp.py, numpy-order sums).
+   The eight partial sums are one vector's lanes: gcc vectorises the block loop without reassociating. */
+#define EMBER_PAIRWISE(T, S)                                                                   \
+static T ember_pairwise_##S(const T* a, int64_t n) {                                           \
+    if (n < 8) {                                                                               \
+        T res = -(T)0;                                                                         \
+        for (int64_t i = 0; i < n; i++) res += a[i];                                           \
+        return res;                                                                            \
+    }                                                                                          \
+    if (n <= 128) {                                                                            \
+        T r[8];                                                                                \
+        for (int j = 0; j < 8; j++) r[j] = a[j];                                               \
+        int64_t i = 8;                                                                         \
+        for (; i < n - (n % 8); i += 8)                                                        \
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];                                      \
+        T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));             \
+        for (; i < n; i++) res += a[i];                                                        \
+        return res;                                                                            \
+    }                                                                                          \
+    int64_t n2 = n / 2;                                                                        \
+    n2 -= n2 % 8;                                                                              \
+    return ember_pairwise_##S(a, n2) + ember_pairwise_##S(a + n2, n - n2);                     \
+}
+EMBER_PAIRWISE(float, f)
+EMBER_PAIRWISE(double, d)
 
 static inline int64_t ember_index(int64_t i, int64_t size) {
     if (i < 0) i += size;
@@ -462,6 +493,9 @@ def accumulator_dtype(rtype, src_dtype):
 
 COLUMN_BLOCK = 64     # accumulators of a column-form reduction (one block of the contiguous outer dim)
 SUM_BLOCK = 1024      # float32 sums: float lanes over blocks this long, block sums added in double
+# sums in numpy's order (KernelCodegen._numpy_sum) gather a run of at most this many values in a local array
+# (64 KB of float32 on the stack of the thread running the kernel); longer or symbolic runs take the blocked sum
+NUMPY_RUN_MAX = 16384
 
 
 class BufArg:
@@ -760,6 +794,58 @@ class KernelCodegen:
         nest = self._loops(before, inner, None) if before else inner
         return out + ["    " + ln for ln in nest] + ["}"]
 
+    def _numpy_run(self, s):
+        """For a float32/float64 sum made by lowering.make_reduction (`run_dims` set), the reduction loops of
+        its contiguous run (the trailing dims of the reduced tensor, all reduced) when numpy's order can be
+        followed: (outer loops, run loops, run length), else None. The run length must be a number no larger
+        than NUMPY_RUN_MAX (its values are gathered in a local array)."""
+        red = s.buf.data
+        k = getattr(red, "run_dims", None)
+        if red.reduction_type != "sum" or k is None or not s.loops:
+            return None
+        cdt = compute_dtype(red.src_dtype)
+        if cdt.name not in ("float32", "float64") or red.src_dtype is not cdt:
+            return None            # half types: eager's numpy casts in buffered chunks (another order)
+        first_run = len(red.reduction_size) - k
+        run = [(v, n) for v, n in s.loops if int(v.rsplit("_", 1)[1]) >= first_run]
+        outer = [(v, n) for v, n in s.loops if int(v.rsplit("_", 1)[1]) < first_run]
+        if any(type(n) is not int for _, n in run):
+            return None
+        length = math.prod(n for _, n in run)
+        if length > NUMPY_RUN_MAX:
+            return None
+        return outer, run, length
+
+    def _numpy_sum(self, s, h, v, plan):
+        """A float32/float64 sum in numpy's order, the order of eager's np.add.reduce over the contiguous tensor:
+        the accumulator starts at 0 and adds, in index order of the outer reduction loops, the pairwise sum
+        (ember_pairwise_*, numpy's) of each contiguous run of reduced values; with no run (the last dim kept)
+        the values one by one. The run's values are gathered in a local array by a vectorised loop first."""
+        buf = s.buf
+        red = buf.data
+        outer, run, length = plan
+        cdt = compute_dtype(red.src_dtype)
+        ct, sfx = _COMPUTE_C[cdt.name], _suffix(cdt)
+        name = self.new_tmp().replace("tmp", "acc")
+        val = h._convert(v, cdt) if v.dtype is not cdt else v.name
+        res = CVar(name, cdt)
+        out = ["/* in numpy's order: runs summed pairwise, added in order */", f"{ct} {name} = 0;"]
+        if not run:
+            h.lines.append(f"{name} += {val};")
+            out += self._loops(outer, h.lines, None)
+        else:
+            flat, mult = [], 1
+            for var, n in reversed(run):
+                flat.append(var if mult == 1 else f"{var} * {mult}")
+                mult *= n
+            h.lines.append(f"{name}_run[{' + '.join(reversed(flat))}] = {val};")
+            inner = self._loops(run, h.lines, "#pragma omp simd")
+            inner.append(f"{name} += ember_pairwise_{sfx}({name}_run, {length});")
+            out.append(f"{ct} {name}_run[{length}];")
+            out += self._loops(outer, inner, None) if outer else inner
+        out.append(h.store_expr(buf.name, buf.layout.flat(s.index), res))
+        return [f"/* {buf.name}: sum */ {{"] + ["    " + ln for ln in out] + ["}"]
+
     def _reduction(self, s, column=None):
         """A reduction section. Row form: a scalar accumulator per outer iteration (float32 sums in blocks of
         float lanes added in double, as eager's row kernels). Column form (`column` = (the block loop header,
@@ -776,6 +862,14 @@ class KernelCodegen:
         store_index = buf.layout.flat(s.index)
         with set_ops_handler(h):
             v = red.inner_fn(s.index, s.rindex)
+        if column is None:
+            run = self._numpy_run(s)
+            if run is not None:
+                return self._numpy_sum(s, h, v, run)
+        elif rtype == "sum" and getattr(red, "run_dims", None) == 0 and \
+                compute_dtype(red.src_dtype).name == "float32":
+            acc_dt = _dt.float32           # numpy adds a column in order in float32: so do we (eager's bits)
+            acc_ct = "float"
         val = h._convert(v, acc_dt) if v.dtype is not acc_dt else v.name
         blocked = column is None and rtype == "sum" and acc_dt.name == "float64" and \
             compute_dtype(red.src_dtype).name == "float32" and len(s.loops) == 1
