@@ -740,3 +740,109 @@ def test_softmax_large_strided_input_split_over_threads_matches_torch(torch, log
     for got in both_paths(lambda: run(ember)):
         for g, t in zip(got, want):
             assert_same(g, t, np.float64)
+
+
+def _record(monkeypatch, module, name):
+    """The results of module.name (a pool entry of the row kernels) from here on, appended as they return."""
+    seen = []
+    real = getattr(module, name)
+
+    def spy(*args):
+        r = real(*args)
+        seen.append(r)
+        return r
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+@needs_cc
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(16, 4, 64, 64), (1024, 65), (3, 20000), (700, 129)])
+def test_softmax_rows_on_the_c_pool_give_one_calls_bits(monkeypatch, dt, shape):
+    """(log_)softmax over the last dim and its backward from softmax._POOL_MIN elements run csrc/softmax.c's
+    row parts on ember's C pool when there are 2+ threads: the bits of the one-thread call, forward and
+    backward."""
+    from ember.kernels.cpu import softmax as S
+    seen = _record(monkeypatch, S, "_pool_rows")
+    x = RNG.standard_normal(shape).astype(dt) * 4
+    g = RNG.standard_normal(shape).astype(dt)
+    old = ember.get_num_threads()
+    res = []
+    try:
+        for nt in (1, 2, 3):
+            ember.set_num_threads(nt)
+            out = []
+            for fn in (F.softmax, F.log_softmax):
+                t = ember.tensor(x, requires_grad=True)
+                y = fn(t, -1)
+                y.backward(ember.tensor(g))
+                out += [y.detach().numpy(), t.grad.numpy()]
+            res.append(out)
+    finally:
+        ember.set_num_threads(old)
+    for got in res[1:]:
+        for a, b in zip(res[0], got):
+            np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+    assert seen.count(True) == 8           # 2 and 3 threads: softmax and log_softmax, forward and backward
+
+
+@needs_cc
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("affine", ["", "w", "b", "wb"])
+@pytest.mark.parametrize("shape", [(16, 64, 128), (1024, 130), (40000, 1), (33, 1000)])
+def test_layer_norm_on_the_c_pool_gives_one_calls_bits(monkeypatch, dt, affine, shape):
+    """layer_norm over the last dim from norm_rows._LN_POOL_MIN elements runs csrc/norm.c's parts on ember's
+    C pool when there are 2+ threads (backward: dx by rows, dw/db by columns summed in row order): the output,
+    dx, dw and db have the one-thread call's bits."""
+    from ember.kernels.cpu import norm_rows as N
+    seen = _record(monkeypatch, N, "_ln_pool")
+    x = RNG.standard_normal(shape).astype(dt) * 3 + 1
+    g = RNG.standard_normal(shape).astype(dt)
+    w0, b0 = RNG.standard_normal(shape[-1:]).astype(dt), RNG.standard_normal(shape[-1:]).astype(dt)
+    old = ember.get_num_threads()
+    res = []
+    try:
+        for nt in (1, 2, 3):
+            ember.set_num_threads(nt)
+            t = ember.tensor(x, requires_grad=True)
+            w = ember.tensor(w0, requires_grad=True) if "w" in affine else None
+            b = ember.tensor(b0, requires_grad=True) if "b" in affine else None
+            y = F.layer_norm(t, shape[-1:], w, b)
+            y.backward(ember.tensor(g))
+            res.append([y.detach().numpy(), t.grad.numpy()] + [p.grad.numpy() for p in (w, b) if p is not None])
+    finally:
+        ember.set_num_threads(old)
+    for got in res[1:]:
+        for a, b in zip(res[0], got):
+            np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+    assert seen.count(True) == 4           # 2 and 3 threads, forward and backward
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gpt_sized_layer_norm_and_softmax_match_torch(torch, threads):
+    """A GPT block's (16, 64, 128) layer norm and (16, 4, 64, 64) attention softmax, forward and gradients,
+    against torch at 1 and 2 threads (the C pool's parts at 2)."""
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        x = RNG.standard_normal((16, 64, 128)).astype(np.float32)
+        gx = RNG.standard_normal((16, 64, 128)).astype(np.float32)
+        s = RNG.standard_normal((16, 4, 64, 64)).astype(np.float32)
+        gs = RNG.standard_normal((16, 4, 64, 64)).astype(np.float32)
+        w0, b0 = RNG.standard_normal(128).astype(np.float32), RNG.standard_normal(128).astype(np.float32)
+        outs = []
+        for lib in (ember, torch):
+            t = lib.tensor(x, requires_grad=True)
+            w, b = lib.tensor(w0, requires_grad=True), lib.tensor(b0, requires_grad=True)
+            y = lib.nn.functional.layer_norm(t, (128,), w, b)
+            y.backward(lib.tensor(gx))
+            a = lib.tensor(s, requires_grad=True)
+            p = lib.softmax(a, -1)
+            p.backward(lib.tensor(gs))
+            outs.append([y.detach().numpy(), t.grad.numpy(), w.grad.numpy(), b.grad.numpy(), p.detach().numpy(),
+                         a.grad.numpy()])
+        for got, want in zip(*outs):
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+    finally:
+        ember.set_num_threads(old)

@@ -7,6 +7,7 @@ from ..meta.embedding import embedding_spec, one_hot_check
 from ..common import size_str
 from .runtime.arrays import wrap
 from .index import add_rows
+from .runtime import clib
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -81,11 +82,29 @@ def _argmax_rows(rows, idx, seg, out, shape, bags, starts):
     return np.where(first < k, np.append(idx, 0)[first], 0)
 
 
+_C_BWD = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+
+
+def _c_add_rows(gw, idx, go):
+    """gw[idx[r]] += go[r] over the rows in order by csrc/embedding_bwd.c (torch's bits, see there) for float32/64
+    c-contiguous arrays of one dtype; False (nothing written) when C is off or an index is out of range.
+    A GPT's token-embedding gradient, (16, 64) indices of (16, 64, 128) float32, min us at 1 and 2 threads,
+    torch in the same process, load ~6: 168 -> 22 (torch 65; before: numpy's argsort + reduceat + gather)."""
+    suf = _C_BWD.get(go.dtype)
+    if suf is None or gw.dtype != go.dtype or not go.flags.c_contiguous:
+        return False
+    fn = clib.kernel("embedding_bwd", "embedding_bwd_" + suf, "plplpl", "i")
+    if fn is None:
+        return False
+    return fn(clib.address(idx), idx.size, clib.address(go), go.shape[1], clib.address(gw), gw.shape[0]) == 0
+
+
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     idx = indices._np.reshape(-1).astype(np.int64)
     go = grad_output._np.reshape(idx.size, -1)
     gw = np.zeros((num_weights, go.shape[1]), go.dtype)
-    add_rows(gw, idx, go)
+    if not (go.size and _c_add_rows(gw, idx, go)):
+        add_rows(gw, idx, go)
     if scale_grad_by_freq:
         cnt = np.bincount(idx, minlength=num_weights)
         gw /= np.maximum(cnt, 1)[:, None].astype(go.dtype)

@@ -9,9 +9,9 @@ import numpy as np
 from ..._core.strides import wrap_dim
 from ..._core.tensor_impl import TensorImpl
 from .runtime.arrays import acc, wrap
-from .runtime.pool import split_run
+from .runtime.pool import get_num_threads, split_run
 from ..meta.softmax import softmax_spec
-from .runtime import clib
+from .runtime import clib, cparts
 from .runtime.clib import c_rows, c_suffix
 from .runtime.rowblocks import row_dot, row_sum, run_rows
 from .runtime.fp_errors import quiet
@@ -77,13 +77,40 @@ _C_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 _wrap_fresh = TensorImpl._wrap_fresh
 
 
+# elements: from here, with more than one thread, the last-dim row kernels split by rows over ember's C pool
+# (csrc/parallel.c, whose workers need no GIL and spin between jobs; torch splits from its GRAIN, 32768). Each
+# row is computed alone, so the bits are one call's at any thread count. Measured at 2 threads, (16, 4, 64, 64)
+# float32 (a GPT's attention scores), min us, torch in the same process, load ~3: forward 145 -> 79 (torch 98),
+# backward 77 -> 43 (torch 25); one thread unchanged (144, 79; torch 189, 43).
+_POOL_MIN = 1 << 15
+
+
+def _pool_rows(name, suf, arrays, log):
+    """The part `<name>_part_<suf>` of csrc/softmax.c over the rows of the c-contiguous (rows, k) matrices
+    `arrays` (x, y or g, y, dx) on ember's C pool, about 8 chunks a thread; False (nothing done) on one thread,
+    below _POOL_MIN elements or without C."""
+    a = arrays[0]
+    rows = a.shape[0]
+    if a.size < _POOL_MIN or rows < 2:
+        return False
+    t = get_num_threads()
+    fn = cparts.entry("softmax", f"{name}_part_{suf}") if t > 1 else 0
+    if not fn:
+        return False
+    adr = clib.address
+    p0, p2 = adr(a), adr(arrays[-1])
+    p1 = adr(arrays[1]) if len(arrays) == 3 else None
+    cparts.run(fn, rows, t, max(1, rows // (8 * t)), p0, p1, p2, None, float(a.shape[1]), float(log))
+    return True
+
+
 def _c_rows(name, arrays, log):
     """Runs the C kernel `name` over the (rows, k) matrices; False when C cannot take them."""
     suf = c_suffix(*arrays) if all(a.shape == arrays[0].shape for a in arrays) else None
     fn = clib.kernel("softmax", f"{name}_{suf}", "p" * len(arrays) + "lli") if suf else None
     if fn is None:
         return False
-    if arrays[0].size:
+    if arrays[0].size and not _pool_rows(name, suf, arrays, log):
         c_rows(fn, arrays, arrays[0].shape[1], int(log), min_elems=_ROWS_MIN_SPLIT)
     return True
 
@@ -112,9 +139,10 @@ def _c_inner(name, arrays, d, log):
 
 
 def _last_dim_direct(self, dim, half_to_float, log):
-    """(log_)softmax over the last dim of a non-empty contiguous float32/float64 cpu input below the pool
-    split: the C row kernel called directly on the input's array (what _run does for it, without the
-    spec, the closures and the checks it needs for other cases). None for every other case."""
+    """(log_)softmax over the last dim of a non-empty contiguous float32/float64 cpu input below the Python
+    pool's split: the C row kernel called directly on the input's array, or its part on ember's C pool
+    (_pool_rows; what _run does for it, without the spec, the closures and the checks it needs for other
+    cases). None for every other case."""
     a = self._np
     if a is None or half_to_float or not a.ndim or not a.flags.c_contiguous or a.size >= _ROWS_MIN_SPLIT:
         return None
@@ -126,7 +154,8 @@ def _last_dim_direct(self, dim, half_to_float, log):
     if fn is None:
         return None
     out = np.empty(a.shape, a.dtype)
-    fn(clib.address(a), clib.address(out), a.size // k, k, log)
+    if a.size < _POOL_MIN or not _pool_rows("softmax_fwd", suf, [a.reshape(-1, k), out.reshape(-1, k)], log):
+        fn(clib.address(a), clib.address(out), a.size // k, k, log)
     return _wrap_fresh(out, self.dtype)
 
 

@@ -225,3 +225,21 @@ SOFTMAX_FWD_INNER(float, f32, vm_expf)
 SOFTMAX_FWD_INNER(double, f64, vm_exp)
 SOFTMAX_BWD_INNER(float, f32, vm_expf)
 SOFTMAX_BWD_INNER(double, f64, vm_exp)
+
+/* csrc/parallel.c parts (fn(p, s, begin, end), runtime/rowblocks.pool_rows): the row kernels above over rows
+ * [begin, end) of the whole matrix, s[0] the row length k, s[1] logm; p[0] x, p[2] y (forward) or p[0] g,
+ * p[1] y, p[2] dx (backward). A row's result depends on that row alone (its own addresses, its own order),
+ * so any split by rows gives the bits of one call. */
+#define SOFTMAX_PARTS(T, SUF)                                                           \
+void softmax_fwd_part_##SUF(void *const *p, const double *s, int64_t b, int64_t e) {    \
+    const int64_t k = (int64_t)s[0];                                                    \
+    softmax_fwd_##SUF((const T *)p[0] + b * k, (T *)p[2] + b * k, e - b, k, (int)s[1]); \
+}                                                                                       \
+void softmax_bwd_part_##SUF(void *const *p, const double *s, int64_t b, int64_t e) {    \
+    const int64_t k = (int64_t)s[0];                                                    \
+    softmax_bwd_##SUF((const T *)p[0] + b * k, (const T *)p[1] + b * k, (T *)p[2] + b * k, e - b, k, \
+                      (int)s[1]);                                                       \
+}
+
+SOFTMAX_PARTS(float, f32)
+SOFTMAX_PARTS(double, f64)

@@ -48,9 +48,9 @@ def grain(n, threads):
     return n if threads < 2 else max(1, n // (4 * threads))
 
 
-def run(fn, n, threads, g, p0=None, p1=None, p2=None, p3=None):
+def run(fn, n, threads, g, p0=None, p1=None, p2=None, p3=None, s0=0.0, s1=0.0):
     """fn(p, s, begin, end) over items [0, n) in chunks of g items on up to `threads` threads (the caller
-    included); p = (p0, p1, p2, p3) addresses."""
+    included); p = (p0, p1, p2, p3) addresses, s = (s0, s1) numbers."""
     if n:
-        _parallel_for()(fn, p0, p1, p2, p3, 0.0, 0.0, n, g, threads)
+        _parallel_for()(fn, p0, p1, p2, p3, s0, s1, n, g, threads)
     return -(-n // g) if n else 0
