@@ -1,5 +1,5 @@
-"""The fast paths a small-op training loop takes (issue 18), checked against torch: `x[i, j]` with plain ints
-(two selects, a view) and the engine summing a broadcast input's gradient down to its shape."""
+"""The fast paths a small-op training loop takes (issue 18), checked against torch: `x[i, j]`, `x[:, i]` with
+plain ints and `:` (one view, the chain's select nodes) and the engine summing a broadcast input's gradient down to its shape."""
 import warnings
 
 import numpy as np
@@ -61,6 +61,120 @@ def test_int_tuple_index_errors_match_torch(index):
     with pytest.raises(IndexError) as ee:
         ember.tensor(x)[index]
     assert str(ee.value) == str(te.value)
+
+
+def _graph(fn):
+    """(name, saved dim, saved index, next entries' output numbers) down the first input of each node (ember keeps
+    the saved arguments as `s_<name>`, torch shows them as `_saved_<name>`)."""
+    out = []
+    while fn is not None:
+        index = getattr(fn, "_saved_index", getattr(fn, "s_index", None))
+        if index is not None and index >= 2 ** 63:
+            index -= 2 ** 64        # torch shows a saved negative SymInt as its uint64 bits
+        out.append((type(fn).__name__, getattr(fn, "_saved_dim", getattr(fn, "s_dim", None)), index,
+                    tuple(nr for f, nr in fn.next_functions)))
+        nxt = [f for f, _ in fn.next_functions if f is not None]
+        fn = nxt[0] if nxt else None
+    return out
+
+
+_S = slice(None)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("index", [(_S, 2), (1, _S, -1), (_S, _S, 0), (-2, _S), (_S, -1, 1), (0, 1, 2), 2, -1])
+@pytest.mark.parametrize("source", ["leaf", "result", "view", "sliced_view", "no_grad"])
+def test_select_tuple_direct_path_matches_torch(index, source):
+    """ints mixed with `:` (the direct path builds one view and the chain's SelectBackward0 nodes): values,
+    geometry, _base, the recorded graph (names, dims, indices, edges) and the gradients as torch's."""
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((4, 5, 3)).astype(np.float32)
+    res = {}
+    for lib in (ember, torch):
+        leaf = lib.tensor(x, requires_grad=True)
+        src = {"leaf": lambda: leaf, "result": lambda: leaf * 2.0, "view": lambda: (leaf * 2.0).transpose(0, 1)[1:],
+               "sliced_view": lambda: leaf[1:][:, 1:], "no_grad": lambda: leaf}[source]()
+        if source == "no_grad":
+            with lib.no_grad():
+                y = src[index]
+        else:
+            y = src[index]
+        root = src if src._base is None else src._base
+        assert y._base is root
+        res[lib.__name__] = (y.detach().numpy().copy(), tuple(y.shape), y.stride(), y.storage_offset(),
+                             y.requires_grad, y.is_leaf, _graph(y.grad_fn))
+        if y.grad_fn is not None:
+            (y * lib.tensor(np.arange(1, y.numel() + 1, dtype=np.float32).reshape(tuple(y.shape)))).sum().backward()
+            res[lib.__name__] += (leaf.grad.numpy().copy(),)
+    e, t = res["ember"], res["torch"]
+    np.testing.assert_array_equal(e[0], t[0])
+    assert e[1:7] == t[1:7]
+    if len(t) > 7:
+        np.testing.assert_array_equal(e[7], t[7])
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("index", [(4, _S), (_S, 5), (_S, -6), (0, 0, 0, 0), (_S, _S, _S, 1)])
+def test_select_tuple_out_of_range_errors_match_torch(index):
+    torch = pytest.importorskip("torch")
+    x = np.zeros((4, 5, 3), np.float32)
+    with pytest.raises(IndexError) as te:
+        torch.tensor(x, requires_grad=True)[index]
+    with pytest.raises(IndexError) as ee:
+        ember.tensor(x, requires_grad=True)[index]
+    assert str(ee.value) == str(te.value)
+
+
+@pytest.mark.parity
+def test_select_tuple_views_share_version_and_see_in_place_like_torch():
+    """The direct path's result is a view of its input's root: writes through it bump the shared version, an
+    in-place op on the base afterwards re-bases its history (AsStridedBackward0) and the saved-tensor check
+    fires, as torch's."""
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((4, 5)).astype(np.float32)
+    out = {}
+    for lib in (ember, torch):
+        leaf = lib.tensor(x, requires_grad=True)
+        f = leaf * 1.0
+        v = f[1, 2]
+        w = f[:, 3]
+        f.mul_(2.0)
+        assert v._version == w._version == f._version == 1
+        a, b = v * 3, w.sum()     # (ember re-bases a view's grad_fn when it is next used, not on reading it)
+        names = tuple(type(y.grad_fn.next_functions[0][0]).__name__ for y in (a, b))
+        (a + b).backward()
+        out[lib.__name__] = (names, leaf.grad.numpy().copy())
+        p = lib.tensor(x.copy())
+        q = p[2, 1]
+        q.fill_(5.0)
+        assert p._version == q._version == 1 and float(p[2, 1]) == 5.0
+        e = (leaf * 1.0).exp()
+        g = e[0, 0]
+        e.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            g.backward()
+    assert out["ember"][0] == out["torch"][0]
+    np.testing.assert_array_equal(out["ember"][1], out["torch"][1])
+
+
+@pytest.mark.parity
+def test_select_tuple_of_a_multi_output_view_and_inference_mode_match_torch():
+    """An unbind output as input (the view is flagged: the chain records it) and inference mode (no record)."""
+    torch = pytest.importorskip("torch")
+    x = RNG.standard_normal((3, 4, 2)).astype(np.float32)
+    seen = {}
+    for lib in (ember, torch):
+        leaf = lib.tensor(x, requires_grad=True)
+        part = (leaf * 1.0).unbind(0)[1]
+        y = part[2, 1]
+        with pytest.raises(RuntimeError) as exc:
+            y.mul_(2.0)
+        with lib.inference_mode():
+            z = leaf[1, :, 0]
+            i = z.is_inference()
+        seen[lib.__name__] = (_graph(y.grad_fn), type(exc.value).__name__, z.requires_grad, z.grad_fn is None, i,
+                              z.detach().numpy().tolist())
+    assert seen["ember"] == seen["torch"]
 
 
 @pytest.mark.parity

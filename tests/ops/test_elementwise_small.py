@@ -1,7 +1,8 @@
 """The elementwise kernels' small no-grad path (kernels/cpu/elementwise.py make_binary: two same-dtype same-shape
-contiguous tensors, or a floating tensor and a Python number, one ufunc call, the result made inline) against
+(or 0-d other) contiguous tensors, or a floating tensor and a Python number, one ufunc call, the result made inline) against
 torch: values, dtypes, shapes and strides as the general path gives them, and every case it must leave to the
-general path (bool subtraction's error, alpha, broadcasting, strided operands, inference mode)."""
+general path (bool subtraction's error, alpha, broadcasting, strided operands, inference mode); a 0-d
+other of self's dtype broadcasts on the small path."""
 import numpy as np
 import pytest
 
@@ -49,6 +50,27 @@ def test_tensor_and_number_match_torch(op, dt, number):
     (ea, _), (ta, _) = _pair(ember, dt, (2, 2)), _pair(torch, dt, (2, 2))
     with np.errstate(all="ignore"):
         _same(getattr(ember, op)(ea, number), getattr(torch, op)(ta, number))
+
+
+@pytest.mark.parametrize("op", _OPS)
+@pytest.mark.parametrize("dt", _DTYPES)
+@pytest.mark.parametrize("shape", [(4,), (2, 3), (0, 3)])
+def test_a_0dim_other_matches_torch(op, dt, shape):
+    """A 0-d other of self's dtype (the crf tagger's `alpha + x[t, k]`, `score - m`) on the small path: the
+    result broadcasts to self's shape and strides, also for a 0-d view at an offset and a transposed self."""
+    (ea, _), (ta, _) = _pair(ember, dt, shape), _pair(torch, dt, shape)
+    (_, eb), (_, tb) = _pair(ember, dt, (2, 3)), _pair(torch, dt, (2, 3))
+    pairs = [(ea, eb[1, 2], ta, tb[1, 2]), (ea, eb.sum().to(eb.dtype), ta, tb.sum().to(tb.dtype))]
+    if len(shape) == 2:
+        pairs.append((ea.t(), eb[0, 1], ta.t(), tb[0, 1]))
+    for x, y, u, v in pairs:
+        try:
+            t = getattr(torch, op)(u, v)
+        except RuntimeError as err:          # bool subtraction
+            with pytest.raises(RuntimeError, match=str(err)[:40]):
+                getattr(ember, op)(x, y)
+            continue
+        _same(getattr(ember, op)(x, y), t)
 
 
 @pytest.mark.parametrize("op", ["add", "sub"])

@@ -159,10 +159,13 @@ def run_backward(roots, grad_roots, keep_graph, create_graph, inputs=None, allow
         for e in node.next_edges:
             if e is not None:
                 # an entry is (fn, input_nr), a node standing for (node, 0), or a leaf recorded as itself, whose
-                # AccumulateGrad graph.leaf_edges makes now and puts in its place (see graph.py: entries)
-                if e.__class__ is tuple:
+                # AccumulateGrad graph.leaf_edges makes now and puts in its place (see graph.py: entries). The
+                # tensor test is TENSOR_TYPES' set lookup (every TensorImpl class is in it), not isinstance: no
+                # call per entry, and a node, the common entry, fails it at once
+                c = e.__class__
+                if c is tuple:
                     m = e[0]
-                elif isinstance(e, Tensor):
+                elif c in _TENSOR_TYPES:
                     _leaf_edges(node)
                     m = e._grad_acc_ref()      # the AccumulateGrad the node holds from now on
                 else:
