@@ -106,8 +106,10 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
             oc = other.__class__
             if oc in _TENSOR_TYPES:
                 if (a is not None and other.dtype is dt and dt is not _BOOL_T and dt is not _BF16_T
-                        and (other._size == self._size or not other._size)):
-                    # (a 0-d other, `alpha + x[t, k]`, broadcasts in numpy to self's shape, contiguous: torch's)
+                        and (other._size == self._size or (not other._size and self._stride is None))):
+                    # (a 0-d other, `alpha + x[t, k]`, broadcasts in numpy to self's shape, contiguous: torch's
+                    # result when self is; a strided self, even one numpy calls contiguous with odd strides on
+                    # size-1 dims, keeps its strides in torch: the general path)
                     b = other._np
                     if (b is not None and a.size < _BIG and (self._stride is None or a.flags.c_contiguous)
                             and (other._stride is None or b.flags.c_contiguous)):
