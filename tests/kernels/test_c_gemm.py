@@ -491,3 +491,49 @@ def test_transposed_product_holds_openblas_below_its_split(threads):
     finally:
         blas._HELD[0] = monkey
         blas.set_num_threads(2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,n", [(384, 48), (16, 16), (17, 33), (5, 3), (128, 64), (512, 40), (100, 1), (1, 100),
+                                 (48, 385), (0, 7)])
+def test_transpose_add_is_numpys_strided_add(dtype, m, n):
+    """gemm.transpose_add(c, b) = c.T + b (csrc/gemm.c: 16 x 16 register tiles on AVX-512, scalar edges), bit for
+    bit numpy's np.add(c.T, b); without a bias the exact transpose; NaN, inf and -0.0 kept."""
+    from ember.kernels.cpu.runtime import clib
+    if not clib.enabled():
+        pytest.skip("C kernels off")
+    rng = np.random.default_rng(m * 7 + n)
+    c = rng.standard_normal((m, n)).astype(dtype)
+    flat = c.reshape(-1)
+    flat[::11] = np.nan
+    flat[3::13] = -0.0
+    flat[5::17] = np.inf
+    b = rng.standard_normal(m).astype(dtype)
+    b[::5] = -0.0
+    for bias, want in ((b, np.ascontiguousarray(np.add(c.T, b))), (None, np.ascontiguousarray(c.T))):
+        got = gemm.transpose_add(c, bias)
+        assert got is not None and got.flags.c_contiguous
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert gemm.transpose_add(c.T) is None if n > 1 and m > 1 else True          # not c-contiguous
+    assert gemm.transpose_add(c, b[:-1] if m else None) is None or not m       # bias of the wrong length
+
+
+def test_one_thread_swapped_linear_uses_the_c_transpose(threads, monkeypatch):
+    """F.linear's few-row product without grad on one thread computes (w @ x^T) then gemm.transpose_add: the
+    general path's bits (x @ w^T + b)."""
+    import ember.nn.functional as F
+    seen = []
+    real = gemm.transpose_add
+    monkeypatch.setattr(gemm, "transpose_add", lambda *a: seen.append(1) or real(*a))
+    threads(1)
+    rng = np.random.default_rng(5)
+    for m, k, n in ((48, 128, 384), (12, 512, 128), (24, 128, 512)):
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        w = rng.standard_normal((n, k)).astype(np.float32)
+        b = rng.standard_normal(n).astype(np.float32)
+        with ember.no_grad():
+            F.linear(ember.from_numpy(x), ember.from_numpy(w), ember.from_numpy(b))    # (fills dispatch caches)
+            del seen[:]
+            got = F.linear(ember.from_numpy(x), ember.from_numpy(w), ember.from_numpy(b)).numpy()
+        np.testing.assert_array_equal(got, x @ w.T + b, strict=True)
+        assert seen == [1]

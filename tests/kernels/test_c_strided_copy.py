@@ -114,3 +114,30 @@ def test_gradcheck_reshape_and_contiguous_of_permuted(monkeypatch, rows_min):
     assert ember.autograd.gradcheck(lambda t: t.transpose(1, 2).reshape(2, 4, 15), (x,))
     assert ember.autograd.gradcheck(lambda t: t.permute(2, 0, 1, 3).contiguous() * 2, (x,))
     assert ember.autograd.gradcheck(lambda t: t[:, :, 1:, 1:3].transpose(0, 3).contiguous(), (x,))
+
+
+@needs_c
+@pytest.mark.parametrize("threads", [2, 3])
+def test_row_copy_split_over_the_pool_is_the_same_copy(monkeypatch, threads):
+    """From copy._ROWS_SPLIT elements with 2+ threads the row copy's groups run as csrc/strided_copy.c's part on
+    ember's C pool: byte for byte the one-thread copy, at a GPT's attention shapes and ragged group counts."""
+    from ember.kernels.cpu.runtime import cparts
+    runs = []
+    real = cparts.run
+    monkeypatch.setattr(cparts, "run", lambda *a, **k: runs.append(a[1]) or real(*a, **k))
+    old = ember.get_num_threads()
+    try:
+        for shape, perm in (((16, 64, 4, 32), (0, 2, 1, 3)), ((16, 4, 64, 32), (0, 2, 1, 3)),
+                            ((3, 70, 5, 40), (0, 2, 1, 3)), ((64, 64, 32), (1, 0, 2)), ((5, 64, 4, 100), (2, 1, 0, 3))):
+            a = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+            a.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+            ember.set_num_threads(1)
+            one = ember.from_numpy(a).permute(*perm).contiguous().numpy()
+            ember.set_num_threads(threads)
+            n = len(runs)
+            got = ember.from_numpy(a).permute(*perm).contiguous().numpy()
+            assert len(runs) == n + 1                     # the pool part ran
+            np.testing.assert_array_equal(_bits(got), _bits(one))
+            np.testing.assert_array_equal(_bits(got), _bits(np.ascontiguousarray(a.transpose(perm))))
+    finally:
+        ember.set_num_threads(old)

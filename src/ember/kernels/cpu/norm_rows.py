@@ -18,13 +18,13 @@ from .runtime.clib import address, c_rows, c_suffix
 # step the other core is usually busy (BLAS threads spinning after a gemm, other processes), where a split
 # call waits for it (as measured for GELU, activations._C_MIN_SPLIT).
 _LN_MIN_SPLIT = 1 << 21
-# elements: from here, with more than one thread, the last-dim layer_norm forward and backward below
-# _LN_MIN_SPLIT run as csrc/norm.c's parts on ember's C pool instead (_ln_pool: workers that need no GIL and
-# spin between jobs, where the Python pool's hand-off cost what it saved), with one call's bits. Measured at 2
-# threads, a GPT's (16, 64, 128) float32 layer norm, min us, torch in the same process, load ~3:
-# forward 67 -> 38 (torch 39); backward 100 -> 80-130 (torch 32; the C call alone 93 -> 71: its dw/db sums
-# by columns read g and x a second time, 39 us of the one call's 93 becoming 53 split), one thread unchanged.
-# The backward's dx rows sum in double (63 us of the 93; torch sums in float lanes): the next thing to change.
+# elements: from here, with more than one thread, the last-dim layer_norm forward below _LN_MIN_SPLIT runs as
+# csrc/norm.c's part on ember's C pool instead (_ln_pool: workers that need no GIL and spin between jobs, where
+# the Python pool's hand-off cost what it saved), with one call's bits. A GPT's (16, 64, 128) float32 layer norm,
+# 2 threads, min / median us of 400 calls, load ~11: 67.5 / 68.3 on one thread -> 41 / 69 (torch 39 min).
+# The backward stays one call: split as dx by rows and dw/db by columns (each column's double sum over the rows
+# in order, to keep the bits) it read g and x twice and measured 129 us min against 98.5 on one thread at that
+# load (71 against 93 for the C call alone at load ~6); torch's takes 32-37 (its sums run in float lanes).
 _LN_POOL_MIN = 1 << 15
 _wrap_fresh = TensorImpl._wrap_fresh
 
@@ -100,8 +100,8 @@ def _ln_last_dim(input, normalized_shape, weight, bias, eps):
     y = np.empty(x.shape, x.dtype)
     stats = np.empty(2 * rows, x.dtype)            # mean, then rstd: one allocation
     p = address(stats)
-    if x.size < _LN_POOL_MIN or not _ln_pool("fwd", suf, (address(x), address(y), p, p + rows * x.itemsize,
-                                                           w or 0, b or 0, k), rows, 0, float(eps)):
+    if x.size < _LN_POOL_MIN or get_num_threads() < 2 or not _ln_pool(
+            "fwd", suf, (address(x), address(y), p, p + rows * x.itemsize, w or 0, b or 0, k), rows, 0, float(eps)):
         fn(address(x), address(y), p, p + rows * x.itemsize, rows, k, w, b, float(eps))
     return y, stats, rows
 
@@ -154,28 +154,11 @@ def c_layer_norm_backward_last_dim(grad_out, input, normalized_shape, mean, rstd
     dx = np.empty(x.shape, x.dtype) if want_dx else None
     dw = np.zeros(k) if want_dw else None
     db = np.zeros(k) if want_db else None
-    aw, adx = None if w is None else address(w), None if dx is None else address(dx)
-    adw, adb = None if dw is None else address(dw), None if db is None else address(db)
-    if x.size < _LN_POOL_MIN or not _ln_bwd_pool(suf, (address(go), address(x), address(mu), address(rs), aw, adx,
-                                                        adw, adb), rows, k):
-        fn(address(go), address(x), address(mu), address(rs), rows, k, aw, adx, adw, adb)
+    fn(address(go), address(x), address(mu), address(rs), rows, k, None if w is None else address(w),
+       None if dx is None else address(dx), None if dw is None else address(dw), None if db is None else address(db))
     dt = input.dtype
     return (None if dx is None else _wrap_fresh(dx, dt), None if dw is None else _wrap_fresh(dw.astype(x.dtype), dt),
             None if db is None else _wrap_fresh(db.astype(x.dtype), dt))
-
-
-def _ln_bwd_pool(suf, ptrs, rows, k):
-    """The backward's part on ember's C pool: dx by chunks of rows, dw/db by chunks of columns (each summed
-    over every row in row order: the one call's bits), as items of one job; False as _ln_pool."""
-    t = get_num_threads()
-    if t < 2:
-        return False
-    rc = max(1, -(-rows // (4 * t)))
-    nr = -(-rows // rc) if ptrs[5] else 0
-    cc = -(-k // (2 * t) // 16) * 16 if ptrs[6] or ptrs[7] else k      # whole 64-byte lines of float32
-    nc = -(-k // cc) if ptrs[6] or ptrs[7] else 0
-    desc = tuple(0 if v is None else v for v in ptrs) + (k, rows, rc, nr, cc)
-    return _ln_pool("bwd", suf, desc, nr + nc, 1)
 
 
 def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):

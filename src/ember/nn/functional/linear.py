@@ -88,12 +88,14 @@ def _direct(input, weight, bias):
         # load ~3, x (1, 48, 128) by w (512, 128) 102.7 against 86.9 on one thread).
         r = _gemm.mm_t(w, x2.T, b, min_macs=_SWAP_SPLIT_MACS)
         if r is None:
-            p = w.dot(x2.T).T
-            r = np.empty((m, n), x.dtype)
-            if bias is not None:
-                np.add(p, b, out=r)
-            else:
-                np.copyto(r, p)
+            p = w.dot(x2.T)
+            r = _gemm.transpose_add(p, b)       # (numpy's strided add of p.T took ~10 us at (384, 48))
+            if r is None:
+                r = np.empty((m, n), x.dtype)
+                if bias is not None:
+                    np.add(p.T, b, out=r)
+                else:
+                    np.copyto(r, p.T)
     elif r is None:
         r = np.matmul(x2, w.T)
         if bias is not None:

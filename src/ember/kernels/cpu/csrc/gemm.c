@@ -46,9 +46,10 @@ typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, 
 
 /* R[i][r] = C[r][i] + bias[r] for r < rows, i < cols (C: rows x cols at row stride ldc; R: cols x rows at row
    stride ldr): 16 rows of C at a time, so each write is a run of 16 consecutive elements of R and the 16 rows
-   of C being read stay in L1. */
+   of C being read stay in L1. One IEEE add per element (or a copy): the bits do not depend on how it runs. */
 #define EP_TRANSPOSE_ADD(NAME, T)                                                                         \
-    static void NAME(const T *c, int64_t ldc, T *r, int64_t ldr, const T *bias, int64_t rows, int64_t cols) { \
+    static void NAME##_scalar(const T *c, int64_t ldc, T *r, int64_t ldr, const T *bias, int64_t rows,     \
+                              int64_t cols) {                                                             \
         for (int64_t r0 = 0; r0 < rows; r0 += 16) {                                                       \
             const int64_t r1 = r0 + 16 < rows ? r0 + 16 : rows;                                           \
             for (int64_t i = 0; i < cols; i++) {                                                          \
@@ -62,6 +63,70 @@ typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, 
     }
 EP_TRANSPOSE_ADD(ep_t_f32, float)
 EP_TRANSPOSE_ADD(ep_t_f64, double)
+
+/* float32 on AVX-512: whole 16 x 16 tiles transposed in registers (unpack / shuffle / 128-bit lane shuffles,
+   64 shuffles a tile instead of 256 scalar loads and stores), the bias added as one vector per tile; the
+   ragged edges (rows or columns past the last whole tile) take the scalar loop. A (384, 48) block of a
+   swapped Linear product (F.linear's few-row x @ w^T, 48 rows by 384 outputs) with its bias, min us with the
+   Python call (gemm.transpose_add), load ~8: 4.5, numpy's strided add 10.0; (512, 48) 7.7 against 13.4. */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+static inline void ep_tr16(__m512 v[16]) {
+    __m512 t[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        v[4 * i + 0] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        v[4 * i + 1] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        v[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        v[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++) {
+            t[8 * i + j] = _mm512_shuffle_f32x4(v[8 * i + j], v[8 * i + 4 + j], 0x88);
+            t[8 * i + 4 + j] = _mm512_shuffle_f32x4(v[8 * i + j], v[8 * i + 4 + j], 0xdd);
+        }
+    for (int j = 0; j < 8; j++) {
+        v[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+        v[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+    }
+}
+
+static void ep_t_f32(const float *c, int64_t ldc, float *r, int64_t ldr, const float *bias, int64_t rows,
+                     int64_t cols) {
+    const int64_t rt = rows / 16 * 16, ct = cols / 16 * 16;
+    for (int64_t r0 = 0; r0 < rt; r0 += 16) {
+        const __m512 bv = bias ? _mm512_loadu_ps(bias + r0) : _mm512_setzero_ps();
+        for (int64_t i0 = 0; i0 < ct; i0 += 16) {
+            __m512 v[16];
+            for (int q = 0; q < 16; q++) v[q] = _mm512_loadu_ps(c + (r0 + q) * ldc + i0);
+            ep_tr16(v);
+            for (int i = 0; i < 16; i++) {
+                const __m512 x = v[i];          /* (ep_tr16 leaves column i in v[i]) */
+                _mm512_storeu_ps(r + (i0 + i) * ldr + r0, bias ? _mm512_add_ps(x, bv) : x);
+            }
+        }
+    }
+    if (ct < cols)          /* the last columns of every row */
+        ep_t_f32_scalar(c + ct, ldc, r + ct * ldr, ldr, bias, rows, cols - ct);
+    if (rt < rows)          /* the last rows, whole-tile columns */
+        ep_t_f32_scalar(c + rt * ldc, ldc, r + rt, ldr, bias ? bias + rt : 0, rows - rt, ct);
+}
+#else
+#define ep_t_f32 ep_t_f32_scalar
+#endif
+#define ep_t_f64 ep_t_f64_scalar
+
+/* R = C^T + bias for a c-contiguous (rows, cols) C into a c-contiguous (cols, rows) R (bias: rows values or
+   NULL), on the calling thread: mm_t's step for a product that is not split (nn/functional/linear.py). */
+void transpose_add_f32(const float *c, float *r, const float *bias, int64_t rows, int64_t cols) {
+    ep_t_f32(c, cols, r, rows, bias, rows, cols);
+}
+void transpose_add_f64(const double *c, double *r, const double *bias, int64_t rows, int64_t cols) {
+    ep_t_f64(c, cols, r, rows, bias, rows, cols);
+}
 
 void gemm_part(void *const *p, const double *s, int64_t begin, int64_t end) {
     const int64_t *d = (const int64_t *)p[0];

@@ -105,51 +105,15 @@ LN_FWD(double, f64)
 LN_BWD(float, f32)
 LN_BWD(double, f64)
 
-/* csrc/parallel.c parts of layer_norm over the rows of a (rows, k) matrix (kernels/cpu/norm_rows.py's
- * _ln_pool), p[0] an int64 descriptor:
- * - forward, {x, y, mean, rstd, w, b, k}, s[0] eps, items = rows: layer_norm_fwd on rows [begin, end);
- * - backward, {g, x, mean, rstd, w, dx, dw, db, k, rows, row chunk, row items, column chunk}: items below
- *   `row items` are chunks of rows whose dx layer_norm_bwd computes (no dw/db), the others chunks of columns
- *   whose dw/db sums run over every row in row order.
- * A row's dx and statistics depend on that row alone, and each dw[j]/db[j] is the double sum over rows
- * 0, 1, .. of the same float products as the one-call loop's (no contraction under -std=c11), so every
- * split gives the bits of one call, at any thread count. */
+/* csrc/parallel.c part of layer_norm's forward over the rows of a (rows, k) matrix (kernels/cpu/norm_rows.py's
+ * _ln_pool), p[0] an int64 descriptor {x, y, mean, rstd, w, b, k}, s[0] eps, items = rows: layer_norm_fwd on
+ * rows [begin, end). A row's output and statistics depend on that row alone: every split gives one call's bits. */
 #define LN_PARTS(T, SUF)                                                                \
 void layer_norm_fwd_part_##SUF(void *const *p, const double *s, int64_t b, int64_t e) { \
     const int64_t *d = (const int64_t *)p[0];                                           \
     const int64_t k = d[6];                                                             \
     layer_norm_fwd_##SUF((const T *)d[0] + b * k, (T *)d[1] + b * k, (T *)d[2] + b, (T *)d[3] + b, \
                          e - b, k, (const T *)d[4], (const T *)d[5], s[0]);             \
-}                                                                                       \
-void layer_norm_bwd_part_##SUF(void *const *p, const double *s, int64_t b, int64_t e) { \
-    const int64_t *d = (const int64_t *)p[0];                                           \
-    const T *g = (const T *)d[0], *x = (const T *)d[1], *mean = (const T *)d[2];        \
-    const T *rstd = (const T *)d[3], *w = (const T *)d[4];                              \
-    T *dx = (T *)d[5];                                                                  \
-    double *dw = (double *)d[6], *db = (double *)d[7];                                  \
-    const int64_t k = d[8], rows = d[9], rc = d[10], nr = d[11], cc = d[12];            \
-    (void)s;                                                                            \
-    for (int64_t it = b; it < e; it++) {                                                \
-        if (it < nr) {                                                                  \
-            const int64_t r0 = it * rc, r1 = r0 + rc < rows ? r0 + rc : rows;           \
-            layer_norm_bwd_##SUF(g + r0 * k, x + r0 * k, mean + r0, rstd + r0, r1 - r0, k, w, \
-                                 dx + r0 * k, NULL, NULL);                              \
-            continue;                                                                   \
-        }                                                                               \
-        const int64_t c0 = (it - nr) * cc, c1 = c0 + cc < k ? c0 + cc : k;              \
-        for (int64_t r = 0; r < rows; r++) {                                            \
-            const T *gr = g + r * k, *xr = x + r * k;                                   \
-            const T m = mean[r], q = rstd[r];                                           \
-            if (dw) {                                                                   \
-                _Pragma("omp simd")                                                     \
-                for (int64_t j = c0; j < c1; j++) dw[j] += (double)(gr[j] * ((xr[j] - m) * q)); \
-            }                                                                           \
-            if (db) {                                                                   \
-                _Pragma("omp simd")                                                     \
-                for (int64_t j = c0; j < c1; j++) db[j] += (double)gr[j];               \
-            }                                                                           \
-        }                                                                               \
-    }                                                                                   \
 }
 
 LN_PARTS(float, f32)

@@ -27,3 +27,16 @@ void strided_copy_rows(const char *src, char *dst, int64_t n0, int64_t n1, int64
             dst += n2 * row;
         }
 }
+
+/* A csrc/parallel.c part of the same copy (kernels/cpu/copy.py's _row_copy with 2+ threads): items [b, e) of
+   the n0 * n1 groups of n2 rows, p[0] an int64 descriptor {src, dst, n0, n1, n2, s0, s1, s2, row}. Each group
+   lands at its own place in the destination, and bytes are moved unchanged: any split is the same copy. */
+void strided_copy_part(void *const *p, const double *s, int64_t b, int64_t e) {
+    const int64_t *d = (const int64_t *)p[0];
+    const char *src = (const char *)(intptr_t)d[0];
+    char *dst = (char *)(intptr_t)d[1];
+    const int64_t n1 = d[3], n2 = d[4], s0 = d[5], s1 = d[6], s2 = d[7], row = d[8];
+    (void)s;
+    for (int64_t g = b; g < e; g++)
+        rows(src + (g / n1) * s0 + (g % n1) * s1, dst + g * n2 * row, n2, s2, row);
+}
