@@ -5,8 +5,12 @@ import numpy as np
 
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..._core.tls import state as _state
+from ..._core.dispatch_keys import MATH_BITS as _MATH_BITS
+from ..forward_ad import _level as _FW_LEVEL
 from ..graph import Node
 from ._common import _const, _needs_history, _record, _fw_linear, _zeros
+
+_wrap_fresh = Tensor._wrap_fresh
 
 __all__ = ["RestrideBackward0", "ViewScatterBackward0", "as_strided_backward", "axis_select", "axis_slice",
            "inverse_permutation", "view_scatter"]
@@ -45,11 +49,14 @@ def view_scatter(grad, sizes, fn, np_index=None):
     """Gradient of a non-overlapping view `fn(self)`: zeros shaped like self with `grad` written into
     the region `fn` selects (torch's select_backward / slice_backward / diagonal_backward). `np_index`,
     when given, is that region as a numpy index: with nothing to record, one numpy write (no view op)."""
-    if (np_index is not None and grad._np is not None and not _state.mode_stack and not _needs_history(grad)
-            and "_fw_tangent" not in grad.__dict__):
-        out = np.zeros(tuple(sizes), grad.dtype._np)
-        out[np_index] = grad._logical_np()
-        return Tensor._wrap_fresh(out, grad.dtype)
+    if (np_index is not None and (a := grad._np) is not None and not _state.mode_stack
+            and not (_state.grad_enabled and grad._requires_grad)
+            and (_FW_LEVEL[0] is None or "_fw_tangent" not in grad.__dict__)):
+        # (_needs_history(grad) inline; `__dict__` only read with a dual level on: reading it makes a dict
+        # for a tensor that had none. The select chains of an indexing loop, x[t, k], come here twice each)
+        out = np.zeros(sizes if sizes.__class__ is tuple else tuple(sizes), grad.dtype._np)
+        out[np_index] = a if not grad._ks & _MATH_BITS else grad._logical_np()
+        return _wrap_fresh(out, grad.dtype)
     out = _zeros(sizes, grad.dtype)
     if _state.mode_stack:                # ops a tracing mode records (functionalization makes the write pure)
         fn(out).copy_(grad)
