@@ -2,9 +2,9 @@
 mixin `ember.Tensor` inherits: torch's hand-written argument parsing (python_variable_methods.cpp
 THPVariable_to) over the aten `to` overloads."""
 from ._core import dtype as D
-from ._core.device import as_device, device as _device
+from ._core.device import CPU as _CPU, as_device, device as _device
 from ._arg_parser import _is_dtype
-from ._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS
+from ._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as _BACKEND_BITS, CPU_BIT as _CPU_BIT
 from ._core.dtype import dtype as _DTYPE
 from ._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYPES
 from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
@@ -31,20 +31,25 @@ def _to_copy_cache():
     return _TO_COPY[0]
 
 
-def _direct(self, dt):
-    """`self.to(dt)` for an ember dtype `dt` (same device, non_blocking and copy False, preserve_format) without
-    the two dispatcher passes of to.dtype (CompositeImplicitAutograd: decompositions/copy.py's _to_impl) and
-    _to_copy: self itself when `dt` is its dtype (torch's to_will_alias), else _to_copy's kernel for self's key
-    set taken from that op's dispatch cache, as the generated bindings take theirs (the Autograd kernel when self
-    needs grad: the same ToCopyBackward0 node). NotImplemented when the call is not that plain: a dispatch mode or
-    other thread-local keys active (they see aten._to_copy as before), a dispatch observer set (the profiler sees
-    aten.to.dtype and aten._to_copy, as torch's sees aten::to and aten::_to_copy), a key set not resolved yet, a
-    tensor of no backend. Measured per call (4-element tensors, timeit minima, same process as torch, load ~2-4):
-    `.to(float16)` 8.4 -> 3.1-3.5 us (torch 2.0), `.double()` 8.2 -> 2.4-2.9 (1.4), `.half()` 8.8 -> 2.9-3.4 (1.1),
-    with the small casts of kernels/cpu/copy.py's _SMALL."""
+def _direct(self, dt, dev=None):
+    """`self.to(dev, dt)` for an ember dtype `dt` or None (keep self's) and `dev` None or self's own device (the
+    string "cpu" or an unindexed cpu device, self on cpu), non_blocking and copy False, preserve_format, without
+    the two dispatcher passes of to.* (CompositeImplicitAutograd: decompositions/copy.py's _to_impl) and
+    _to_copy: self itself when nothing changes (torch's to_will_alias), else _to_copy's kernel for self's key set
+    taken from that op's dispatch cache, as the generated bindings take theirs (the Autograd kernel when self
+    needs grad: the same ToCopyBackward0 node). NotImplemented when the call is not that plain: another device
+    (or "cpu:0", which torch copies), a dispatch mode or other thread-local keys active (they see the calls they
+    saw before), a dispatch observer set (the profiler sees aten.to.* and aten._to_copy, as torch's sees aten::to
+    and aten::_to_copy), a key set not resolved yet, a tensor of no backend. Measured per call (4-element
+    tensors, timeit minima, same process as torch, load ~2-4): `.to(float16)` 8.4 -> 3.1-3.5 us (torch 2.0),
+    `.double()` 8.2 -> 2.4-2.9 (1.4), `.half()` 8.8 -> 2.9-3.4 (1.1), with the small casts of
+    kernels/cpu/copy.py's _SMALL; `.to("cpu")` / `.cpu()` of a cpu tensor ~5 / ~4 -> ~0.3 (torch 0.4 / 0.2)."""
     ks = self._ks
     if ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and _opsmod._observer is None:
-        if dt is self.dtype:
+        if dev is not None and not (ks & _CPU_BIT and (dev == "cpu" if dev.__class__ is str else (
+                dev.__class__ is _device and dev.type == "cpu" and dev.index is None))):
+            return NotImplemented
+        if dt is None or dt is self.dtype:
             return self
         k = (_TO_COPY[0] if _TO_COPY else _to_copy_cache()).get(
             ks & ~_tls._exclude if _GRAD_OFF and ks & _AUTOGRAD_BIT else ks)
@@ -53,18 +58,39 @@ def _direct(self, dt):
     return NotImplemented
 
 
+_DIRECT_KW = frozenset(("dtype", "device"))
+
+
+def _direct_args(self, args, kwargs):
+    """_direct for the common argument forms of Tensor.to: (dtype), (device), (tensor), (device, dtype) and the
+    keywords dtype= / device=; NotImplemented for any other form (the general parse below)."""
+    if not kwargs:
+        if len(args) == 1:
+            a = args[0]
+            c = a.__class__
+            if c is _DTYPE:
+                return _direct(self, a)
+            if c is str or c is _device:
+                return _direct(self, None, a)
+            if c in _TENSOR_TYPES:
+                return _direct(self, a.dtype, a.device)
+        elif len(args) == 2 and args[1].__class__ is _DTYPE and args[0].__class__ in (str, _device):
+            return _direct(self, args[1], args[0])
+    elif not args and kwargs.keys() <= _DIRECT_KW:
+        dt = kwargs.get("dtype")
+        dev = kwargs.get("device")
+        if (dt is None or dt.__class__ is _DTYPE) and (dev is None or dev.__class__ in (str, _device)):
+            return _direct(self, dt, dev)
+    return NotImplemented
+
+
 def _to(self, *args, **kwargs):
     if _TF:      # __torch_function__ (see _core/torch_function.py)
         r = _tf_varargs(_to, (self, *args), kwargs, "ember.Tensor.to")
         if r is not _NOT_HANDLED:
             return r
-    if self.__class__ in _TENSOR_TYPES:     # `x.to(dtype)` and `x.to(dtype=dtype)`, the common forms
-        if kwargs:
-            if (not args and len(kwargs) == 1 and (dt := kwargs.get("dtype")).__class__ is _DTYPE
-                    and (r := _direct(self, dt)) is not NotImplemented):
-                return r
-        elif len(args) == 1 and args[0].__class__ is _DTYPE and (r := _direct(self, args[0])) is not NotImplemented:
-            return r
+    if self.__class__ in _TENSOR_TYPES and (r := _direct_args(self, args, kwargs)) is not NotImplemented:
+        return r                # the common forms: `x.to(dtype)`, `x.to(device)`, `x.to(other)`, ...
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
     memory_format = kwargs.pop("memory_format", None)
@@ -126,6 +152,9 @@ def _cpu(self, memory_format="preserve_format"):
         r = _tf_bound(_cpu, locals(), ("self",), "ember.Tensor.cpu")
         if r is not _NOT_HANDLED:
             return r
+    if (memory_format == "preserve_format" and self.__class__ in _TENSOR_TYPES
+            and (r := _direct(self, None, _CPU)) is not NotImplemented):
+        return r
     return _aten.to.dtype_layout(self, device=_device("cpu"), memory_format=memory_format)
 
 
@@ -139,6 +168,9 @@ def _type_as(self, other):
         r = _tf_bound(_type_as, locals(), ("self", "other"), "ember.Tensor.type_as")
         if r is not _NOT_HANDLED:
             return r
+    if (self.__class__ in _TENSOR_TYPES and other.__class__ in _TENSOR_TYPES
+            and (r := _direct(self, other.dtype)) is not NotImplemented):
+        return r
     return _aten.to.dtype(self, other.dtype)
 
 

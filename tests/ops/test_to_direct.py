@@ -172,3 +172,36 @@ def test_float64_nans_to_half_do_not_warn():
         warnings.simplefilter("error")
         got = ember.from_numpy(a).to(ember.float16).numpy().view(np.uint16)
     np.testing.assert_array_equal(got, torch.from_numpy(a).to(torch.float16).numpy().view(np.uint16))
+
+
+def test_device_forms_alias_or_copy_as_torch():
+    """`x.to("cpu")`, `x.to(device)`, `.cpu()`, `x.to(other)`, `x.to(device, dtype)`, `type_as` take the direct path
+    on a cpu tensor; torch copies for "cpu:0" (a device with an index is not self's), and so does ember now."""
+    for lib in (torch, ember):
+        x = lib.ones(3)
+        y = lib.ones(2, dtype=lib.float64)
+        assert x.to("cpu") is x and x.to(lib.device("cpu")) is x and x.cpu() is x
+        assert x.to(device="cpu") is x and x.to(device=lib.device("cpu"), dtype=lib.float32) is x
+        assert x.to(lib.ones(1)) is x and x.type_as(lib.ones(1)) is x
+        for r in (x.to("cpu:0"), x.to(lib.device("cpu", 0)), x.to(device="cpu:0")):
+            assert r is not x and r.device.type == "cpu" and r.dtype == lib.float32 and r.tolist() == [1.0] * 3
+        for r in (x.to(y), x.to("cpu", lib.float64), x.to(lib.device("cpu"), lib.float64), x.type_as(y),
+                  x.to(device="cpu", dtype=lib.float64)):
+            assert r.dtype == lib.float64 and r.device.type == "cpu" and r.tolist() == [1.0] * 3
+        m = lib.ones(2, device="meta")
+        assert m.to("meta") is m
+        c = m.to(lib.float16)
+        assert c.device.type == "meta" and c.dtype == lib.float16
+        g = lib.ones(2, requires_grad=True)
+        assert g.to(y).grad_fn.name() == "ToCopyBackward0" and g.type_as(y).grad_fn.name() == "ToCopyBackward0"
+
+
+def test_stride_read_keeps_the_fast_kernel():
+    """A contiguous tensor whose stride() has been read (TensorImpl caches it) casts to the same result."""
+    x = ember.arange(12, dtype=ember.float32).reshape(3, 4)
+    x.stride()
+    assert x._stride is not None
+    r = x.double()
+    assert r.stride() == (4, 1) and r.dtype is ember.float64 and r.tolist() == x.tolist()
+    odd = ember.ones(3, 1).as_strided((3, 1), (1, 5))        # an odd size-1 stride: preserve_format keeps it
+    assert odd.to(ember.float64).stride() == torch.ones(3, 1).as_strided((3, 1), (1, 5)).double().stride()

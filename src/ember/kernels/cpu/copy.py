@@ -11,6 +11,7 @@ from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import as_dtype, empty_tensor
 from ..meta import copy as M
 from ..._core.memory_format import format_name
+from ..._core.strides import contiguous_strides
 from . import copy_half
 from .runtime import clib, cparts, flat
 from .runtime.pool import get_num_threads
@@ -161,6 +162,18 @@ def _small(name):
     return fn
 
 
+_SMALL_MAX = flat.MIN_ELEMS_MATH        # _to_copy's direct call below the sizes _copyto sends to the pool kernels
+_SMALL_BY = {}                          # (ember dtype, ember dtype) -> _SMALL's function, None (no such kernel)
+
+
+def _small_by(s, d):
+    """_SMALL's function for a cast between ember dtypes s and d (or None), remembered in _SMALL_BY (ember dtypes
+    hash by identity; a pair of numpy dtypes as key costs more)."""
+    name = _SMALL.get((s._np, d._np))
+    fn = _SMALL_BY[(s, d)] = _small(name) if name is not None else None
+    return fn
+
+
 _ROWS = frozenset(np.dtype(c) for c in "?bhilqBHILQefdFD")    # plain bytes: a memcpy is exact
 _ROWS_MIN = 320     # rows: numpy pays ~7 ns a row, C ~1.2 ns a row plus ~1.5 us to call (ctypes, 9 arguments)
 # elements: from here, with 2+ threads, the row copy's groups of rows split over ember's C pool
@@ -230,13 +243,22 @@ def copy_(self, src, non_blocking=False):
 
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
     a = self._np
-    if (a is not None and self._stride is None and layout is None and memory_format is None
-            and dtype.__class__ is _DTYPE and (device is None or device is CPU)):
-        # `.to(dtype)` / `.float()` / `.double()` of a c-contiguous cpu tensor (TensorImpl: `_stride` None), the
-        # common case: the result is the fresh c-contiguous array that to_copy_strides and empty_tensor below
-        # would make (~2 us of their checks; a 1M float32 -> float16 cast takes ~40 us on 2 threads)
+    if (a is not None and layout is None and dtype.__class__ is _DTYPE and (device is None or device is CPU)
+            and (memory_format is None or format_name(memory_format) == "preserve_format")
+            and ((st := self._stride) is None or st == contiguous_strides(self._size))):
+        # `.to(dtype)` / `.float()` / `.double()` of a c-contiguous cpu tensor (TensorImpl: `_stride` None, or the
+        # contiguous strides stride() cached), the common case: the result is the fresh c-contiguous array that
+        # to_copy_strides and empty_tensor below would make (~2 us of their checks; a 1M float32 -> float16 cast
+        # takes ~40 us on 2 threads). (Up to session 14 only `_stride` None and memory_format None took it: the
+        # shorthands' "preserve_format" did not, and their general path's stride() then kept every later call
+        # of that tensor off it.)
         out = np.empty(a.shape, dtype._np)
-        _copyto(out, a)
+        n = a.size
+        if n < _SMALL_MAX and (k := _SMALL_BY.get((self.dtype, dtype), 0)) != 0 and (
+                k is not None or (k := _small_by(self.dtype, dtype)) is not None):
+            k(_address(a), _address(out), n)    # a fresh output: _copyto's layout and overlap checks cost ~1 us
+        else:
+            _copyto(out, a)
         return Tensor._wrap_fresh(out, dtype)
     if format_name(layout) not in (None, "strided"):
         raise RuntimeError(f"_to_copy(): layout {layout} is not supported (strided only)")

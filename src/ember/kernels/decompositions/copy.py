@@ -23,7 +23,7 @@ def _to_impl(self, dtype, device, copy, memory_format):
     # suggest (suggest_memory_format), not when the tensor is contiguous in it: a transposed matrix
     # `.to(memory_format=contiguous_format)` is returned as it is, an empty one `.to(memory_format=
     # channels_last)` is copied
-    if (not copy and dtype is self.dtype and device.type == self.device.type
+    if (not copy and dtype is self.dtype and device == self.device     # (torch copies `x.to("cpu:0")`)
             and (mf == "preserve_format" or suggest_memory_format(self._size, self.stride()) == mf)):
         return self
     return aten._to_copy.default(self, dtype=dtype, device=device, memory_format=memory_format)
