@@ -21,7 +21,7 @@ from ember._core.tensor_impl import TensorImpl
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
-from . import attention_calls, blas_calls, conv_calls
+from . import attention_calls, blas_calls, conv_calls, pool_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
@@ -34,6 +34,8 @@ EXTERN_GEMM_IN_C = True
 EXTERN_CONV_IN_C = True
 # the fused attention and its backward are called from the C entry (attention_calls.py); False: from Python
 EXTERN_ATTENTION_IN_C = True
+# max pools (eager's pool.c) are called from the C entry (pool_calls.py); False: from Python
+EXTERN_POOL_IN_C = True
 
 
 class CompiledModule:
@@ -42,7 +44,7 @@ class CompiledModule:
     types and a fresh arena pool."""
 
     def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0,
-                 blas_bits=None, dconv=False, attention=False):
+                 blas_bits=None, dconv=False, attention=False, pool=False):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
@@ -53,6 +55,7 @@ class CompiledModule:
         self.blas_bits = blas_bits       # the C calls cblas gemms of this integer width (blas_calls.py), or None
         self.dconv = dconv               # the C calls ember's direct convolution (conv_calls.py)
         self.attention = attention       # the C calls ember's attention row kernels (attention_calls.py)
+        self.pool = pool                 # the C calls eager's max pool kernels (pool_calls.py)
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
@@ -62,6 +65,8 @@ class CompiledModule:
             conv_calls.bind(lib)
         if getattr(self, "attention", False):
             attention_calls.bind(lib)
+        if getattr(self, "pool", False):
+            pool_calls.bind(lib)
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
@@ -247,10 +252,13 @@ def generate(graph, sched):
             plan = conv_calls.conv_plan(b, multis.get(b.name, ()))
         elif EXTERN_ATTENTION_IN_C and str(b.op) in attention_calls.ATTENTION_OPS:
             plan = attention_calls.attention_plan(b, multis.get(b.name, ()))
+        elif EXTERN_POOL_IN_C and str(b.op) in pool_calls.POOL_OPS:
+            plan = pool_calls.pool_plan(b, multis.get(b.name, ()))
         if plan is not None:
             convs[b.name] = plan
     has_conv = any(isinstance(p, conv_calls.ConvPlan) for p in convs.values())
     has_attention = any(isinstance(p, attention_calls.AttentionPlan) for p in convs.values())
+    has_pool = any(isinstance(p, pool_calls.PoolPlan) for p in convs.values())
     conv_written = {w.name for plan in convs.values() for w in plan.written()}
 
     def in_arena(b):
@@ -295,6 +303,8 @@ def generate(graph, sched):
         c_parts.append(conv_calls.preamble())
     if has_attention:
         c_parts.append(attention_calls.preamble())
+    if has_pool:
+        c_parts.append(pool_calls.preamble())
     entries = []
     py = ["def call(*args):"]
     namespace = {}
@@ -480,7 +490,7 @@ def generate(graph, sched):
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
-                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention)
+                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention, has_pool)
 
 
 def _size_params(graph):
