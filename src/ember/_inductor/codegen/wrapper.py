@@ -24,9 +24,10 @@ from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
 from . import attention_calls, blas_calls, conv_calls, pool_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
-# a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
-# Threads are created per call, and on a loaded machine a second thread may wait for a core while the first
-# waits to join it: below ~2M elements (the threshold of ember's own row kernels) one thread is faster.
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads of
+# ember's C pool (cpp.py's ember_parallel). The threshold dates from threads created per call (on a loaded machine
+# a second thread waited for a core while the first waited to join it: below ~2M elements, the threshold of
+# ember's own row kernels, one thread was faster); not re-measured with the pool.
 PARALLEL_MIN_WORK = 1 << 21
 # mm/bmm externs BLAS can read in place are called from the C entry (blas_calls.py); False: from Python
 EXTERN_GEMM_IN_C = True
@@ -59,8 +60,10 @@ class CompiledModule:
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
+        _bind_parallel(lib)
         if self.blas_bits is not None:
             blas_calls.bind(lib, self.blas_bits)
+            _hold_blas_single()
         if getattr(self, "dconv", False):
             conv_calls.bind(lib)
         if getattr(self, "attention", False):
@@ -77,24 +80,20 @@ class CompiledModule:
             fn = lib[name]
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             fn.restype = ctypes.c_int64
-            if self.blas_bits is not None:
-                fn = _with_blas_threads(fn)
             ns["_" + name] = fn
             ns["_" + name + "_raw"] = fn
         exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
         return ns["call"]
 
 
-def _with_blas_threads(fn):
-    """The C entry fn run with OpenBLAS at the thread count ember was asked for: eager holds OpenBLAS at one
-    thread once it splits its own gemms over its pool (kernels/cpu/runtime/gemm.py), while a compiled graph's
-    gemms are single cblas calls that rely on OpenBLAS's threads."""
+def _hold_blas_single():
+    """OpenBLAS held at one thread, as eager holds it (runtime/blas.py hold_single): the C entry's gemms are single
+    cblas calls, or blocks of one shared out over ember's pool (blas_calls.split_plan) as eager's runtime/gemm.py
+    shares them. OpenBLAS's own threads spin ~0.1 s of cpu after each threaded call: measured on the 2-core VM at
+    load ~10, 2 threads, wall median a step with OpenBLAS's threads / held at one: CNN 249 / 32 ms (eager 35), MLP
+    213 / 48 (eager 45), GPT 1692 / 343 (eager 470)."""
     from ember.kernels.cpu.runtime import blas
-
-    def entry(p):
-        with blas.native_threads():
-            return fn(p)
-    return entry
+    blas.hold_single()
 
 
 def _wrap(arena, offset, npdtype, dtype, size, stride=None):
@@ -216,6 +215,21 @@ _HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wr
             # the integer helpers a symbolic size may call (sizevars: the C preamble has the same names)
             "ember_floordiv_i": lambda a, b: a // b, "ember_mod_i": lambda a, b: a % b,
             "ember_f64": float, "ember_truediv": lambda a, b: a / b}
+
+
+def _bind_parallel(lib):
+    """Give a loaded library eager's C thread pool (csrc/parallel.c `ember_parallel_for`) for its parallel loops
+    (cpp.py's ember_parallel); without it (C kernels off) they create threads per call."""
+    try:
+        setter = lib["ember_set_parallel"]
+    except (AttributeError, KeyError):
+        return                                  # a library built before the pool was bound (an old cache entry)
+    from ember.kernels.cpu.runtime import clib
+    dll = clib.library("parallel") if clib.enabled() else None
+    addr = ctypes.cast(dll["ember_parallel_for"], ctypes.c_void_p).value if dll is not None else None
+    setter.argtypes = [ctypes.c_void_p]
+    setter.restype = None
+    setter(addr)
 
 
 def generate(graph, sched):
@@ -390,7 +404,8 @@ def generate(graph, sched):
             if kname is None:
                 calls.append(blas_calls.gemm_c(kc, *(f"p[{names.index(n)}]" for n in
                                                    (kc.a.buffer.name, kc.b.buffer.name, kc.buf.name)),
-                                               lambda v: v.layout.offset - v.buffer.layout.offset))
+                                               lambda v: v.layout.offset - v.buffer.layout.offset, threads,
+                                               c_parts, f"{_GRAPH_IDS[0]}_{kc.buf.name}"))
                 continue
             args = [f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]" for a in kc.args.values()]
             args += list(size_params)
