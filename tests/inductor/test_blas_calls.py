@@ -286,3 +286,52 @@ def test_copy_plan_of_an_expanded_batch_is_one_matrix():
                                   blas_calls._operand, (True, False))
     assert plan[7] == (((4, 5), (20, 2)), None) and plan[4] == (blas_calls.NO_TRANS, 5)
     assert blas_calls._shape_plan(op, strided, dense, blas_calls._operand, (True, False)) is False  # batch 3 != 6
+
+
+@pytest.mark.parametrize("case", ["nn", "nt", "tn", "f64"])
+def test_products_eager_splits_run_as_blocks_over_its_pool_at_two_threads(case):
+    """At 2 threads a product eager's runtime/gemm.py would split runs in the entry as the same blocks of rows or
+    columns over ember's C pool (OpenBLAS held at one thread): the single call's bits, so eager's."""
+    from ember._inductor import config
+    from ember.kernels.cpu.runtime import gemm
+    from ember.kernels.cpu.runtime.flat import pool_stats
+    if not gemm.available():
+        pytest.skip("ember's C gemm blocks are not available")
+    dt = np.float64 if case == "f64" else np.float32
+    a, b = _t(256, 384, dtype=dt), _t(384, 320, seed=1, dtype=dt)
+    f = {"nn": lambda a, b: (a @ b).relu(), "nt": lambda a, b: (a @ b.t()[:, :384].t()).relu(),
+         "tn": lambda a, b: (a.t().t() @ b).relu(), "f64": lambda a, b: (a @ b).relu()}[case]
+    if case == "nt":
+        b = _t(320, 384, seed=1, dtype=dt).t()
+        f = lambda a, b: (a @ b).relu()      # noqa: E731  (b: the transpose of a contiguous matrix)
+    if case == "tn":
+        a = _t(384, 256, dtype=dt).t()
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        with config.patch({"cpp.threads": 2}):
+            c = Compiled(f)
+            with ember.no_grad():
+                pool_stats(reset=True)
+                got = c(a, b)
+                stats = pool_stats()
+        want = f(a, b)
+    finally:
+        ember.set_num_threads(old)
+    src = c.modules[0].c_source
+    assert "blocks of" in src and "over the pool" in src
+    assert blas.held() and blas.get_num_threads() == 1
+    assert stats is None or stats["jobs"] >= 1
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(got.numpy(), np.maximum(a.numpy() @ b.numpy(), 0))
+
+
+def test_products_stay_one_call_at_one_thread():
+    from ember._inductor import config
+    a, b = _t(256, 384), _t(384, 320, seed=1)
+    with config.patch({"cpp.threads": 1}):
+        c = Compiled(lambda a, b: a @ b)
+        with ember.no_grad():
+            got = c(a, b)
+    assert "over the pool" not in c.modules[0].c_source
+    np.testing.assert_array_equal(got.numpy(), a.numpy() @ b.numpy())

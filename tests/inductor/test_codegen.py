@@ -270,3 +270,31 @@ def test_arenas_start_at_64_byte_boundaries():
             assert t.numpy().ctypes.data % 64 == 0
         assert_close(outs[1], (y - 1).sin())
         assert_close(outs[2], x[:3] * 5)
+
+
+def test_parallel_kernels_run_on_embers_c_pool(monkeypatch):
+    """A kernel split over threads shares its outer loop out over ember's C pool (csrc/parallel.c, bound at load),
+    not over threads created per call: the pool counts the job; the result is the one-thread result."""
+    from ember._inductor import config
+    from ember._inductor.codegen import wrapper
+    from ember.kernels.cpu.runtime.flat import pool_stats
+    if pool_stats() is None:
+        pytest.skip("ember's C pool is not available")
+    monkeypatch.setattr(wrapper, "PARALLEL_MIN_WORK", 1 << 12)
+    x = ember.randn(64, 300)
+    f = lambda x: (x * 3 - 1).sin().sum(-1)       # noqa: E731
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        with config.patch({"cpp.threads": 2}):
+            c = Compiled(f)
+            pool_stats(reset=True)
+            got = c(x)
+            stats = pool_stats()
+        with config.patch({"cpp.threads": 1}):
+            one = Compiled(f)(x)
+    finally:
+        ember.set_num_threads(old)
+    assert "ember_parallel(" in c.source()
+    assert stats["jobs"] + stats["busy"] >= 1
+    np.testing.assert_array_equal(got.numpy(), one.numpy())

@@ -59,7 +59,8 @@ def test_cnn_forward_and_backward_have_no_python_convolution():
         assert len(m.entry_names) == 1                # every kernel, matmul and convolution: one ctypes call
         assert m.dconv
     fwd, bwd = c.modules
-    assert fwd.c_source.count("ember_dconv_fwd_f32(") == 2
+    # the grid or the channel-vector kernel, as eager's conv_direct picks
+    assert fwd.c_source.count("ember_dconv_fwd_f32(") + fwd.c_source.count("ember_dconv_fwdc_f32(") == 2
     assert bwd.c_source.count("ember_dconv_wgrad_f32(") == 1         # 6 channels: the grid kernel
     assert bwd.c_source.count("ember_dconv_wgradc_f32(") == 1        # 16 channels: the channel-vector kernel
     assert bwd.c_source.count("ember_dconv_fwd_f32(") == 2          # input gradients of both layers
@@ -330,3 +331,80 @@ def test_im2col_weight_gradient_ranges_equal_eager(threads):
     finally:
         ember.set_num_threads(prev)
     assert "3 part(s)" in c.source()
+
+
+def _lenet(seed):
+    ember.manual_seed(seed)
+    nn = ember.nn
+    return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                         nn.Linear(84, 10))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lenet_step_has_eagers_bits(threads):
+    """benchmarks/train_step.py's CNN (batch 64), compiled and eager, from the same weights: the logits and every
+    parameter's gradient (backward from one fixed gradient of the logits) bit for bit, at 1 and 2 threads, twice
+    (SGD steps in between). The compiled graphs call eager's kernels (dconv.c's, pool.c's, the gemms as eager
+    splits them) and sum the bias gradients in numpy's order; the loss is left out: cross_entropy's eager C
+    kernels (softmax.c, nll.c) and the generated code round differently."""
+    rng = np.random.default_rng(0)
+    x = ember.tensor(rng.standard_normal((64, 1, 28, 28)).astype(np.float32))
+    g = ember.tensor(rng.standard_normal((64, 10)).astype(np.float32))
+    prev = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        with config.patch({"cpp.threads": threads}):
+            sides = []
+            for compiled in (False, True):
+                model = _lenet(0)
+                opt = ember.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+                c = Compiled(model) if compiled else None
+                steps = []
+                for _ in range(2):
+                    opt.zero_grad(set_to_none=True)
+                    out = (c or model)(x)
+                    out.backward(g)
+                    steps.append([out.detach().numpy().copy()] + [p.grad.numpy().copy() for p in model.parameters()])
+                    opt.step()
+                sides.append(steps)
+    finally:
+        ember.set_num_threads(prev)
+    for e_step, c_step in zip(*sides):
+        for a, b in zip(e_step, c_step):
+            np.testing.assert_array_equal(b, a)
+    for m in c.modules:
+        assert _python_calls(m) == []
+        assert len(m.entry_names) == 1
+    fwd, bwd = c.modules
+    assert fwd.pool and bwd.pool
+    # eager's kernels (conv_direct's choice): conv1 (6 channels) by the grid kernel, conv2 (16) by the
+    # channel-vector one; conv2's input gradient by the grid kernel
+    assert fwd.c_source.count("ember_dconv_fwd_f32(") == 1 and fwd.c_source.count("ember_dconv_fwdc_f32(") == 1
+    assert bwd.c_source.count("ember_dconv_fwd_f32(") == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("chan", [True, False])
+@pytest.mark.parametrize("case", ["pad_groups", "conv1d"])
+def test_forward_kernel_follows_eagers_choice(case, chan, dtype, monkeypatch):
+    """The forward and input-gradient convolutions take the kernel eager's conv_direct takes (forced here by
+    conv_direct.CHANNEL_VECTORS): the channel-vector dconv_fwdc or the grid dconv_fwd, with eager's values and
+    gradients bit for bit (bias included)."""
+    from ember.kernels.cpu import conv_direct
+    monkeypatch.setattr(conv_direct, "CHANNEL_VECTORS", chan)
+    if case == "pad_groups":
+        xs, ws, kw, conv = (3, 4, 9, 10), (6, 2, 3, 3), {"padding": 1, "groups": 2}, F.conv2d
+        gs = (3, 6, 9, 10)
+    else:
+        xs, ws, kw, conv = (2, 3, 17), (5, 3, 4), {"padding": 2}, F.conv1d
+        gs = (2, 5, 18)
+    x, w, b, g = _t(*xs, dtype=dtype), _t(*ws, seed=1, dtype=dtype), _t(ws[0], seed=3, dtype=dtype), \
+        _t(*gs, seed=2, dtype=dtype)
+    f = lambda x, w, b: (conv(x, w, b, **kw) * g).sum()        # noqa: E731
+    c = _exact(f, [x, w, b])
+    sfx = "f32" if dtype is np.float32 else "f64"
+    src = c.source()
+    assert (f"ember_dconv_fwdc_{sfx}(" in src) == chan
+    assert (f"ember_dconv_fwd_{sfx}(" in src) == (not chan)

@@ -28,7 +28,9 @@ _FORMAT = 10                # 2: entries record kept_mutated (input writes kept 
 #                             one buffer, in the output's layout; 8: a matmul operand BLAS cannot read in place
 #                             (a 0-stride gradient) is copied to contiguous scratch in the C entry; 9: dconv's
 #                             channel-vector weight gradient is bound too (conv_calls._BIND_NAMES); 10: float
-#                             sums in numpy's order (eager's bits: codegen/cpp.py KernelCodegen._numpy_sum)
+#                             sums in numpy's order (eager's bits: codegen/cpp.py KernelCodegen._numpy_sum),
+#                             max pools call pool.c (CompiledModule.pool), parallel loops and gemm blocks run on
+#                             ember's C pool (ember_set_parallel)
 
 
 def cache_dir():

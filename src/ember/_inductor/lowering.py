@@ -1162,6 +1162,9 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
     out = _val(node)[0]
     if not x.get_dtype().is_floating_point:
         raise NotImplementedError("ember._inductor: max_pool2d of integers")
+    if _pool_in_c(x):
+        return _graph()._extern(node, node.target, (x, kernel_size, stride, padding, dilation, ceil_mode), {},
+                                "extern")
     out_size = tuple(out.shape)
     kernel = _pair(kernel_size)
     stride = _pair(stride, kernel)
@@ -1185,6 +1188,19 @@ def _max_pool2d_with_indices(node, x, kernel_size, stride=(), padding=0, dilatio
         w = ops.add(ops.index_expr(index[-1] * sw - pw, _dt.int64), ops.mul(j, ops.constant(dw, _dt.int64)))
         return ops.add(ops.mul(h, ops.constant(W, _dt.int64)), w)
     return values, Pointwise(out_size, _dt.int64, index_of)
+
+
+# max pools eager runs in C (csrc/pool.c, float32/float64) are extern calls to those kernels from the C entry
+# (codegen/pool_calls.py) rather than generated loops: pool.c's 2x2 vector blocks beat the generated select chain
+# (LeNet's first pool and the relu feeding it: 0.55 -> 0.23 ms a step), and the results are eager's bits. False:
+# always generated loops (the lowering below).
+MAX_POOL_IN_C = True
+
+
+def _pool_in_c(x):
+    from .codegen import pool_calls, wrapper
+    return MAX_POOL_IN_C and wrapper.EXTERN_POOL_IN_C and pool_calls.available(x.get_dtype()) and \
+        all(type(v) is int for v in x.get_size())
 
 
 # windows of at most this many elements are unrolled into pointwise code (torch's inductor unrolls up to 25 too):
@@ -1460,8 +1476,11 @@ def _select_scatter(node, x, src, dim, index):
 @register_lowering(*_overloads("max_pool2d_with_indices_backward", "default"))
 def _max_pool2d_backward(node, grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """grad_input = 0, then grad_input[n, c, indices[n, c, oh, ow]] += grad[n, c, oh, ow] (the flat index of the
-    argmax in the input plane, as the forward stored it)."""
+    argmax in the input plane, as the forward stored it). Where eager has the C kernel: a call to it (_pool_in_c)."""
     out = _val(node)
+    if _pool_in_c(grad) and out.dtype is grad.get_dtype():
+        return _graph()._extern(node, node.target, (grad, x, kernel_size, stride, padding, dilation, ceil_mode,
+                                                    indices), {}, "extern")
     size = tuple(out.shape)
     plane = size[-2] * size[-1]
     gl = loader(grad, grad.get_size(), out.dtype)

@@ -210,9 +210,38 @@ def copy_c(name, src, size, stride, t, indent="        "):
     return lines
 
 
-def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
+def split_plan(plan, threads):
+    """How eager's runtime/gemm.py would share this one 2-d product out over `threads` threads of its pool: its
+    _plan (blocks of rows or columns at whole OpenBLAS tiles, above the small-matrix kernels), or None (one call:
+    a batch, scratch copies, run-time sizes, one thread, too small, or a build whose blocks were not found to
+    reproduce the single call). The blocks have the single call's bits (gemm.py's probes), so eager's bits."""
+    if threads < 2 or plan.batch != 1 or plan.symbolic or any(c is not None for c in plan.copies):
+        return None
+    from ember.kernels.cpu.runtime import gemm
+    import numpy as np
+    m, n, k = plan.m, plan.n, plan.k
+    if m < 2 or n < 2 or k < 2 or m * n * k <= gemm.OPENBLAS_SERIAL or not gemm.available():
+        return None
+    if plan.a.buffer is plan.b.buffer and m == n:
+        return None                          # numpy may take syrk for x @ x.T (gemm._syrk): not split there
+    dt = np.dtype(np.float32 if plan.buf.layout.dtype is _dt.float32 else np.float64)
+    st = gemm._probe()
+    (ta, _), (tb, _) = plan.ops
+    nt = dt == np.float32 and ta == 111 and tb == 112 and gemm._exact_nt(st)
+    sp = gemm._plan(m, n, k, 1, threads, dt, nt=nt)
+    if sp is None or not gemm._exact(st, dt):
+        return None
+    return sp
+
+
+def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset, threads=1, helpers=None, uid=""):
     """The C statement(s) of one planned matmul; ptr_* are C expressions of the three buffers' first elements
-    and base_offset(view) the element offset of an operand view from its buffer's first element."""
+    and base_offset(view) the element offset of an operand view from its buffer's first element. With
+    `threads` > 1 a product eager would split (split_plan) runs as blocks over the pool (ember_parallel), the
+    block task appended to `helpers` (OpenBLAS is held at one thread, as eager holds it: blas.hold_single)."""
+    sp = split_plan(plan, threads) if helpers is not None else None
+    if sp is not None:
+        return _split_gemm_c(plan, sp, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid)
     t = "float" if plan.buf.layout.dtype is _dt.float32 else "double"
     fn = "ember_sgemm" if t == "float" else "ember_dgemm"
     (ta, lda), (tb, ldb) = plan.ops
@@ -254,6 +283,37 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset):
     return (head + f"    if ({total} > 0) {{\n"
             f"        if ({plan.k} > 0) {call}\n"
             f"        else memset({c}, 0, (size_t)({total}) * sizeof({t}));\n    }}")
+
+
+def _split_gemm_c(plan, sp, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid):
+    """One product as `nblk` blocks of rows (or columns) over the pool: block q covers span * q / nblk rounded
+    down to the unit up to where the next starts (the last: to the end), csrc/gemm.c's gemm_part blocks."""
+    t = "float" if plan.buf.layout.dtype is _dt.float32 else "double"
+    fn = "ember_sgemm" if t == "float" else "ember_dgemm"
+    (ta, lda), (tb, ldb) = plan.ops
+    cols, unit, nblk = sp[0], sp[1], sp[2]
+    m, n, k = plan.m, plan.n, plan.k
+    span = n if cols else m
+    if cols:        # columns [lo, hi) of op(B) and of C
+        boff = "lo" if tb == 111 else f"lo * {ldb}"
+        args = (f"{m}, hi - lo, {k}, 1.0, (const {t}*)p[0], {lda}, (const {t}*)p[1] + {boff}, {ldb}, 0.0, "
+                f"({t}*)p[2] + lo, {n}")
+    else:           # rows [lo, hi) of op(A) and of C
+        aoff = f"lo * {lda}" if ta == 111 else "lo"
+        args = (f"hi - lo, {n}, {k}, 1.0, (const {t}*)p[0] + {aoff}, {lda}, (const {t}*)p[1], {ldb}, 0.0, "
+                f"({t}*)p[2] + lo * {n}, {n}")
+    task = f"ember_gemm{uid}_task"
+    helpers.append(f"static void {task}(void** p, int64_t b, int64_t e)\n{{\n"
+                   f"    for (int64_t q = b; q < e; q++) {{\n"
+                   f"        const int64_t lo = {span} * q / {nblk} / {unit} * {unit};\n"
+                   f"        const int64_t hi = q == {nblk - 1} ? {span} : {span} * (q + 1) / {nblk} / {unit} * {unit};\n"
+                   f"        {fn}(101, {ta}, {tb}, {args});\n    }}\n}}\n")
+    a = f"(const {t}*){ptr_a} + {base_offset(plan.a)}"
+    b = f"(const {t}*){ptr_b} + {base_offset(plan.b)}"
+    return (f"    /* {plan.buf.name} = {plan.buf.op}: {nblk} blocks of {'columns' if cols else 'rows'} over the pool, as "
+            f"eager's runtime/gemm.py */\n"
+            f"    {{\n        void* gp[3] = {{(void*)({a}), (void*)({b}), (void*){ptr_c}}};\n"
+            f"        ember_parallel({task}, gp, {nblk}, {threads});\n    }}")
 
 
 def bind(lib, bits):

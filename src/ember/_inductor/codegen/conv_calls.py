@@ -6,7 +6,8 @@ Each result takes the path eager's kernels/cpu/conv.py takes: dconv where `conv_
 float64, stride 1, few channels, with the limits eager uses), else im2col + cblas gemm (strided convolutions, a
 ResNet's downsampling, many channels); `conv_plan` decides, `ConvPlan.c` writes the statements. The dconv runs:
 - forward: the weight is rearranged into dconv's (groups, K, mpad) layout (and the bias padded) in scratch memory,
-  then `dconv_fwd` runs over the images, split over `config.threads()` threads as eager splits them over its pool;
+  then `dconv_fwd` (or the channel-vector `dconv_fwdc`, where eager's conv_direct._chan_wins picks it: LeNet's
+  16-channel conv2) runs over the images, split over `config.threads()` threads as eager splits them over its pool;
 - convolution_backward, grad_input: a forward convolution of the output gradient padded by dilation*(K-1) - pad
   with the kernel flipped and its channel axes swapped (eager's conv_direct.input_grad);
 - convolution_backward, grad_weight: `dconv_wgrad` (or the channel-vector `dconv_wgradc`, by eager's
@@ -65,7 +66,7 @@ def _static(view):
 class _Fwd:
     """One dconv_fwd run: y (n, groups*m, *out) = x (n, c, *S) by the rearranged weight (see ConvPlan.c)."""
 
-    def __init__(self, x, y, w, b, n, c, groups, m, kern, in_sp, out, pd, dl, flipped):
+    def __init__(self, x, y, w, b, n, c, groups, m, kern, in_sp, out, pd, dl, flipped, dtype):
         from ember.kernels.cpu import conv_direct
         from ember.kernels.cpu.conv_im2col import geometry
         self.x, self.y, self.w, self.b = x, y, w, b          # names of the operands (b: None)
@@ -78,6 +79,14 @@ class _Fwd:
         self.xs, self.ys = c * math.prod(in_sp), groups * m * math.prod(out)
         self.work = n * self.ys * self.k
         self.min_work = conv_direct._MIN_WORK
+        # eager's choice of kernel (conv_direct.forward / input_grad: _chan_wins): the channel-vector dconv_fwdc
+        # (output channels in the vector lanes, real positions only, mpad = two vectors of channels) when it
+        # multiplies less than the grid kernel; the same bits either way, eager's speed
+        padded = tuple(in_sp[i] + 2 * pd[i] for i in range(len(kern)))
+        self.chan = conv_direct._chan_wins(m, self.mpad, conv_direct._grid_len(padded, out, 2 if self.mb == 6 else 3,
+                                                                              dtype), math.prod(out), dtype)
+        if self.chan:
+            self.mpad = conv_direct._cpad(m, dtype)
 
 
 class _WGrad:
@@ -187,9 +196,9 @@ def _fwd_c(run, fn, t, sfx, addr, threads):
     task = (f"static void {fn}_task(void** p, int64_t lo, int64_t hi)\n{{\n"
             f"    for (int64_t j = lo; j < hi; j++) {{\n"
             f"        const int64_t i0 = {run.n} * j / {parts}, i1 = {run.n} * (j + 1) / {parts};\n"
-            f"        if (i1 > i0 && ember_dconv_fwd_{sfx}((const {t}*)p[0] + i0 * {run.xs}, ({t}*)p[1] + i0 * "
-            f"{run.ys}, (const {t}*)p[2], (const {t}*)p[3], (const int64_t*)p[4], {run.c}, {run.groups}, "
-            f"{run.m}, {run.mpad}, i1 - i0, {run.mb}) < 0)\n"
+            f"        if (i1 > i0 && ember_dconv_fwd{'c' if run.chan else ''}_{sfx}((const {t}*)p[0] + i0 * "
+            f"{run.xs}, ({t}*)p[1] + i0 * {run.ys}, (const {t}*)p[2], (const {t}*)p[3], (const int64_t*)p[4], "
+            f"{run.c}, {run.groups}, {run.m}, {run.mpad}, i1 - i0{'' if run.chan else f', {run.mb}'}) < 0)\n"
             f"            ember_index_error = 3;\n    }}\n}}\n")
     g, m, k, mpad, taps = run.groups, run.m, run.k, run.mpad, run.taps
     w = addr[run.w]
@@ -198,7 +207,7 @@ def _fwd_c(run, fn, t, sfx, addr, threads):
         src = f"{w}[((g * {og} + kk / {taps}) * {m} + j) * {taps} + ({taps - 1} - kk % {taps})]"
     else:                 # w (groups*m, k): row j, tap kk
         src = f"{w}[(g * {m} + j) * {k} + kk]"
-    lines = [f"        /* {run.y}: dconv_fwd of {run.n} images, {parts} part(s) */",
+    lines = [f"        /* {run.y}: dconv_fwd{'c' if run.chan else ''} of {run.n} images, {parts} part(s) */",
              f"        static const int64_t geo[18] = {_geo(run)};",
              f"        {t}* wt = ({t}*)calloc({g * k * mpad}, sizeof({t}));",
              f"        {t}* bias = {f'({t}*)calloc({g * mpad}, sizeof({t}))' if run.b else 'NULL'};",
@@ -369,7 +378,7 @@ def conv_plan(buf, multi_outputs=(), threads=None):
             named["b"] = b
         if conv_direct.usable(xs, wshape, st, pd, dl, groups, out):
             run = _Fwd("x", "y", "w", "b" if b is not None else None, n, c, groups, og, kern, in_sp, out,
-                       pd, dl, False)
+                       pd, dl, False, np.dtype(dtype._np))
         else:
             run = gemm_run("fwd", **{r: r for r in ("x", "w", "b", "y") if r in named or r == "y"})
             if run is None:
@@ -409,7 +418,8 @@ def conv_plan(buf, multi_outputs=(), threads=None):
         swapped = (c, og) + kern                             # the convolution the input gradient runs
         if min(pd2) >= 0 and conv_direct.usable(_shape(go, dtype), swapped, st, pd2, dl, groups, in_sp,
                                                 conv_direct.GRAD_INPUT_LIMIT):
-            runs.append(_Fwd("go", "gi", "w", None, n, cout, groups, c // groups, kern, out, in_sp, pd2, dl, True))
+            runs.append(_Fwd("go", "gi", "w", None, n, cout, groups, c // groups, kern, out, in_sp, pd2, dl, True,
+                             np.dtype(dtype._np)))
         else:
             runs.append(gemm_run("gi", w="w", go="go", gi="gi"))
     if mask[1]:
@@ -427,11 +437,12 @@ def preamble():
     sig = ("int (*)(const {t}*, {t}*, const {t}*, const {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, "
            "int64_t, int64_t)")
     wsig = "int (*)(const {t}*, const {t}*, {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t)"
+    csig = "int (*)(const {t}*, {t}*, const {t}*, const {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t)"
     lines = ["/* ember's direct convolution (kernels/cpu/csrc/dconv.c): set by the loader (codegen/conv_calls.py) */",
              "#include <stdlib.h>"]
     names = []
     for sfx, t in (("f32", "float"), ("f64", "double")):
-        for kind, s in (("fwd", sig), ("wgrad", wsig), ("wgradc", wsig)):
+        for kind, s in (("fwd", sig), ("wgrad", wsig), ("wgradc", wsig), ("fwdc", csig)):
             decl = s.format(t=t).replace("(*)", f"(*ember_dconv_{kind}_{sfx})", 1)
             lines.append(f"static {decl};")
             names.append(f"ember_dconv_{kind}_{sfx}")
@@ -440,8 +451,8 @@ def preamble():
     return "\n".join(lines) + "\n" + conv_gemm_calls.preamble()
 
 
-_BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_wgradc_f32", "dconv_fwd_f64", "dconv_wgrad_f64",
-               "dconv_wgradc_f64")
+_BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_wgradc_f32", "dconv_fwdc_f32", "dconv_fwd_f64",
+               "dconv_wgrad_f64", "dconv_wgradc_f64", "dconv_fwdc_f64")
 
 
 def bind(lib):

@@ -112,13 +112,31 @@ static inline double ember_phi_d(double x) { return 0.5 * erfc(-x * 0.7071067811
 static inline float ember_gauss_f(float x) { return gm_gauss(x); }
 static inline double ember_gauss_d(double x) { return exp(-0.5 * x * x); }
 
-/* Parallel outer loops: the kernel's first outer loop split in contiguous chunks over threads created for
-   this call and joined before it returns (no pool survives the call, so a forked DataLoader worker inherits
-   no threads and no OpenMP runtime is linked). */
+/* Parallel outer loops (and the parts of extern calls): [0, n) shared out over eager's C thread pool
+   (kernels/cpu/csrc/parallel.c `ember_parallel_for`, bound by the loader through ember_set_parallel) in chunks
+   of about n / (4 threads) items that whichever thread is free takes, the caller included; the pool runs a job
+   on the caller alone while it is busy or backing off from a preempted worker. What a chunk computes does not
+   depend on which thread runs it, so the results have the same bits at any thread count. Without the pool
+   (no C runtime bound): contiguous chunks over threads created for this call and joined before it returns. The
+   pool's workers are re-created in a forked child (parallel.c's atfork handler); no OpenMP runtime is linked.
+   Measured on the 2-core VM, CNN train step at 2 threads, load ~8: threads created per call waited for a core
+   at every parallel kernel (wall median 143 ms a step against eager's 31). */
 typedef void (*ember_task_fn)(void**, int64_t, int64_t);
+typedef int (*ember_pfor_fn)(void*, void*, void*, void*, void*, double, double, int64_t, int64_t, int);
+static ember_pfor_fn ember_pfor;
+void ember_set_parallel(void* f) { ember_pfor = (ember_pfor_fn)f; }
+static void ember_pfor_task(void* const* q, const double* s, int64_t b, int64_t e) {
+    (void)s;
+    ((ember_task_fn)q[0])((void**)q[1], b, e);
+}
 struct ember_task { ember_task_fn fn; void** p; int64_t lo, hi; };
 static void* ember_task_run(void* a) { struct ember_task* t = a; t->fn(t->p, t->lo, t->hi); return 0; }
 static void ember_parallel(ember_task_fn fn, void** p, int64_t n, int threads) {
+    if (ember_pfor && threads > 1 && n > 1) {
+        int64_t grain = n / (4 * (int64_t)threads);
+        ember_pfor((void*)ember_pfor_task, (void*)fn, (void*)p, 0, 0, 0.0, 0.0, n, grain < 1 ? 1 : grain, threads);
+        return;
+    }
     if (threads > 16) threads = 16;
     if (threads > n) threads = (int)n;
     struct ember_task tasks[16];

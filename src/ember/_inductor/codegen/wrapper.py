@@ -21,12 +21,13 @@ from ember._core.tensor_impl import TensorImpl
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
-from . import attention_calls, blas_calls, conv_calls
+from . import attention_calls, blas_calls, conv_calls, pool_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
-# a kernel touching at least this many elements splits its first outer loop over config.threads() threads.
-# Threads are created per call, and on a loaded machine a second thread may wait for a core while the first
-# waits to join it: below ~2M elements (the threshold of ember's own row kernels) one thread is faster.
+# a kernel touching at least this many elements splits its first outer loop over config.threads() threads of
+# ember's C pool (cpp.py's ember_parallel). The threshold dates from threads created per call (on a loaded machine
+# a second thread waited for a core while the first waited to join it: below ~2M elements, the threshold of
+# ember's own row kernels, one thread was faster); not re-measured with the pool.
 PARALLEL_MIN_WORK = 1 << 21
 # mm/bmm externs BLAS can read in place are called from the C entry (blas_calls.py); False: from Python
 EXTERN_GEMM_IN_C = True
@@ -34,6 +35,8 @@ EXTERN_GEMM_IN_C = True
 EXTERN_CONV_IN_C = True
 # the fused attention and its backward are called from the C entry (attention_calls.py); False: from Python
 EXTERN_ATTENTION_IN_C = True
+# max pools (eager's pool.c) are called from the C entry (pool_calls.py); False: from Python
+EXTERN_POOL_IN_C = True
 
 
 class CompiledModule:
@@ -42,7 +45,7 @@ class CompiledModule:
     types and a fresh arena pool."""
 
     def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0,
-                 blas_bits=None, dconv=False, attention=False):
+                 blas_bits=None, dconv=False, attention=False, pool=False):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
@@ -53,15 +56,20 @@ class CompiledModule:
         self.blas_bits = blas_bits       # the C calls cblas gemms of this integer width (blas_calls.py), or None
         self.dconv = dconv               # the C calls ember's direct convolution (conv_calls.py)
         self.attention = attention       # the C calls ember's attention row kernels (attention_calls.py)
+        self.pool = pool                 # the C calls eager's max pool kernels (pool_calls.py)
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
+        _bind_parallel(lib)
         if self.blas_bits is not None:
             blas_calls.bind(lib, self.blas_bits)
+            _hold_blas_single()
         if getattr(self, "dconv", False):
             conv_calls.bind(lib)
         if getattr(self, "attention", False):
             attention_calls.bind(lib)
+        if getattr(self, "pool", False):
+            pool_calls.bind(lib)
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
@@ -72,24 +80,20 @@ class CompiledModule:
             fn = lib[name]
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
             fn.restype = ctypes.c_int64
-            if self.blas_bits is not None:
-                fn = _with_blas_threads(fn)
             ns["_" + name] = fn
             ns["_" + name + "_raw"] = fn
         exec(compile(self.py_source, "<ember._inductor wrapper>", "exec"), ns)
         return ns["call"]
 
 
-def _with_blas_threads(fn):
-    """The C entry fn run with OpenBLAS at the thread count ember was asked for: eager holds OpenBLAS at one
-    thread once it splits its own gemms over its pool (kernels/cpu/runtime/gemm.py), while a compiled graph's
-    gemms are single cblas calls that rely on OpenBLAS's threads."""
+def _hold_blas_single():
+    """OpenBLAS held at one thread, as eager holds it (runtime/blas.py hold_single): the C entry's gemms are single
+    cblas calls, or blocks of one shared out over ember's pool (blas_calls.split_plan) as eager's runtime/gemm.py
+    shares them. OpenBLAS's own threads spin ~0.1 s of cpu after each threaded call: measured on the 2-core VM at
+    load ~10, 2 threads, wall median a step with OpenBLAS's threads / held at one: CNN 249 / 32 ms (eager 35), MLP
+    213 / 48 (eager 45), GPT 1692 / 343 (eager 470)."""
     from ember.kernels.cpu.runtime import blas
-
-    def entry(p):
-        with blas.native_threads():
-            return fn(p)
-    return entry
+    blas.hold_single()
 
 
 def _wrap(arena, offset, npdtype, dtype, size, stride=None):
@@ -213,6 +217,21 @@ _HELPERS = {"_timed": _timed, "np": np, "ctypes": ctypes, "_arena": _arena, "_wr
             "ember_f64": float, "ember_truediv": lambda a, b: a / b}
 
 
+def _bind_parallel(lib):
+    """Give a loaded library eager's C thread pool (csrc/parallel.c `ember_parallel_for`) for its parallel loops
+    (cpp.py's ember_parallel); without it (C kernels off) they create threads per call."""
+    try:
+        setter = lib["ember_set_parallel"]
+    except (AttributeError, KeyError):
+        return                                  # a library built before the pool was bound (an old cache entry)
+    from ember.kernels.cpu.runtime import clib
+    dll = clib.library("parallel") if clib.enabled() else None
+    addr = ctypes.cast(dll["ember_parallel_for"], ctypes.c_void_p).value if dll is not None else None
+    setter.argtypes = [ctypes.c_void_p]
+    setter.restype = None
+    setter(addr)
+
+
 def generate(graph, sched):
     from .. import config
     profile = config.cpp.enable_kernel_profile
@@ -247,10 +266,13 @@ def generate(graph, sched):
             plan = conv_calls.conv_plan(b, multis.get(b.name, ()))
         elif EXTERN_ATTENTION_IN_C and str(b.op) in attention_calls.ATTENTION_OPS:
             plan = attention_calls.attention_plan(b, multis.get(b.name, ()))
+        elif EXTERN_POOL_IN_C and str(b.op) in pool_calls.POOL_OPS:
+            plan = pool_calls.pool_plan(b, multis.get(b.name, ()))
         if plan is not None:
             convs[b.name] = plan
     has_conv = any(isinstance(p, conv_calls.ConvPlan) for p in convs.values())
     has_attention = any(isinstance(p, attention_calls.AttentionPlan) for p in convs.values())
+    has_pool = any(isinstance(p, pool_calls.PoolPlan) for p in convs.values())
     conv_written = {w.name for plan in convs.values() for w in plan.written()}
 
     def in_arena(b):
@@ -295,6 +317,8 @@ def generate(graph, sched):
         c_parts.append(conv_calls.preamble())
     if has_attention:
         c_parts.append(attention_calls.preamble())
+    if has_pool:
+        c_parts.append(pool_calls.preamble())
     entries = []
     py = ["def call(*args):"]
     namespace = {}
@@ -380,7 +404,8 @@ def generate(graph, sched):
             if kname is None:
                 calls.append(blas_calls.gemm_c(kc, *(f"p[{names.index(n)}]" for n in
                                                    (kc.a.buffer.name, kc.b.buffer.name, kc.buf.name)),
-                                               lambda v: v.layout.offset - v.buffer.layout.offset))
+                                               lambda v: v.layout.offset - v.buffer.layout.offset, threads,
+                                               c_parts, f"{_GRAPH_IDS[0]}_{kc.buf.name}"))
                 continue
             args = [f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]" for a in kc.args.values()]
             args += list(size_params)
@@ -480,7 +505,7 @@ def generate(graph, sched):
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
-                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention)
+                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention, has_pool)
 
 
 def _size_params(graph):
