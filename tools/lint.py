@@ -11,7 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASELINE = "effef38"          # "Take src/ember.egg-info out of git": the first commit under the 72-character rule
 MAX_SUBJECT = 72
 # Commits merged before the check ran on them; history is not rewritten once other branches hold it.
-GRANDFATHERED = {"91cae20", "884ecc1", "f5fff68", "4523db1", "7376582", "4f27970", "91a1885", "47a31db", "6631da3", "9fbcaef", "eb0b4ed", "71328f8", "3bc4345", "7bb6c4b", "18fbb92", "59aa4a0", "0fae543", "a2a3b0e", "111a473", "7e79471"}
+GRANDFATHERED = {"91cae20", "884ecc1", "f5fff68", "4523db1", "7376582", "4f27970", "91a1885", "47a31db", "6631da3", "9fbcaef", "eb0b4ed", "71328f8", "3bc4345", "7bb6c4b", "18fbb92", "59aa4a0", "0fae543", "a2a3b0e", "111a473", "7e79471", "c2c89d8", "1dba6f8"}
 PATHS = ["src", "tools", "tests", "examples", "benchmarks"]
 
 
