@@ -30,6 +30,9 @@ ALL_DISABLED under DisableTorchFunction, which also hides the modes) and `stack`
 """
 import threading
 
+from .device import device as _device
+from .dtype import dtype as _dtype
+
 ENABLED, SUBCLASSES_DISABLED, ALL_DISABLED = 0, 1, 2
 
 TF_ACTIVE = [0]          # nonzero: bindings look for overrides (see the module docstring)
@@ -39,9 +42,9 @@ _lock = threading.Lock()
 _modes_pushed = [0]      # modes on every thread's stack, together
 _subclass_seen = [False]
 # classes whose instances never override anything (a binding's inline check, see the module docstring): numbers,
-# None and str here; the public Tensor (set_public_tensor) and each subclass defined with the protocol disabled
+# None, str, slices, Ellipsis, dtypes and devices here; the public Tensor (set_public_tensor) and each subclass defined with the protocol disabled
 # (note_tensor_subclass) are added
-PLAIN_TYPES = {int, float, bool, complex, type(None), str}
+PLAIN_TYPES = {int, float, bool, complex, type(None), str, slice, type(Ellipsis), _dtype, _device}
 
 
 def plain_args(args, kwargs):
