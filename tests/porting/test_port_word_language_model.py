@@ -108,3 +108,20 @@ def test_word_language_model_trains_like_torch(torch):
         assert env["tied"]
     # the untrained model's validation loss is log(vocabulary) give or take: both start from the same place
     assert abs(got["ember"]["first"] - got["torch"]["first"]) < 0.05
+
+
+def test_lstm_projection_warns_once_like_torch(torch):
+    """torch says once per process that LSTM projections leave oneDNN (float32 input); ember says it too."""
+    import subprocess
+    import sys
+    code = ("import warnings, {m} as torch\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    lstm = torch.nn.LSTM(4, 6, proj_size=3)\n"
+            "    lstm(torch.randn(2, 1, 4)); lstm(torch.randn(2, 1, 4))\n"
+            "    torch.nn.LSTM(4, 6, proj_size=2).double()(torch.randn(2, 1, 4).double())\n"
+            "print([(str(x.message).split(' (Triggered internally')[0], x.category.__name__, x.filename.endswith('rnn.py')) for x in w])\n")
+    out = [subprocess.run([sys.executable, "-c", code.format(m=m)], capture_output=True, text=True, timeout=120,
+                          env=dict(__import__("os").environ, PYTHONPATH=":".join(sys.path))).stdout
+           for m in ("torch", "ember")]
+    assert out[0] == out[1] and "oneDNN" in out[0]
