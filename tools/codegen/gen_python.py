@@ -396,7 +396,8 @@ class Overload:
         lines = []
         if self.varargs:
             lines += self.varargs_prelude()
-        lines += self.none_defaults() + self.arg_checks() + self.arg_checks(kwonly=True)
+        lines += self.none_defaults() + self._out_twin_checks(raise_error=True) + self.arg_checks() \
+            + self.arg_checks(kwonly=True)
         if self.out_fn and len(self.out_names) == 1 and not self.numbers_anywhere:
             list_out = "[]" in str(self.out_fn.func.arguments.out[0].type)
             name = str(self.fn.func.name.name)
@@ -406,6 +407,23 @@ class Overload:
             lines.append(f"    raise _bad_arg({name!r}, 'out', None, {'tuple of Tensors' if list_out else 'Tensor'!r}, out)")
         lines.append("return None")
         return "\n".join(indent + ln for ln in lines)
+
+    def _out_twin_checks(self, raise_error=False):
+        """With out= given only the Tensor overload's out form applies (where.ScalarOther has none): a number
+        where a Scalar twin would take it is then torch's "must be Tensor, not float" (ops that take numbers
+        as tensors anywhere, add/mul/..., excepted)."""
+        if not (self.out_fn and self.twins and len(self.out_names) == 1) or self.numbers_anywhere:
+            return []
+        name = str(self.fn.func.name.name)
+        with_out = set().union(*(set(params) for params, t in self.twins if t.out_fn is not None))
+        lines = []
+        for i, x in enumerate(self.positional):
+            if x.name in self.scalar_ok and x.name not in with_out and _is_tensor(x.type):
+                v = self.pyname(x)
+                lines.append(f"if out is not None and {v}.__class__ not in _TENSOR_TYPES:")
+                lines.append(f"    raise _bad_arg({name!r}, {self._torch_name(x)!r}, {i + 1}, 'Tensor', {v})"
+                             if raise_error else "    return None")
+        return lines
 
     def matcher_body(self, indent="    "):
         checks = []
@@ -418,7 +436,7 @@ class Overload:
             c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
             if c:
                 checks.append(c)
-        lines = self.none_defaults() + ["s = 0"]
+        lines = self.none_defaults() + self._out_twin_checks() + ["s = 0"]
         for c in checks:
             lines.extend(c.split("\n") if "\n" in c else [c])
         lines.append("return s")
@@ -786,7 +804,8 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
         lines.append(ov.error_body())
         lines.append("")
         errs.append(f"({ov.arity()[0]}, {ov.arity()[1]}, {e})")
-        errs += [f"({ov.arity()[0]}, {ov.arity()[1]}, None)"] * len(ov.twins)   # torch has a signature per twin
+        # torch has a signature per twin, taking out= only if the twin has an out form (where.ScalarOther has none)
+        errs += [f"({t.arity()[0]}, {t.arity()[1]}, None)" for _, t in ov.twins]
     sigs = tuple(ovs[i].human() for i in _torch_overload_order(ovs))
     lines.append(f"_{defname}_errs = ({', '.join(errs)},)")
     lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")

@@ -2111,6 +2111,10 @@ def clamp_max(*args, **kwargs):
         return _r
 
 def _where_c0(condition, input, other, *, out=None):
+    if out is not None and input.__class__ not in _TENSOR_TYPES:
+        return None
+    if out is not None and other.__class__ not in _TENSOR_TYPES:
+        return None
     s = 0
     if not isinstance(condition, TensorImpl):
         return None
@@ -2162,6 +2166,10 @@ def _where_b1(condition):
     return _as_tuple(_op_where_default(condition))
 
 def _where_e0(condition, input, other, *, out=None):
+    if out is not None and input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'input', 2, 'Tensor', input)
+    if out is not None and other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'other', 3, 'Tensor', other)
     if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
@@ -2177,7 +2185,7 @@ def _where_e1(condition):
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     return None
 
-_where_errs = ((3, 4, _where_e0), (3, 4, None), (3, 4, None), (3, 4, None), (1, 1, _where_e1),)
+_where_errs = ((3, 4, _where_e0), (3, 3, None), (3, 3, None), (3, 3, None), (1, 1, _where_e1),)
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
 _where_sigs = ('(Tensor condition)', '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)')
 
