@@ -10,9 +10,12 @@ from ._core.tensor_impl import TensorImpl as Tensor, TENSOR_TYPES as _TENSOR_TYP
 from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from . import _ops as _opsmod
 from ._ops import ops
-from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs, register as _tf_register
+from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs, register as _tf_register, \
+    PLAIN_TYPES as _tf_PLAIN, plain_args as _tf_plain
 
 _TF = False      # the __torch_function__ check: kept current by _tf_register (see _core/torch_function.py)
+_TFM = False     # a mode is pushed (likewise); with plain arguments (PLAIN_TYPES) nothing else can override
+_TFP = _tf_PLAIN
 _tf_register(globals())
 
 _aten = ops.aten
@@ -85,7 +88,7 @@ def _direct_args(self, args, kwargs):
 
 
 def _to(self, *args, **kwargs):
-    if _TF:      # __torch_function__ (see _core/torch_function.py)
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(args, kwargs)):      # __torch_function__ (see _core/torch_function.py)
         r = _tf_varargs(_to, (self, *args), kwargs, "ember.Tensor.to")
         if r is not _NOT_HANDLED:
             return r
@@ -135,7 +138,7 @@ def _to(self, *args, **kwargs):
 
 def _caster(dt):
     def method(self, memory_format="preserve_format"):
-        if _TF:
+        if _TF and (_TFM or self.__class__ not in _TFP):
             r = _tf_bound(method, locals(), ("self",), "ember.Tensor." + method.__name__)
             if r is not _NOT_HANDLED:
                 return r

@@ -17,12 +17,15 @@ from ._core import dtype as D
 from ._ops import ops
 from ._core.dispatch_keys import AUTOGRAD_BIT
 from ._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
-from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, binding_call as _tf_binding, register as _tf_register
+from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED, binding_call as _tf_binding, register as _tf_register, \
+    PLAIN_TYPES as _tf_PLAIN, plain_args as _tf_plain
 from ._core.tensor_impl import _CPU_KS, INFERENCE_VC, TensorImpl as Tensor
 _cpu_view_of = Tensor._cpu_view_of
 from .functional import tensor as _tensor
 
 _TF = False      # the __torch_function__ check: kept current by _tf_register (see _core/torch_function.py)
+_TFM = False     # a mode is pushed (likewise); with plain arguments (PLAIN_TYPES) nothing else can override
+_TFP = _tf_PLAIN
 _tf_register(globals())
 
 _aten = ops.aten
@@ -367,7 +370,8 @@ def _record_selects(self, index, res):
 
 
 def getitem(self, index):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP
+                and not (index.__class__ is tuple and _tf_plain(index, None))):
         # __torch_function__ (see _core/torch_function.py): self, and tensors in the index, can be overloaded
         r = _tf_binding(getitem, (self, index), (self, index), "ember.Tensor.__getitem__")
         if r is not _NOT_HANDLED:
@@ -493,7 +497,8 @@ def _set_number(self, index, value):
 
 
 def setitem(self, index, value):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or value.__class__ not in _TFP or index.__class__ not in _TFP
+                and not (index.__class__ is tuple and _tf_plain(index, None))):
         r = _tf_binding(setitem, (self, index, value), (self, index, value), "ember.Tensor.__setitem__")
         if r is not _NOT_HANDLED:
             return

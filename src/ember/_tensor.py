@@ -28,6 +28,8 @@ from . import functional as _functional
 from ._tensor_types import legacy_new
 
 _TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_TFM = False     # a mode is pushed (likewise)
+_TFP = _tf.PLAIN_TYPES
 _tf.register(globals())
 
 _aten = ops.aten
@@ -37,15 +39,34 @@ _M = TensorMethods
 _V = vars(TensorMethods)
 
 
-def _reflected(op):
-    """`other <op> self` with a Python number on the left: call the op itself with the wrapped number
-    first (the public binding rejects a non-Tensor first argument, as torch's does)."""
+def _reflected(name, compute):
+    """A reflected operator torch writes in Python (torch/_tensor.py, under
+    _handle_torch_function_and_wrap_type_error_to_not_implemented): `__torch_function__` sees `Tensor.<name>`
+    itself (`1 - a` is Tensor.__rsub__, `2 ** a` Tensor.__rpow__), and a TypeError becomes NotImplemented, so
+    Python raises its own "unsupported operand type(s)" error. `compute(self, other)` is the operator."""
     def m(self, other):
-        if _TF:
-            r = _tf.handle_locals(m, locals())
-            if r is not _NOT_HANDLED:
-                return r
-        return op(other, self)
+        try:
+            if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+                r = _tf.handle_locals(m, locals())
+                if r is not _NOT_HANDLED:
+                    return r
+            return compute(self, other)
+        except TypeError:
+            return NotImplemented
+    m.__name__, m.__qualname__ = name, "Tensor." + name
+    return m
+
+
+def _reflected_binding(name):
+    """A reflected operator torch's C TensorBase defines as its binding (`__radd__` is `add`, `__rand__`
+    `bitwise_and`, under TypeError_to_NotImplemented_): `1 + a` is `a.add(1)`, so `__torch_function__` sees
+    Tensor.add, as for `a + 1`."""
+    def m(self, other):
+        try:
+            return getattr(_M, name)(self, other)
+        except TypeError:
+            return NotImplemented
+    m.__name__, m.__qualname__ = "__r" + name.replace("bitwise_", "") + "__", "Tensor.__r" + name + "__"
     return m
 
 
@@ -155,61 +176,23 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __gt__ = _V["gt"]
     __ge__ = _V["ge"]
     __matmul__ = _V["matmul"]
-    __rtruediv__ = _reflected(_aten.div.Tensor)
-    __rfloordiv__ = _reflected(_aten.floor_divide.default)
-    __rmod__ = _reflected(_aten.remainder.Scalar_Tensor)
-    __rpow__ = _reflected(_aten.pow.Scalar)
-    __rlshift__ = _reflected(_aten.bitwise_left_shift.Scalar_Tensor)
-    __rrshift__ = _reflected(_aten.bitwise_right_shift.Scalar_Tensor)
-
-    def __radd__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__radd__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.add(self, other)
-
-    def __rsub__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__rsub__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.rsub(self, other)
-
-    def __rmul__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__rmul__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.mul(self, other)
-
-    def __rand__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__rand__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.bitwise_and(self, other)
-
-    def __ror__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__ror__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.bitwise_or(self, other)
-
-    def __rxor__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__rxor__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.bitwise_xor(self, other)
-
-    def __rmatmul__(self, other):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__rmatmul__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        return _F.matmul(other, self)
+    # reflected operators (`1 - a`): torch's C ones are the bindings themselves, its Python ones are named
+    # functions of their own; `1 / a` is `a.reciprocal() * 1`, as torch computes it (not div: the bits differ in
+    # about a quarter of float32 quotients)
+    __radd__ = _reflected_binding("add")
+    __rmul__ = _reflected_binding("mul")
+    __rand__ = _reflected_binding("bitwise_and")
+    __ror__ = _reflected_binding("bitwise_or")
+    __rxor__ = _reflected_binding("bitwise_xor")
+    __rsub__ = _reflected("__rsub__", lambda self, other: _F.rsub(self, other))
+    __rdiv__ = _reflected("__rdiv__", lambda self, other: self.reciprocal() * other)
+    __rtruediv__ = __rdiv__
+    __rfloordiv__ = _reflected("__rfloordiv__", lambda self, other: _aten.floor_divide.default(other, self))
+    __rmod__ = _reflected("__rmod__", lambda self, other: _aten.remainder.Scalar_Tensor(other, self))
+    __rpow__ = _reflected("__rpow__", lambda self, other: _aten.pow.Scalar(other, self))
+    __rlshift__ = _reflected("__rlshift__", lambda self, other: _aten.bitwise_left_shift.Scalar_Tensor(other, self))
+    __rrshift__ = _reflected("__rrshift__", lambda self, other: _aten.bitwise_right_shift.Scalar_Tensor(other, self))
+    __rmatmul__ = _reflected("__rmatmul__", lambda self, other: _F.matmul(other, self))
 
     def __imatmul__(self, other):
         if _TF:

@@ -396,7 +396,8 @@ class Overload:
         lines = []
         if self.varargs:
             lines += self.varargs_prelude()
-        lines += self.none_defaults() + self.arg_checks() + self.arg_checks(kwonly=True)
+        lines += self.none_defaults() + self._out_twin_checks(raise_error=True) + self.arg_checks() \
+            + self.arg_checks(kwonly=True)
         if self.out_fn and len(self.out_names) == 1 and not self.numbers_anywhere:
             list_out = "[]" in str(self.out_fn.func.arguments.out[0].type)
             name = str(self.fn.func.name.name)
@@ -406,6 +407,23 @@ class Overload:
             lines.append(f"    raise _bad_arg({name!r}, 'out', None, {'tuple of Tensors' if list_out else 'Tensor'!r}, out)")
         lines.append("return None")
         return "\n".join(indent + ln for ln in lines)
+
+    def _out_twin_checks(self, raise_error=False):
+        """With out= given only the Tensor overload's out form applies (where.ScalarOther has none): a number
+        where a Scalar twin would take it is then torch's "must be Tensor, not float" (ops that take numbers
+        as tensors anywhere, add/mul/..., excepted)."""
+        if not (self.out_fn and self.twins and len(self.out_names) == 1) or self.numbers_anywhere:
+            return []
+        name = str(self.fn.func.name.name)
+        with_out = set().union(*(set(params) for params, t in self.twins if t.out_fn is not None))
+        lines = []
+        for i, x in enumerate(self.positional):
+            if x.name in self.scalar_ok and x.name not in with_out and _is_tensor(x.type):
+                v = self.pyname(x)
+                lines.append(f"if out is not None and {v}.__class__ not in _TENSOR_TYPES:")
+                lines.append(f"    raise _bad_arg({name!r}, {self._torch_name(x)!r}, {i + 1}, 'Tensor', {v})"
+                             if raise_error else "    return None")
+        return lines
 
     def matcher_body(self, indent="    "):
         checks = []
@@ -418,7 +436,7 @@ class Overload:
             c = _check(self.pyname(x), x.type, x.default, x.name in self.scalar_ok)
             if c:
                 checks.append(c)
-        lines = self.none_defaults() + ["s = 0"]
+        lines = self.none_defaults() + self._out_twin_checks() + ["s = 0"]
         for c in checks:
             lines.extend(c.split("\n") if "\n" in c else [c])
         lines.append("return s")
@@ -718,10 +736,17 @@ def _tf_relevant(ov):
     return tuple(names)
 
 
-def _tf_prologue(call):
+def _tf_prologue(call, plain=None):
     """The protocol's check at the top of a binding (see ember/_core/torch_function.py): one read of the module
     global `_TF` (kept by `_tf_register(globals())`) while no tensor subclass takes part in it and no mode is
-    pushed."""
+    pushed. `plain`: the inline test that no argument can override (then, with no mode pushed, `call` is skipped:
+    a subclass defined somewhere costs plain-tensor calls a few class reads, not locals() and the scan)."""
+    if plain is not None:
+        return [f"    if _TF and (_TFM or {plain}):",
+                f"        _r = {call}",
+                "        if _r is not _NOT_HANDLED:",
+                "            return _r",
+                "    try:"]
     return ["    if _TF:",
             f"        _r = {call}",
             "        if _r is not _NOT_HANDLED:",
@@ -752,7 +777,10 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
         # the function itself, which a parameter of the same name hides (`pad(input, pad, ...)`)
         params = {ov.pyname(x) for x in ov.positional + ov.kwonly} | {"out", "requires_grad"}
         fnref = f"_G[{defname!r}]" if defname in params else defname
-        lines.extend(_tf_prologue(f"_tf_bound({fnref}, locals(), {rel!r}, {display!r})"))
+        # (no Tensor parameter: only a mode can take the call; more than four: the full check)
+        plain = "False" if not rel else " or ".join(f"{n}.__class__ not in _TFP" for n in rel) if len(rel) <= 4 \
+            else None
+        lines.extend(_tf_prologue(f"_tf_bound({fnref}, locals(), {rel!r}, {display!r})", plain))
         lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt, indent="        ",
                              check=True))
         lines.extend(_tf_epilogue(f"_tf_duck_bound({fnref}, locals(), {rel!r}, {display!r})"))
@@ -776,7 +804,8 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
         lines.append(ov.error_body())
         lines.append("")
         errs.append(f"({ov.arity()[0]}, {ov.arity()[1]}, {e})")
-        errs += [f"({ov.arity()[0]}, {ov.arity()[1]}, None)"] * len(ov.twins)   # torch has a signature per twin
+        # torch has a signature per twin, taking out= only if the twin has an out form (where.ScalarOther has none)
+        errs += [f"({t.arity()[0]}, {t.arity()[1]}, None)" for _, t in ov.twins]
     sigs = tuple(ovs[i].human() for i in _torch_overload_order(ovs))
     lines.append(f"_{defname}_errs = ({', '.join(errs)},)")
     lines.append(f"_{defname}_ovs = ({', '.join(entries)},)")
@@ -791,7 +820,9 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
     else:
         lines.append(f"def {defname}(*args, **kwargs):")
         allargs = "args"
-    lines.extend(_tf_prologue(f"_tf_varargs({defname}, {allargs}, kwargs, {display!r})"))
+    plain = ("self.__class__ not in _TFP or not _tf_plain(_va, kwargs)" if method
+             else "not _tf_plain(args, kwargs)")
+    lines.extend(_tf_prologue(f"_tf_varargs({defname}, {allargs}, kwargs, {display!r})", plain))
     body_start = len(lines)
     # the first overload an argument-less call can bind (every parameter defaulted, or a `*size` one)
     bare = next((i for i, ov in enumerate(ovs) if all(x.default is not None or (ov.varargs and x is ov.positional[0])
@@ -888,7 +919,7 @@ def _imports(extra=""):
             "from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls",
             "from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,",
             "                                    duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,",
-            "                                    register as _tf_register)",
+            "                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)",
             "from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,",
             "                           _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,",
             "                           _unbound_call, _as_tuple, _bad_varargs, _KwSizes)"]

@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -113,7 +113,7 @@ _op_linalg_vector_norm_default, _c_linalg_vector_norm_default = _lazy(_G, '_op_l
 _op_linalg_vector_norm_out, _c_linalg_vector_norm_out = _lazy(_G, '_op_linalg_vector_norm_out', 'aten', 'linalg_vector_norm', 'out')
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_inv_ex, locals(), ('A', 'out'), 'ember._C._linalg.linalg_inv_ex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -139,7 +139,7 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
         return _r
 
 def linalg_inv(A, *, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_inv, locals(), ('A', 'out'), 'ember._C._linalg.linalg_inv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -163,7 +163,7 @@ def linalg_inv(A, *, out=None):
         return _r
 
 def linalg_det(A, *, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_det, locals(), ('A', 'out'), 'ember._C._linalg.linalg_det')
         if _r is not _NOT_HANDLED:
             return _r
@@ -187,7 +187,7 @@ def linalg_det(A, *, out=None):
         return _r
 
 def linalg_slogdet(A, *, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_slogdet, locals(), ('A', 'out'), 'ember._C._linalg.linalg_slogdet')
         if _r is not _NOT_HANDLED:
             return _r
@@ -209,7 +209,7 @@ def linalg_slogdet(A, *, out=None):
         return _r
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or B.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_solve_ex, locals(), ('A', 'B', 'out'), 'ember._C._linalg.linalg_solve_ex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -240,7 +240,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
         return _r
 
 def linalg_solve(A, B, *, left=True, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or B.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_solve, locals(), ('A', 'B', 'out'), 'ember._C._linalg.linalg_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -271,7 +271,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         return _r
 
 def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_cholesky_ex, locals(), ('input', 'out'), 'ember._C._linalg.linalg_cholesky_ex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -299,7 +299,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
         return _r
 
 def linalg_cholesky(input, *, upper=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_cholesky, locals(), ('input', 'out'), 'ember._C._linalg.linalg_cholesky')
         if _r is not _NOT_HANDLED:
             return _r
@@ -327,7 +327,7 @@ def linalg_cholesky(input, *, upper=False, out=None):
         return _r
 
 def linalg_qr(A, mode='reduced', *, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_qr, locals(), ('A', 'out'), 'ember._C._linalg.linalg_qr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -351,7 +351,7 @@ def linalg_qr(A, mode='reduced', *, out=None):
         return _r
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_svd, locals(), ('A', 'out'), 'ember._C._linalg.linalg_svd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -379,7 +379,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
         return _r
 
 def linalg_svdvals(A, *, driver=None, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_svdvals, locals(), ('A', 'out'), 'ember._C._linalg.linalg_svdvals')
         if _r is not _NOT_HANDLED:
             return _r
@@ -407,7 +407,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
         return _r
 
 def linalg_eigh(input, UPLO='L', *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_eigh, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -431,7 +431,7 @@ def linalg_eigh(input, UPLO='L', *, out=None):
         return _r
 
 def linalg_eigvalsh(input, UPLO='L', *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_eigvalsh, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigvalsh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -457,7 +457,7 @@ def linalg_eigvalsh(input, UPLO='L', *, out=None):
         return _r
 
 def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or b.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_lstsq, locals(), ('input', 'b', 'out'), 'ember._C._linalg.linalg_lstsq')
         if _r is not _NOT_HANDLED:
             return _r
@@ -633,7 +633,7 @@ _linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linal
 _linalg_pinv_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_pinv(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(linalg_pinv, args, kwargs, 'ember._C._linalg.linalg_pinv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -814,7 +814,7 @@ _linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_l
 _linalg_matrix_rank_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_matrix_rank(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(linalg_matrix_rank, args, kwargs, 'ember._C._linalg.linalg_matrix_rank')
         if _r is not _NOT_HANDLED:
             return _r
@@ -852,7 +852,7 @@ def linalg_matrix_rank(*args, **kwargs):
         return _r
 
 def linalg_matrix_power(input, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_matrix_power, locals(), ('input', 'out'), 'ember._C._linalg.linalg_matrix_power')
         if _r is not _NOT_HANDLED:
             return _r
@@ -880,7 +880,7 @@ def linalg_matrix_power(input, n, *, out=None):
         return _r
 
 def linalg_eig(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_eig, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eig')
         if _r is not _NOT_HANDLED:
             return _r
@@ -902,7 +902,7 @@ def linalg_eig(input, *, out=None):
         return _r
 
 def linalg_eigvals(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_eigvals, locals(), ('input', 'out'), 'ember._C._linalg.linalg_eigvals')
         if _r is not _NOT_HANDLED:
             return _r
@@ -926,7 +926,7 @@ def linalg_eigvals(input, *, out=None):
         return _r
 
 def linalg_matrix_exp(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(linalg_matrix_exp, locals(), ('input',), 'ember._C._linalg.linalg_matrix_exp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -946,7 +946,7 @@ def linalg_matrix_exp(input):
         return _r
 
 def linalg_matmul(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_matmul, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_matmul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -973,7 +973,7 @@ def linalg_matmul(input, other, *, out=None):
         return _r
 
 def linalg_vander(x, *, N=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP):
         _r = _tf_bound(linalg_vander, locals(), ('x',), 'ember._C._linalg.linalg_vander')
         if _r is not _NOT_HANDLED:
             return _r
@@ -997,7 +997,7 @@ def linalg_vander(x, *, N=None):
         return _r
 
 def linalg_vecdot(x, y, *, dim=-1, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or y.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_vecdot, locals(), ('x', 'y', 'out'), 'ember._C._linalg.linalg_vecdot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1028,7 +1028,7 @@ def linalg_vecdot(x, y, *, dim=-1, out=None):
         return _r
 
 def linalg_multi_dot(tensors, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_multi_dot, locals(), ('tensors', 'out'), 'ember._C._linalg.linalg_multi_dot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1109,7 +1109,7 @@ _linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linal
 _linalg_cond_sigs = ('(Tensor input, Number p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
 
 def linalg_cond(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(linalg_cond, args, kwargs, 'ember._C._linalg.linalg_cond')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1147,7 +1147,7 @@ def linalg_cond(*args, **kwargs):
         return _r
 
 def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or B.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_solve_triangular, locals(), ('input', 'B', 'out'), 'ember._C._linalg.linalg_solve_triangular')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1174,7 +1174,7 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
         return _r
 
 def linalg_householder_product(input, tau, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or tau.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_householder_product, locals(), ('input', 'tau', 'out'), 'ember._C._linalg.linalg_householder_product')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1201,7 +1201,7 @@ def linalg_householder_product(input, tau, *, out=None):
         return _r
 
 def linalg_cross(input, other, *, dim=-1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_cross, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_cross')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1232,7 +1232,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         return _r
 
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP):
         _r = _tf_bound(linalg_diagonal, locals(), ('A',), 'ember._C._linalg.linalg_diagonal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1260,7 +1260,7 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
         return _r
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_lu_factor_ex, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu_factor_ex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1288,7 +1288,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         return _r
 
 def linalg_lu_factor(A, *, pivot=True, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_lu_factor, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu_factor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1314,7 +1314,7 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
         return _r
 
 def linalg_lu(A, *, pivot=True, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_lu, locals(), ('A', 'out'), 'ember._C._linalg.linalg_lu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1340,7 +1340,7 @@ def linalg_lu(A, *, pivot=True, out=None):
         return _r
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    if _TF:
+    if _TF and (_TFM or LU.__class__ not in _TFP or pivots.__class__ not in _TFP or B.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_lu_solve, locals(), ('LU', 'pivots', 'B', 'out'), 'ember._C._linalg.linalg_lu_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1376,7 +1376,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         return _r
 
 def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_ldl_factor_ex, locals(), ('input', 'out'), 'ember._C._linalg.linalg_ldl_factor_ex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1404,7 +1404,7 @@ def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None
         return _r
 
 def linalg_ldl_factor(input, *, hermitian=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_ldl_factor, locals(), ('input', 'out'), 'ember._C._linalg.linalg_ldl_factor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1430,7 +1430,7 @@ def linalg_ldl_factor(input, *, hermitian=False, out=None):
         return _r
 
 def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
-    if _TF:
+    if _TF and (_TFM or LD.__class__ not in _TFP or pivots.__class__ not in _TFP or B.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_ldl_solve, locals(), ('LD', 'pivots', 'B', 'out'), 'ember._C._linalg.linalg_ldl_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1464,7 +1464,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
         return _r
 
 def linalg_tensorinv(input, ind=2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_tensorinv, locals(), ('input', 'out'), 'ember._C._linalg.linalg_tensorinv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1492,7 +1492,7 @@ def linalg_tensorinv(input, ind=2, *, out=None):
         return _r
 
 def linalg_tensorsolve(input, other, dims=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_tensorsolve, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_tensorsolve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1515,7 +1515,7 @@ def linalg_tensorsolve(input, other, dims=None, *, out=None):
         return _r
 
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(linalg_vector_norm, locals(), ('input', 'out'), 'ember._C._linalg.linalg_vector_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1622,7 +1622,7 @@ _linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_l
 _linalg_matrix_norm_sigs = ('(Tensor input, Number ord, tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)")
 
 def linalg_matrix_norm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(linalg_matrix_norm, args, kwargs, 'ember._C._linalg.linalg_matrix_norm')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -104,7 +104,7 @@ _op_upsample_nearest1d_vec, _c_upsample_nearest1d_vec = _lazy(_G, '_op_upsample_
 _op_upsample_nearest2d_vec, _c_upsample_nearest2d_vec = _lazy(_G, '_op_upsample_nearest2d_vec', 'aten', 'upsample_nearest2d', 'vec')
 
 def gelu(input, *, approximate='none', out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(gelu, locals(), ('input', 'out'), 'ember._C._nn.gelu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -132,7 +132,7 @@ def gelu(input, *, approximate='none', out=None):
         return _r
 
 def gelu_(input, *, approximate='none'):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(gelu_, locals(), ('input',), 'ember._C._nn.gelu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -156,7 +156,7 @@ def gelu_(input, *, approximate='none'):
         return _r
 
 def silu(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(silu, locals(), ('input', 'out'), 'ember._C._nn.silu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -180,7 +180,7 @@ def silu(input, *, out=None):
         return _r
 
 def silu_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(silu_, locals(), ('input',), 'ember._C._nn.silu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -200,7 +200,7 @@ def silu_(input):
         return _r
 
 def mish(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(mish, locals(), ('input', 'out'), 'ember._C._nn.mish')
         if _r is not _NOT_HANDLED:
             return _r
@@ -224,7 +224,7 @@ def mish(input, *, out=None):
         return _r
 
 def mish_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(mish_, locals(), ('input',), 'ember._C._nn.mish_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -244,7 +244,7 @@ def mish_(input):
         return _r
 
 def softplus(input, beta=1, threshold=20, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(softplus, locals(), ('input', 'out'), 'ember._C._nn.softplus')
         if _r is not _NOT_HANDLED:
             return _r
@@ -276,7 +276,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
         return _r
 
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(elu, locals(), ('input', 'out'), 'ember._C._nn.elu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -312,7 +312,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
         return _r
 
 def elu_(input, alpha=1, scale=1, input_scale=1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(elu_, locals(), ('input',), 'ember._C._nn.elu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -344,7 +344,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
         return _r
 
 def leaky_relu(input, negative_slope=0.01, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(leaky_relu, locals(), ('input', 'out'), 'ember._C._nn.leaky_relu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -372,7 +372,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
         return _r
 
 def leaky_relu_(input, negative_slope=0.01):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(leaky_relu_, locals(), ('input',), 'ember._C._nn.leaky_relu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -396,7 +396,7 @@ def leaky_relu_(input, negative_slope=0.01):
         return _r
 
 def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or noise.__class__ not in _TFP):
         _r = _tf_bound(rrelu_with_noise, locals(), ('input', 'noise'), 'ember._C._nn.rrelu_with_noise')
         if _r is not _NOT_HANDLED:
             return _r
@@ -419,7 +419,7 @@ def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, traini
         return _r
 
 def rrelu_with_noise_(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or noise.__class__ not in _TFP):
         _r = _tf_bound(rrelu_with_noise_, locals(), ('input', 'noise'), 'ember._C._nn.rrelu_with_noise_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -442,7 +442,7 @@ def rrelu_with_noise_(input, noise, lower=0.125, upper=0.3333333333333333, train
         return _r
 
 def softshrink(input, lambd=0.5, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(softshrink, locals(), ('input', 'out'), 'ember._C._nn.softshrink')
         if _r is not _NOT_HANDLED:
             return _r
@@ -470,7 +470,7 @@ def softshrink(input, lambd=0.5, *, out=None):
         return _r
 
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hardtanh, locals(), ('input', 'out'), 'ember._C._nn.hardtanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -502,7 +502,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
         return _r
 
 def hardtanh_(input, min_val=-1, max_val=1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(hardtanh_, locals(), ('input',), 'ember._C._nn.hardtanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -530,7 +530,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
         return _r
 
 def hardsigmoid(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hardsigmoid, locals(), ('input', 'out'), 'ember._C._nn.hardsigmoid')
         if _r is not _NOT_HANDLED:
             return _r
@@ -554,7 +554,7 @@ def hardsigmoid(input, *, out=None):
         return _r
 
 def hardsigmoid_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(hardsigmoid_, locals(), ('input',), 'ember._C._nn.hardsigmoid_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -574,7 +574,7 @@ def hardsigmoid_(input):
         return _r
 
 def hardswish(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hardswish, locals(), ('input', 'out'), 'ember._C._nn.hardswish')
         if _r is not _NOT_HANDLED:
             return _r
@@ -598,7 +598,7 @@ def hardswish(input, *, out=None):
         return _r
 
 def hardswish_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(hardswish_, locals(), ('input',), 'ember._C._nn.hardswish_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -618,7 +618,7 @@ def hardswish_(input):
         return _r
 
 def log_sigmoid(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(log_sigmoid, locals(), ('input', 'out'), 'ember._C._nn.log_sigmoid')
         if _r is not _NOT_HANDLED:
             return _r
@@ -642,7 +642,7 @@ def log_sigmoid(input, *, out=None):
         return _r
 
 def glu(input, dim=-1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(glu, locals(), ('input', 'out'), 'ember._C._nn.glu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -670,7 +670,7 @@ def glu(input, dim=-1, *, out=None):
         return _r
 
 def relu6(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(relu6, locals(), ('input',), 'ember._C._nn.relu6')
         if _r is not _NOT_HANDLED:
             return _r
@@ -690,7 +690,7 @@ def relu6(input):
         return _r
 
 def relu6_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(relu6_, locals(), ('input',), 'ember._C._nn.relu6_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -710,7 +710,7 @@ def relu6_(input):
         return _r
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
-    if _TF:
+    if _TF and (_TFM or query.__class__ not in _TFP or key.__class__ not in _TFP or value.__class__ not in _TFP or attn_mask.__class__ not in _TFP):
         _r = _tf_bound(scaled_dot_product_attention, locals(), ('query', 'key', 'value', 'attn_mask'), 'ember._C._nn.scaled_dot_product_attention')
         if _r is not _NOT_HANDLED:
             return _r
@@ -752,7 +752,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return _r
 
 def im2col(input, kernel_size, dilation, padding, stride):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(im2col, locals(), ('input',), 'ember._C._nn.im2col')
         if _r is not _NOT_HANDLED:
             return _r
@@ -775,7 +775,7 @@ def im2col(input, kernel_size, dilation, padding, stride):
         return _r
 
 def col2im(input, output_size, kernel_size, dilation, padding, stride):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(col2im, locals(), ('input',), 'ember._C._nn.col2im')
         if _r is not _NOT_HANDLED:
             return _r
@@ -800,7 +800,7 @@ def col2im(input, output_size, kernel_size, dilation, padding, stride):
         return _r
 
 def one_hot(input, num_classes=-1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(one_hot, locals(), ('input',), 'ember._C._nn.one_hot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -880,7 +880,7 @@ __upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinea
 __upsample_bilinear2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bilinear2d_aa(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(_upsample_bilinear2d_aa, args, kwargs, 'ember._C._nn._upsample_bilinear2d_aa')
         if _r is not _NOT_HANDLED:
             return _r
@@ -974,7 +974,7 @@ __upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d
 __upsample_bicubic2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bicubic2d_aa(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(_upsample_bicubic2d_aa, args, kwargs, 'ember._C._nn._upsample_bicubic2d_aa')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1068,7 +1068,7 @@ __upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d
 __upsample_lanczos2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_lanczos2d_aa(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(_upsample_lanczos2d_aa, args, kwargs, 'ember._C._nn._upsample_lanczos2d_aa')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1106,7 +1106,7 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
         return _r
 
 def upsample_nearest1d(input, output_size, scale_factors):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(upsample_nearest1d, locals(), ('input',), 'ember._C._nn.upsample_nearest1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1123,7 +1123,7 @@ def upsample_nearest1d(input, output_size, scale_factors):
         return _r
 
 def upsample_nearest2d(input, output_size, scale_factors):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(upsample_nearest2d, locals(), ('input',), 'ember._C._nn.upsample_nearest2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1140,7 +1140,7 @@ def upsample_nearest2d(input, output_size, scale_factors):
         return _r
 
 def _upsample_nearest_exact2d(input, output_size, scale_factors):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_upsample_nearest_exact2d, locals(), ('input',), 'ember._C._nn._upsample_nearest_exact2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1157,7 +1157,7 @@ def _upsample_nearest_exact2d(input, output_size, scale_factors):
         return _r
 
 def upsample_linear1d(input, output_size, align_corners, scale_factors):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(upsample_linear1d, locals(), ('input',), 'ember._C._nn.upsample_linear1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1176,7 +1176,7 @@ def upsample_linear1d(input, output_size, align_corners, scale_factors):
         return _r
 
 def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(upsample_bilinear2d, locals(), ('input',), 'ember._C._nn.upsample_bilinear2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1195,7 +1195,7 @@ def upsample_bilinear2d(input, output_size, align_corners, scale_factors):
         return _r
 
 def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(upsample_bicubic2d, locals(), ('input',), 'ember._C._nn.upsample_bicubic2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1214,7 +1214,7 @@ def upsample_bicubic2d(input, output_size, align_corners, scale_factors):
         return _r
 
 def linear(input, weight, bias=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(linear, locals(), ('input', 'weight', 'bias'), 'ember._C._nn.linear')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1241,7 +1241,7 @@ def linear(input, weight, bias=None):
         return _r
 
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or weight.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(multi_margin_loss, locals(), ('input', 'target', 'weight', 'out'), 'ember._C._nn.multi_margin_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1284,7 +1284,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction=0, *,
         return _r
 
 def multilabel_margin_loss(input, target, reduction=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(multilabel_margin_loss, locals(), ('input', 'target', 'out'), 'ember._C._nn.multilabel_margin_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1315,7 +1315,7 @@ def multilabel_margin_loss(input, target, reduction=0, *, out=None):
         return _r
 
 def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(nll_loss, locals(), ('input', 'target', 'weight'), 'ember._C._nn.nll_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1350,7 +1350,7 @@ def nll_loss(input, target, weight=None, reduction=0, ignore_index=-100):
         return _r
 
 def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(nll_loss_nd, locals(), ('input', 'target', 'weight'), 'ember._C._nn.nll_loss_nd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1385,7 +1385,7 @@ def nll_loss_nd(input, target, weight=None, reduction=0, ignore_index=-100):
         return _r
 
 def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(cross_entropy_loss, locals(), ('input', 'target', 'weight'), 'ember._C._nn.cross_entropy_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1424,7 +1424,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=0, ignore_index=-10
         return _r
 
 def mse_loss(input, target, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(mse_loss, locals(), ('input', 'target'), 'ember._C._nn.mse_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1451,7 +1451,7 @@ def mse_loss(input, target, reduction=0):
         return _r
 
 def l1_loss(input, target, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(l1_loss, locals(), ('input', 'target'), 'ember._C._nn.l1_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1478,7 +1478,7 @@ def l1_loss(input, target, reduction=0):
         return _r
 
 def smooth_l1_loss(input, target, reduction=0, beta=1.0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(smooth_l1_loss, locals(), ('input', 'target'), 'ember._C._nn.smooth_l1_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1509,7 +1509,7 @@ def smooth_l1_loss(input, target, reduction=0, beta=1.0):
         return _r
 
 def huber_loss(input, target, reduction=0, delta=1.0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(huber_loss, locals(), ('input', 'target'), 'ember._C._nn.huber_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1540,7 +1540,7 @@ def huber_loss(input, target, reduction=0, delta=1.0):
         return _r
 
 def soft_margin_loss(input, target, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(soft_margin_loss, locals(), ('input', 'target'), 'ember._C._nn.soft_margin_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1567,7 +1567,7 @@ def soft_margin_loss(input, target, reduction=0):
         return _r
 
 def binary_cross_entropy(input, target, weight=None, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(binary_cross_entropy, locals(), ('input', 'target', 'weight'), 'ember._C._nn.binary_cross_entropy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1598,7 +1598,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=0):
         return _r
 
 def pad(input, pad, mode='constant', value=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_G['pad'], locals(), ('input',), 'ember._C._nn.pad')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1619,7 +1619,7 @@ def pad(input, pad, mode='constant', value=None):
         return _r
 
 def _pad_circular(input, pad):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_pad_circular, locals(), ('input',), 'ember._C._nn._pad_circular')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1636,7 +1636,7 @@ def _pad_circular(input, pad):
         return _r
 
 def reflection_pad1d(input, padding):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(reflection_pad1d, locals(), ('input',), 'ember._C._nn.reflection_pad1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1653,7 +1653,7 @@ def reflection_pad1d(input, padding):
         return _r
 
 def reflection_pad2d(input, padding):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(reflection_pad2d, locals(), ('input',), 'ember._C._nn.reflection_pad2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1670,7 +1670,7 @@ def reflection_pad2d(input, padding):
         return _r
 
 def reflection_pad3d(input, padding):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(reflection_pad3d, locals(), ('input',), 'ember._C._nn.reflection_pad3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1687,7 +1687,7 @@ def reflection_pad3d(input, padding):
         return _r
 
 def replication_pad1d(input, padding):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(replication_pad1d, locals(), ('input',), 'ember._C._nn.replication_pad1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1704,7 +1704,7 @@ def replication_pad1d(input, padding):
         return _r
 
 def replication_pad2d(input, padding):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(replication_pad2d, locals(), ('input',), 'ember._C._nn.replication_pad2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1721,7 +1721,7 @@ def replication_pad2d(input, padding):
         return _r
 
 def replication_pad3d(input, padding):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(replication_pad3d, locals(), ('input',), 'ember._C._nn.replication_pad3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1738,7 +1738,7 @@ def replication_pad3d(input, padding):
         return _r
 
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(max_pool2d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool2d_with_indices')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1765,7 +1765,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
         return _r
 
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(avg_pool2d, locals(), ('input',), 'ember._C._nn.avg_pool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1794,7 +1794,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
         return _r
 
 def adaptive_avg_pool2d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adaptive_avg_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1811,7 +1811,7 @@ def adaptive_avg_pool2d(input, output_size):
         return _r
 
 def adaptive_max_pool2d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adaptive_max_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1828,7 +1828,7 @@ def adaptive_max_pool2d(input, output_size):
         return _r
 
 def max_unpool2d(input, indices, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or indices.__class__ not in _TFP):
         _r = _tf_bound(max_unpool2d, locals(), ('input', 'indices'), 'ember._C._nn.max_unpool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1847,7 +1847,7 @@ def max_unpool2d(input, indices, output_size):
         return _r
 
 def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(max_pool3d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool3d_with_indices')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1874,7 +1874,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), di
         return _r
 
 def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(avg_pool3d, locals(), ('input',), 'ember._C._nn.avg_pool3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1903,7 +1903,7 @@ def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False
         return _r
 
 def adaptive_avg_pool3d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adaptive_avg_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1920,7 +1920,7 @@ def adaptive_avg_pool3d(input, output_size):
         return _r
 
 def adaptive_max_pool3d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adaptive_max_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1937,7 +1937,7 @@ def adaptive_max_pool3d(input, output_size):
         return _r
 
 def fractional_max_pool2d(input, kernel_size, output_size, random_samples):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or random_samples.__class__ not in _TFP):
         _r = _tf_bound(fractional_max_pool2d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1958,7 +1958,7 @@ def fractional_max_pool2d(input, kernel_size, output_size, random_samples):
         return _r
 
 def fractional_max_pool3d(input, kernel_size, output_size, random_samples):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or random_samples.__class__ not in _TFP):
         _r = _tf_bound(fractional_max_pool3d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool3d')
         if _r is not _NOT_HANDLED:
             return _r

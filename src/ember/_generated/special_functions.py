@@ -7,7 +7,7 @@ from .._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS as
 from .._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from .._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from .._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -142,7 +142,7 @@ _op_special_zeta_out, _c_special_zeta_out = _lazy(_G, '_op_special_zeta_out', 'a
 
 _special_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_t(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_chebyshev_polynomial_t, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_t')
         if _r is not _NOT_HANDLED:
             return _r
@@ -181,7 +181,7 @@ def special_chebyshev_polynomial_t(x, n, *, out=None):
 
 _special_chebyshev_polynomial_u_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_u(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_chebyshev_polynomial_u, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_u')
         if _r is not _NOT_HANDLED:
             return _r
@@ -220,7 +220,7 @@ def special_chebyshev_polynomial_u(x, n, *, out=None):
 
 _special_chebyshev_polynomial_v_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_v(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_chebyshev_polynomial_v, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_v')
         if _r is not _NOT_HANDLED:
             return _r
@@ -259,7 +259,7 @@ def special_chebyshev_polynomial_v(x, n, *, out=None):
 
 _special_chebyshev_polynomial_w_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_chebyshev_polynomial_w(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_chebyshev_polynomial_w, locals(), ('x', 'n', 'out'), 'ember._C._special.special_chebyshev_polynomial_w')
         if _r is not _NOT_HANDLED:
             return _r
@@ -298,7 +298,7 @@ def special_chebyshev_polynomial_w(x, n, *, out=None):
 
 _special_hermite_polynomial_h_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_hermite_polynomial_h(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_hermite_polynomial_h, locals(), ('x', 'n', 'out'), 'ember._C._special.special_hermite_polynomial_h')
         if _r is not _NOT_HANDLED:
             return _r
@@ -337,7 +337,7 @@ def special_hermite_polynomial_h(x, n, *, out=None):
 
 _special_hermite_polynomial_he_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_hermite_polynomial_he(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_hermite_polynomial_he, locals(), ('x', 'n', 'out'), 'ember._C._special.special_hermite_polynomial_he')
         if _r is not _NOT_HANDLED:
             return _r
@@ -376,7 +376,7 @@ def special_hermite_polynomial_he(x, n, *, out=None):
 
 _special_laguerre_polynomial_l_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_laguerre_polynomial_l(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_laguerre_polynomial_l, locals(), ('x', 'n', 'out'), 'ember._C._special.special_laguerre_polynomial_l')
         if _r is not _NOT_HANDLED:
             return _r
@@ -415,7 +415,7 @@ def special_laguerre_polynomial_l(x, n, *, out=None):
 
 _special_legendre_polynomial_p_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_legendre_polynomial_p(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_legendre_polynomial_p, locals(), ('x', 'n', 'out'), 'ember._C._special.special_legendre_polynomial_p')
         if _r is not _NOT_HANDLED:
             return _r
@@ -454,7 +454,7 @@ def special_legendre_polynomial_p(x, n, *, out=None):
 
 _special_shifted_chebyshev_polynomial_t_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_shifted_chebyshev_polynomial_t, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_t')
         if _r is not _NOT_HANDLED:
             return _r
@@ -493,7 +493,7 @@ def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
 
 _special_shifted_chebyshev_polynomial_u_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_shifted_chebyshev_polynomial_u, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_u')
         if _r is not _NOT_HANDLED:
             return _r
@@ -532,7 +532,7 @@ def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
 
 _special_shifted_chebyshev_polynomial_v_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_shifted_chebyshev_polynomial_v, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_v')
         if _r is not _NOT_HANDLED:
             return _r
@@ -571,7 +571,7 @@ def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
 
 _special_shifted_chebyshev_polynomial_w_sigs = ('(Tensor x, Tensor n, *, Tensor out = None)', '(Number x, Tensor n, *, Tensor out = None)', '(Tensor x, Number n, *, Tensor out = None)')
 def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or n.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_shifted_chebyshev_polynomial_w, locals(), ('x', 'n', 'out'), 'ember._C._special.special_shifted_chebyshev_polynomial_w')
         if _r is not _NOT_HANDLED:
             return _r
@@ -609,7 +609,7 @@ def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
         return _r
 
 def special_i0e(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_i0e, locals(), ('input', 'out'), 'ember._C._special.special_i0e')
         if _r is not _NOT_HANDLED:
             return _r
@@ -633,7 +633,7 @@ def special_i0e(input, *, out=None):
         return _r
 
 def special_i1(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_i1, locals(), ('input', 'out'), 'ember._C._special.special_i1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -657,7 +657,7 @@ def special_i1(input, *, out=None):
         return _r
 
 def special_i1e(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_i1e, locals(), ('input', 'out'), 'ember._C._special.special_i1e')
         if _r is not _NOT_HANDLED:
             return _r
@@ -681,7 +681,7 @@ def special_i1e(input, *, out=None):
         return _r
 
 def special_erfcx(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_erfcx, locals(), ('input', 'out'), 'ember._C._special.special_erfcx')
         if _r is not _NOT_HANDLED:
             return _r
@@ -705,7 +705,7 @@ def special_erfcx(input, *, out=None):
         return _r
 
 def special_ndtri(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_ndtri, locals(), ('input', 'out'), 'ember._C._special.special_ndtri')
         if _r is not _NOT_HANDLED:
             return _r
@@ -729,7 +729,7 @@ def special_ndtri(input, *, out=None):
         return _r
 
 def special_log_ndtr(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_log_ndtr, locals(), ('input', 'out'), 'ember._C._special.special_log_ndtr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -753,7 +753,7 @@ def special_log_ndtr(input, *, out=None):
         return _r
 
 def special_airy_ai(x, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_airy_ai, locals(), ('x', 'out'), 'ember._C._special.special_airy_ai')
         if _r is not _NOT_HANDLED:
             return _r
@@ -777,7 +777,7 @@ def special_airy_ai(x, *, out=None):
         return _r
 
 def special_bessel_j0(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_bessel_j0, locals(), ('input', 'out'), 'ember._C._special.special_bessel_j0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -801,7 +801,7 @@ def special_bessel_j0(input, *, out=None):
         return _r
 
 def special_bessel_j1(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_bessel_j1, locals(), ('input', 'out'), 'ember._C._special.special_bessel_j1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -825,7 +825,7 @@ def special_bessel_j1(input, *, out=None):
         return _r
 
 def special_bessel_y0(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_bessel_y0, locals(), ('input', 'out'), 'ember._C._special.special_bessel_y0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -849,7 +849,7 @@ def special_bessel_y0(input, *, out=None):
         return _r
 
 def special_bessel_y1(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_bessel_y1, locals(), ('input', 'out'), 'ember._C._special.special_bessel_y1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -873,7 +873,7 @@ def special_bessel_y1(input, *, out=None):
         return _r
 
 def special_modified_bessel_i0(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_modified_bessel_i0, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_i0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -897,7 +897,7 @@ def special_modified_bessel_i0(input, *, out=None):
         return _r
 
 def special_modified_bessel_i1(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_modified_bessel_i1, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_i1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -921,7 +921,7 @@ def special_modified_bessel_i1(input, *, out=None):
         return _r
 
 def special_modified_bessel_k0(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_modified_bessel_k0, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_k0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -945,7 +945,7 @@ def special_modified_bessel_k0(input, *, out=None):
         return _r
 
 def special_modified_bessel_k1(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_modified_bessel_k1, locals(), ('input', 'out'), 'ember._C._special.special_modified_bessel_k1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -969,7 +969,7 @@ def special_modified_bessel_k1(input, *, out=None):
         return _r
 
 def special_scaled_modified_bessel_k0(x, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_scaled_modified_bessel_k0, locals(), ('x', 'out'), 'ember._C._special.special_scaled_modified_bessel_k0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -993,7 +993,7 @@ def special_scaled_modified_bessel_k0(x, *, out=None):
         return _r
 
 def special_scaled_modified_bessel_k1(x, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_scaled_modified_bessel_k1, locals(), ('x', 'out'), 'ember._C._special.special_scaled_modified_bessel_k1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1017,7 +1017,7 @@ def special_scaled_modified_bessel_k1(x, *, out=None):
         return _r
 
 def special_spherical_bessel_j0(x, *, out=None):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_spherical_bessel_j0, locals(), ('x', 'out'), 'ember._C._special.special_spherical_bessel_j0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1041,7 +1041,7 @@ def special_spherical_bessel_j0(x, *, out=None):
         return _r
 
 def special_zeta(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_zeta, locals(), ('input', 'other', 'out'), 'ember._C._special.special_zeta')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1068,7 +1068,7 @@ def special_zeta(input, other, *, out=None):
         return _r
 
 def special_gammainc(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_gammainc, locals(), ('input', 'other', 'out'), 'ember._C._special.special_gammainc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1095,7 +1095,7 @@ def special_gammainc(input, other, *, out=None):
         return _r
 
 def special_gammaincc(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_gammaincc, locals(), ('input', 'other', 'out'), 'ember._C._special.special_gammaincc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1122,7 +1122,7 @@ def special_gammaincc(input, other, *, out=None):
         return _r
 
 def special_entr(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_entr, locals(), ('input', 'out'), 'ember._C._special.special_entr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1147,7 +1147,7 @@ def special_entr(input, *, out=None):
 
 _special_xlog1py_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def special_xlog1py(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(special_xlog1py, locals(), ('input', 'other', 'out'), 'ember._C._special.special_xlog1py')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -33,7 +33,7 @@ _op_threshold_default, _c_threshold_default = _lazy(_G, '_op_threshold_default',
 _op_threshold_out, _c_threshold_out = _lazy(_G, '_op_threshold_out', 'aten', 'threshold', 'out')
 
 def relu(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(relu, locals(), ('input',), 'ember.relu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -53,7 +53,7 @@ def relu(input):
         return _r
 
 def relu_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(relu_, locals(), ('input',), 'ember.relu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -73,7 +73,7 @@ def relu_(input):
         return _r
 
 def selu(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(selu, locals(), ('input',), 'ember.selu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -93,7 +93,7 @@ def selu(input):
         return _r
 
 def selu_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(selu_, locals(), ('input',), 'ember.selu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -113,7 +113,7 @@ def selu_(input):
         return _r
 
 def celu(input, alpha=1.0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(celu, locals(), ('input',), 'ember.celu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -137,7 +137,7 @@ def celu(input, alpha=1.0):
         return _r
 
 def celu_(input, alpha=1.0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(celu_, locals(), ('input',), 'ember.celu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -161,7 +161,7 @@ def celu_(input, alpha=1.0):
         return _r
 
 def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(rrelu, locals(), ('input',), 'ember.rrelu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -182,7 +182,7 @@ def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generato
         return _r
 
 def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(rrelu_, locals(), ('input',), 'ember.rrelu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -203,7 +203,7 @@ def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generat
         return _r
 
 def hardshrink(input, lambd=0.5, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hardshrink, locals(), ('input', 'out'), 'ember.hardshrink')
         if _r is not _NOT_HANDLED:
             return _r
@@ -231,7 +231,7 @@ def hardshrink(input, lambd=0.5, *, out=None):
         return _r
 
 def threshold(input, threshold, value, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_G['threshold'], locals(), ('input', 'out'), 'ember.threshold')
         if _r is not _NOT_HANDLED:
             return _r
@@ -263,7 +263,7 @@ def threshold(input, threshold, value, *, out=None):
         return _r
 
 def threshold_(input, threshold, value):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(threshold_, locals(), ('input',), 'ember.threshold_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -291,7 +291,7 @@ def threshold_(input, threshold, value):
         return _r
 
 def prelu(input, weight):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(prelu, locals(), ('input', 'weight'), 'ember.prelu')
         if _r is not _NOT_HANDLED:
             return _r

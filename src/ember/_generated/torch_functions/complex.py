@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -35,7 +35,7 @@ _op_view_as_complex_default, _c_view_as_complex_default = _lazy(_G, '_op_view_as
 _op_view_as_real_default, _c_view_as_real_default = _lazy(_G, '_op_view_as_real_default', 'aten', 'view_as_real', 'default')
 
 def conj_physical(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(conj_physical, locals(), ('input', 'out'), 'ember.conj_physical')
         if _r is not _NOT_HANDLED:
             return _r
@@ -59,7 +59,7 @@ def conj_physical(input, *, out=None):
         return _r
 
 def conj_physical_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(conj_physical_, locals(), ('input',), 'ember.conj_physical_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -79,7 +79,7 @@ def conj_physical_(input):
         return _r
 
 def conj(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(conj, locals(), ('input',), 'ember.conj')
         if _r is not _NOT_HANDLED:
             return _r
@@ -99,7 +99,7 @@ def conj(input):
         return _r
 
 def _conj(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_conj, locals(), ('input',), 'ember._conj')
         if _r is not _NOT_HANDLED:
             return _r
@@ -119,7 +119,7 @@ def _conj(input):
         return _r
 
 def _neg_view(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_neg_view, locals(), ('input',), 'ember._neg_view')
         if _r is not _NOT_HANDLED:
             return _r
@@ -139,7 +139,7 @@ def _neg_view(input):
         return _r
 
 def resolve_conj(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(resolve_conj, locals(), ('input',), 'ember.resolve_conj')
         if _r is not _NOT_HANDLED:
             return _r
@@ -159,7 +159,7 @@ def resolve_conj(input):
         return _r
 
 def resolve_neg(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(resolve_neg, locals(), ('input',), 'ember.resolve_neg')
         if _r is not _NOT_HANDLED:
             return _r
@@ -179,7 +179,7 @@ def resolve_neg(input):
         return _r
 
 def view_as_real(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(view_as_real, locals(), ('input',), 'ember.view_as_real')
         if _r is not _NOT_HANDLED:
             return _r
@@ -199,7 +199,7 @@ def view_as_real(input):
         return _r
 
 def view_as_complex(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(view_as_complex, locals(), ('input',), 'ember.view_as_complex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -219,7 +219,7 @@ def view_as_complex(input):
         return _r
 
 def complex(real, imag, *, out=None):
-    if _TF:
+    if _TF and (_TFM or real.__class__ not in _TFP or imag.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(complex, locals(), ('real', 'imag', 'out'), 'ember.complex')
         if _r is not _NOT_HANDLED:
             return _r
@@ -246,7 +246,7 @@ def complex(real, imag, *, out=None):
         return _r
 
 def polar(abs, angle, *, out=None):
-    if _TF:
+    if _TF and (_TFM or abs.__class__ not in _TFP or angle.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(polar, locals(), ('abs', 'angle', 'out'), 'ember.polar')
         if _r is not _NOT_HANDLED:
             return _r
@@ -273,7 +273,7 @@ def polar(abs, angle, *, out=None):
         return _r
 
 def angle(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(angle, locals(), ('input', 'out'), 'ember.angle')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -29,7 +29,7 @@ _op_conv_transpose3d_input, _c_conv_transpose3d_input = _lazy(_G, '_op_conv_tran
 _op_convolution_default, _c_convolution_default = _lazy(_G, '_op_convolution_default', 'aten', 'convolution', 'default')
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(convolution, locals(), ('input', 'weight', 'bias'), 'ember.convolution')
         if _r is not _NOT_HANDLED:
             return _r
@@ -140,7 +140,7 @@ _conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
 _conv1d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv1d(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(conv1d, args, kwargs, 'ember.conv1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -258,7 +258,7 @@ _conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
 _conv2d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv2d(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(conv2d, args, kwargs, 'ember.conv2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -376,7 +376,7 @@ _conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
 _conv3d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv3d(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(conv3d, args, kwargs, 'ember.conv3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -414,7 +414,7 @@ def conv3d(*args, **kwargs):
         return _r
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(conv_transpose1d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -443,7 +443,7 @@ def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output
         return _r
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(conv_transpose2d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -472,7 +472,7 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
         return _r
 
 def conv_transpose3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0), groups=1, dilation=(1, 1, 1)):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(conv_transpose3d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose3d')
         if _r is not _NOT_HANDLED:
             return _r

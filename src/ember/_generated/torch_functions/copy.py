@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -27,7 +27,7 @@ _op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__defaul
 _op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
 
 def clone(input, *, memory_format=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(clone, locals(), ('input',), 'ember.clone')
         if _r is not _NOT_HANDLED:
             return _r
@@ -49,7 +49,7 @@ def clone(input, *, memory_format=None):
         return _r
 
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_to_copy, locals(), ('input',), 'ember._to_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -77,7 +77,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
         return _r
 
 def resize_as_(input, the_template, *, memory_format=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or the_template.__class__ not in _TFP):
         _r = _tf_bound(resize_as_, locals(), ('input', 'the_template'), 'ember.resize_as_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -157,7 +157,7 @@ _fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
 _fill__sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill_(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(fill_, args, kwargs, 'ember.fill_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -250,7 +250,7 @@ _fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
 _fill_sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(fill, args, kwargs, 'ember.fill')
         if _r is not _NOT_HANDLED:
             return _r
@@ -288,7 +288,7 @@ def fill(*args, **kwargs):
         return _r
 
 def zero_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(zero_, locals(), ('input',), 'ember.zero_')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -67,7 +67,7 @@ _op_zeros_like_default, _c_zeros_like_default = _lazy(_G, '_op_zeros_like_defaul
 _op_zeros_out, _c_zeros_out = _lazy(_G, '_op_zeros_out', 'aten', 'zeros', 'out')
 
 def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or out.__class__ not in _TFP):
         _r = _tf_bound(empty, locals(), ('out',), 'ember.empty')
         if _r is not _NOT_HANDLED:
             return _r
@@ -103,7 +103,7 @@ def empty(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         return _r
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or False):
         _r = _tf_bound(empty_strided, locals(), (), 'ember.empty_strided')
         if _r is not _NOT_HANDLED:
             return _r
@@ -127,7 +127,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         return _r
 
 def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or out.__class__ not in _TFP):
         _r = _tf_bound(zeros, locals(), ('out',), 'ember.zeros')
         if _r is not _NOT_HANDLED:
             return _r
@@ -163,7 +163,7 @@ def zeros(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None
         return _r
 
 def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or out.__class__ not in _TFP):
         _r = _tf_bound(ones, locals(), ('out',), 'ember.ones')
         if _r is not _NOT_HANDLED:
             return _r
@@ -199,7 +199,7 @@ def ones(*_va, size=None, dtype=None, layout=None, device=None, pin_memory=None,
         return _r
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or out.__class__ not in _TFP):
         _r = _tf_bound(full, locals(), ('out',), 'ember.full')
         if _r is not _NOT_HANDLED:
             return _r
@@ -227,7 +227,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         return _r
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or False):
         _r = _tf_bound(scalar_tensor, locals(), (), 'ember.scalar_tensor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -360,7 +360,7 @@ _arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, 
 _arange_sigs = ('(Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(Number start, Number end, Number step = 1, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(arange, args, kwargs, 'ember.arange')
         if _r is not _NOT_HANDLED:
             return _r
@@ -398,7 +398,7 @@ def arange(*args, **kwargs):
         return _r
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or out.__class__ not in _TFP):
         _r = _tf_bound(linspace, locals(), ('out',), 'ember.linspace')
         if _r is not _NOT_HANDLED:
             return _r
@@ -494,7 +494,7 @@ _eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
 _eye_sigs = ('(int n, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, int m, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(eye, args, kwargs, 'ember.eye')
         if _r is not _NOT_HANDLED:
             return _r
@@ -590,7 +590,7 @@ _hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_
 _hann_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hann_window(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(hann_window, args, kwargs, 'ember.hann_window')
         if _r is not _NOT_HANDLED:
             return _r
@@ -756,7 +756,7 @@ _hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_windo
 _hamming_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hamming_window(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(hamming_window, args, kwargs, 'ember.hamming_window')
         if _r is not _NOT_HANDLED:
             return _r
@@ -852,7 +852,7 @@ _blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_w
 _blackman_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def blackman_window(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(blackman_window, args, kwargs, 'ember.blackman_window')
         if _r is not _NOT_HANDLED:
             return _r
@@ -948,7 +948,7 @@ _bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_w
 _bartlett_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def bartlett_window(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(bartlett_window, args, kwargs, 'ember.bartlett_window')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1077,7 +1077,7 @@ _kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1
 _kaiser_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def kaiser_window(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(kaiser_window, args, kwargs, 'ember.kaiser_window')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1115,7 +1115,7 @@ def kaiser_window(*args, **kwargs):
         return _r
 
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(empty_like, locals(), ('input',), 'ember.empty_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1137,7 +1137,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         return _r
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(zeros_like, locals(), ('input',), 'ember.zeros_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1159,7 +1159,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         return _r
 
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(ones_like, locals(), ('input',), 'ember.ones_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1181,7 +1181,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
         return _r
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(full_like, locals(), ('input',), 'ember.full_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1205,7 +1205,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
         return _r
 
 def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or False):
         _r = _tf_bound(tril_indices, locals(), (), 'ember.tril_indices')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1231,7 +1231,7 @@ def tril_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, 
         return _r
 
 def triu_indices(row, col, offset=0, *, dtype='long', layout=None, device=None, pin_memory=None, requires_grad=False):
-    if _TF:
+    if _TF and (_TFM or False):
         _r = _tf_bound(triu_indices, locals(), (), 'ember.triu_indices')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1371,7 +1371,7 @@ _logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
 _logspace_sigs = ('(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def logspace(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(logspace, args, kwargs, 'ember.logspace')
         if _r is not _NOT_HANDLED:
             return _r

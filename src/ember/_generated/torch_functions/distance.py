@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -24,7 +24,7 @@ _op_pairwise_distance_default, _c_pairwise_distance_default = _lazy(_G, '_op_pai
 _op_pdist_default, _c_pdist_default = _lazy(_G, '_op_pdist_default', 'aten', 'pdist', 'default')
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    if _TF:
+    if _TF and (_TFM or x1.__class__ not in _TFP or x2.__class__ not in _TFP):
         _r = _tf_bound(pairwise_distance, locals(), ('x1', 'x2'), 'ember.pairwise_distance')
         if _r is not _NOT_HANDLED:
             return _r
@@ -57,7 +57,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
         return _r
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):
-    if _TF:
+    if _TF and (_TFM or x1.__class__ not in _TFP or x2.__class__ not in _TFP):
         _r = _tf_bound(cosine_similarity, locals(), ('x1', 'x2'), 'ember.cosine_similarity')
         if _r is not _NOT_HANDLED:
             return _r
@@ -88,7 +88,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
         return _r
 
 def dist(input, other, p=2):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(dist, locals(), ('input', 'other'), 'ember.dist')
         if _r is not _NOT_HANDLED:
             return _r
@@ -115,7 +115,7 @@ def dist(input, other, p=2):
         return _r
 
 def pdist(input, p=2.0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(pdist, locals(), ('input',), 'ember.pdist')
         if _r is not _NOT_HANDLED:
             return _r
@@ -139,7 +139,7 @@ def pdist(input, p=2.0):
         return _r
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
-    if _TF:
+    if _TF and (_TFM or x1.__class__ not in _TFP or x2.__class__ not in _TFP):
         _r = _tf_bound(cdist, locals(), ('x1', 'x2'), 'ember.cdist')
         if _r is not _NOT_HANDLED:
             return _r

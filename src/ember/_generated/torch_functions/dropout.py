@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -28,7 +28,7 @@ _op_feature_dropout_default, _c_feature_dropout_default = _lazy(_G, '_op_feature
 _op_native_dropout_default, _c_native_dropout_default = _lazy(_G, '_op_native_dropout_default', 'aten', 'native_dropout', 'default')
 
 def native_dropout(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(native_dropout, locals(), ('input',), 'ember.native_dropout')
         if _r is not _NOT_HANDLED:
             return _r
@@ -54,7 +54,7 @@ def native_dropout(input, p, train):
         return _r
 
 def dropout(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(dropout, locals(), ('input',), 'ember.dropout')
         if _r is not _NOT_HANDLED:
             return _r
@@ -80,7 +80,7 @@ def dropout(input, p, train):
         return _r
 
 def feature_dropout(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(feature_dropout, locals(), ('input',), 'ember.feature_dropout')
         if _r is not _NOT_HANDLED:
             return _r
@@ -106,7 +106,7 @@ def feature_dropout(input, p, train):
         return _r
 
 def alpha_dropout(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(alpha_dropout, locals(), ('input',), 'ember.alpha_dropout')
         if _r is not _NOT_HANDLED:
             return _r
@@ -132,7 +132,7 @@ def alpha_dropout(input, p, train):
         return _r
 
 def feature_alpha_dropout(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(feature_alpha_dropout, locals(), ('input',), 'ember.feature_alpha_dropout')
         if _r is not _NOT_HANDLED:
             return _r
@@ -158,7 +158,7 @@ def feature_alpha_dropout(input, p, train):
         return _r
 
 def dropout_(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(dropout_, locals(), ('input',), 'ember.dropout_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -184,7 +184,7 @@ def dropout_(input, p, train):
         return _r
 
 def feature_dropout_(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(feature_dropout_, locals(), ('input',), 'ember.feature_dropout_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -210,7 +210,7 @@ def feature_dropout_(input, p, train):
         return _r
 
 def alpha_dropout_(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(alpha_dropout_, locals(), ('input',), 'ember.alpha_dropout_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -236,7 +236,7 @@ def alpha_dropout_(input, p, train):
         return _r
 
 def feature_alpha_dropout_(input, p, train):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(feature_alpha_dropout_, locals(), ('input',), 'ember.feature_alpha_dropout_')
         if _r is not _NOT_HANDLED:
             return _r

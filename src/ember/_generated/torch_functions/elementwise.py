@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -378,7 +378,7 @@ _op_xlogy__Scalar_Other, _c_xlogy__Scalar_Other = _lazy(_G, '_op_xlogy__Scalar_O
 _op_xlogy__Tensor, _c_xlogy__Tensor = _lazy(_G, '_op_xlogy__Tensor', 'aten', 'xlogy_', 'Tensor')
 
 def add(input, other, *, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(add, locals(), ('input', 'other', 'out'), 'ember.add')
         if _r is not _NOT_HANDLED:
             return _r
@@ -408,7 +408,7 @@ def add(input, other, *, alpha=1, out=None):
         return _r
 
 def sub(input, other, *, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sub, locals(), ('input', 'other', 'out'), 'ember.sub')
         if _r is not _NOT_HANDLED:
             return _r
@@ -438,7 +438,7 @@ def sub(input, other, *, alpha=1, out=None):
         return _r
 
 def mul(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(mul, locals(), ('input', 'other', 'out'), 'ember.mul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -527,7 +527,7 @@ _div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
 _div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def div(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(div, args, kwargs, 'ember.div')
         if _r is not _NOT_HANDLED:
             return _r
@@ -636,7 +636,7 @@ _rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
 _rsub_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1)', '(Tensor input, Number other, Number alpha = 1)')
 
 def rsub(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(rsub, args, kwargs, 'ember.rsub')
         if _r is not _NOT_HANDLED:
             return _r
@@ -674,7 +674,7 @@ def rsub(*args, **kwargs):
         return _r
 
 def floor_divide(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(floor_divide, locals(), ('input', 'other', 'out'), 'ember.floor_divide')
         if _r is not _NOT_HANDLED:
             return _r
@@ -701,7 +701,7 @@ def floor_divide(input, other, *, out=None):
 
 _remainder_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def remainder(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(remainder, locals(), ('input', 'other', 'out'), 'ember.remainder')
         if _r is not _NOT_HANDLED:
             return _r
@@ -738,7 +738,7 @@ def remainder(input, other, *, out=None):
 
 _float_power_sigs = ('(Tensor input, Tensor exponent, *, Tensor out = None)', '(Number input, Tensor exponent, *, Tensor out = None)', '(Tensor input, Number exponent, *, Tensor out = None)')
 def float_power(input, exponent, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or exponent.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(float_power, locals(), ('input', 'exponent', 'out'), 'ember.float_power')
         if _r is not _NOT_HANDLED:
             return _r
@@ -777,7 +777,7 @@ def float_power(input, exponent, *, out=None):
 
 _pow_sigs = ('(Tensor input, Tensor exponent, *, Tensor out = None)', '(Tensor input, Number exponent)', '(Number input, Tensor exponent)')
 def pow(input, exponent, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or exponent.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(pow, locals(), ('input', 'exponent', 'out'), 'ember.pow')
         if _r is not _NOT_HANDLED:
             return _r
@@ -814,7 +814,7 @@ def pow(input, exponent, *, out=None):
 
 _eq_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def eq(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(eq, locals(), ('input', 'other', 'out'), 'ember.eq')
         if _r is not _NOT_HANDLED:
             return _r
@@ -846,7 +846,7 @@ def eq(input, other, *, out=None):
 
 _ne_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def ne(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(ne, locals(), ('input', 'other', 'out'), 'ember.ne')
         if _r is not _NOT_HANDLED:
             return _r
@@ -878,7 +878,7 @@ def ne(input, other, *, out=None):
 
 _lt_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def lt(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(lt, locals(), ('input', 'other', 'out'), 'ember.lt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -910,7 +910,7 @@ def lt(input, other, *, out=None):
 
 _le_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def le(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(le, locals(), ('input', 'other', 'out'), 'ember.le')
         if _r is not _NOT_HANDLED:
             return _r
@@ -942,7 +942,7 @@ def le(input, other, *, out=None):
 
 _gt_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def gt(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(gt, locals(), ('input', 'other', 'out'), 'ember.gt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -974,7 +974,7 @@ def gt(input, other, *, out=None):
 
 _ge_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def ge(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(ge, locals(), ('input', 'other', 'out'), 'ember.ge')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1005,7 +1005,7 @@ def ge(input, other, *, out=None):
         return _r
 
 def logical_and(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logical_and, locals(), ('input', 'other', 'out'), 'ember.logical_and')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1032,7 +1032,7 @@ def logical_and(input, other, *, out=None):
         return _r
 
 def logical_or(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logical_or, locals(), ('input', 'other', 'out'), 'ember.logical_or')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1059,7 +1059,7 @@ def logical_or(input, other, *, out=None):
         return _r
 
 def logical_xor(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logical_xor, locals(), ('input', 'other', 'out'), 'ember.logical_xor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1087,7 +1087,7 @@ def logical_xor(input, other, *, out=None):
 
 _bitwise_and_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_and(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bitwise_and, locals(), ('input', 'other', 'out'), 'ember.bitwise_and')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1124,7 +1124,7 @@ def bitwise_and(input, other, *, out=None):
 
 _bitwise_or_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_or(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bitwise_or, locals(), ('input', 'other', 'out'), 'ember.bitwise_or')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1161,7 +1161,7 @@ def bitwise_or(input, other, *, out=None):
 
 _bitwise_xor_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)', '(Number input, Tensor other)')
 def bitwise_xor(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bitwise_xor, locals(), ('input', 'other', 'out'), 'ember.bitwise_xor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1197,7 +1197,7 @@ def bitwise_xor(input, other, *, out=None):
         return _r
 
 def neg(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(neg, locals(), ('input', 'out'), 'ember.neg')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1221,7 +1221,7 @@ def neg(input, *, out=None):
         return _r
 
 def neg_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(neg_, locals(), ('input',), 'ember.neg_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1241,7 +1241,7 @@ def neg_(input):
         return _r
 
 def abs(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(abs, locals(), ('input', 'out'), 'ember.abs')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1265,7 +1265,7 @@ def abs(input, *, out=None):
         return _r
 
 def abs_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(abs_, locals(), ('input',), 'ember.abs_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1285,7 +1285,7 @@ def abs_(input):
         return _r
 
 def exp(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(exp, locals(), ('input', 'out'), 'ember.exp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1309,7 +1309,7 @@ def exp(input, *, out=None):
         return _r
 
 def exp_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(exp_, locals(), ('input',), 'ember.exp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1329,7 +1329,7 @@ def exp_(input):
         return _r
 
 def log(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(log, locals(), ('input', 'out'), 'ember.log')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1353,7 +1353,7 @@ def log(input, *, out=None):
         return _r
 
 def log_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(log_, locals(), ('input',), 'ember.log_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1373,7 +1373,7 @@ def log_(input):
         return _r
 
 def sqrt(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sqrt, locals(), ('input', 'out'), 'ember.sqrt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1397,7 +1397,7 @@ def sqrt(input, *, out=None):
         return _r
 
 def sqrt_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(sqrt_, locals(), ('input',), 'ember.sqrt_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1417,7 +1417,7 @@ def sqrt_(input):
         return _r
 
 def rsqrt(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(rsqrt, locals(), ('input', 'out'), 'ember.rsqrt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1441,7 +1441,7 @@ def rsqrt(input, *, out=None):
         return _r
 
 def rsqrt_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(rsqrt_, locals(), ('input',), 'ember.rsqrt_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1461,7 +1461,7 @@ def rsqrt_(input):
         return _r
 
 def sin(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sin, locals(), ('input', 'out'), 'ember.sin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1485,7 +1485,7 @@ def sin(input, *, out=None):
         return _r
 
 def sin_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(sin_, locals(), ('input',), 'ember.sin_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1505,7 +1505,7 @@ def sin_(input):
         return _r
 
 def cos(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cos, locals(), ('input', 'out'), 'ember.cos')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1529,7 +1529,7 @@ def cos(input, *, out=None):
         return _r
 
 def cos_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(cos_, locals(), ('input',), 'ember.cos_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1549,7 +1549,7 @@ def cos_(input):
         return _r
 
 def tanh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(tanh, locals(), ('input', 'out'), 'ember.tanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1573,7 +1573,7 @@ def tanh(input, *, out=None):
         return _r
 
 def tanh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(tanh_, locals(), ('input',), 'ember.tanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1593,7 +1593,7 @@ def tanh_(input):
         return _r
 
 def sigmoid(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sigmoid, locals(), ('input', 'out'), 'ember.sigmoid')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1617,7 +1617,7 @@ def sigmoid(input, *, out=None):
         return _r
 
 def sigmoid_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(sigmoid_, locals(), ('input',), 'ember.sigmoid_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1637,7 +1637,7 @@ def sigmoid_(input):
         return _r
 
 def bitwise_not(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bitwise_not, locals(), ('input', 'out'), 'ember.bitwise_not')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1661,7 +1661,7 @@ def bitwise_not(input, *, out=None):
         return _r
 
 def logical_not(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logical_not, locals(), ('input', 'out'), 'ember.logical_not')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1763,7 +1763,7 @@ _clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
 _clamp_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clamp(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clamp, args, kwargs, 'ember.clamp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1871,7 +1871,7 @@ _clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
 _clamp__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clamp_(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clamp_, args, kwargs, 'ember.clamp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1972,7 +1972,7 @@ _clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1)
 _clamp_min_sigs = ('(Tensor input, Tensor min, *, Tensor out = None)', '(Tensor input, Number min, *, Tensor out = None)')
 
 def clamp_min(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clamp_min, args, kwargs, 'ember.clamp_min')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2073,7 +2073,7 @@ _clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1)
 _clamp_max_sigs = ('(Tensor input, Tensor max, *, Tensor out = None)', '(Tensor input, Number max, *, Tensor out = None)')
 
 def clamp_max(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clamp_max, args, kwargs, 'ember.clamp_max')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2111,6 +2111,10 @@ def clamp_max(*args, **kwargs):
         return _r
 
 def _where_c0(condition, input, other, *, out=None):
+    if out is not None and input.__class__ not in _TENSOR_TYPES:
+        return None
+    if out is not None and other.__class__ not in _TENSOR_TYPES:
+        return None
     s = 0
     if not isinstance(condition, TensorImpl):
         return None
@@ -2162,6 +2166,10 @@ def _where_b1(condition):
     return _as_tuple(_op_where_default(condition))
 
 def _where_e0(condition, input, other, *, out=None):
+    if out is not None and input.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'input', 2, 'Tensor', input)
+    if out is not None and other.__class__ not in _TENSOR_TYPES:
+        raise _bad_arg('where', 'other', 3, 'Tensor', other)
     if condition.__class__ not in _TENSOR_TYPES:
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     if input.__class__ not in _TENSOR_TYPES and input.__class__ is not float and input.__class__ is not int and not _is_num(input):
@@ -2177,12 +2185,12 @@ def _where_e1(condition):
         raise _bad_arg('where', 'condition', 1, 'Tensor', condition)
     return None
 
-_where_errs = ((3, 4, _where_e0), (3, 4, None), (3, 4, None), (3, 4, None), (1, 1, _where_e1),)
+_where_errs = ((3, 4, _where_e0), (3, 3, None), (3, 3, None), (3, 3, None), (1, 1, _where_e1),)
 _where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
 _where_sigs = ('(Tensor condition)', '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)')
 
 def where(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(where, args, kwargs, 'ember.where')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2220,7 +2228,7 @@ def where(*args, **kwargs):
         return _r
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(isclose, locals(), ('input', 'other'), 'ember.isclose')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2253,7 +2261,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _r
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(allclose, locals(), ('input', 'other'), 'ember.allclose')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2286,7 +2294,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _r
 
 def exp2(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(exp2, locals(), ('input', 'out'), 'ember.exp2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2310,7 +2318,7 @@ def exp2(input, *, out=None):
         return _r
 
 def exp2_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(exp2_, locals(), ('input',), 'ember.exp2_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2330,7 +2338,7 @@ def exp2_(input):
         return _r
 
 def expm1(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(expm1, locals(), ('input', 'out'), 'ember.expm1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2354,7 +2362,7 @@ def expm1(input, *, out=None):
         return _r
 
 def expm1_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(expm1_, locals(), ('input',), 'ember.expm1_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2374,7 +2382,7 @@ def expm1_(input):
         return _r
 
 def log1p(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(log1p, locals(), ('input', 'out'), 'ember.log1p')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2398,7 +2406,7 @@ def log1p(input, *, out=None):
         return _r
 
 def log1p_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(log1p_, locals(), ('input',), 'ember.log1p_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2418,7 +2426,7 @@ def log1p_(input):
         return _r
 
 def log2(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(log2, locals(), ('input', 'out'), 'ember.log2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2442,7 +2450,7 @@ def log2(input, *, out=None):
         return _r
 
 def log2_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(log2_, locals(), ('input',), 'ember.log2_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2462,7 +2470,7 @@ def log2_(input):
         return _r
 
 def log10(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(log10, locals(), ('input', 'out'), 'ember.log10')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2486,7 +2494,7 @@ def log10(input, *, out=None):
         return _r
 
 def log10_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(log10_, locals(), ('input',), 'ember.log10_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2506,7 +2514,7 @@ def log10_(input):
         return _r
 
 def sign(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sign, locals(), ('input', 'out'), 'ember.sign')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2530,7 +2538,7 @@ def sign(input, *, out=None):
         return _r
 
 def sgn(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sgn, locals(), ('input', 'out'), 'ember.sgn')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2554,7 +2562,7 @@ def sgn(input, *, out=None):
         return _r
 
 def floor(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(floor, locals(), ('input', 'out'), 'ember.floor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2578,7 +2586,7 @@ def floor(input, *, out=None):
         return _r
 
 def floor_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(floor_, locals(), ('input',), 'ember.floor_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2598,7 +2606,7 @@ def floor_(input):
         return _r
 
 def ceil(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(ceil, locals(), ('input', 'out'), 'ember.ceil')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2622,7 +2630,7 @@ def ceil(input, *, out=None):
         return _r
 
 def ceil_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(ceil_, locals(), ('input',), 'ember.ceil_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2691,7 +2699,7 @@ _round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
 _round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
 
 def round(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(round, args, kwargs, 'ember.round')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2770,7 +2778,7 @@ _round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
 _round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
 
 def round_(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(round_, args, kwargs, 'ember.round_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2808,7 +2816,7 @@ def round_(*args, **kwargs):
         return _r
 
 def trunc(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(trunc, locals(), ('input', 'out'), 'ember.trunc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2832,7 +2840,7 @@ def trunc(input, *, out=None):
         return _r
 
 def trunc_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(trunc_, locals(), ('input',), 'ember.trunc_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2852,7 +2860,7 @@ def trunc_(input):
         return _r
 
 def frac(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(frac, locals(), ('input', 'out'), 'ember.frac')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2876,7 +2884,7 @@ def frac(input, *, out=None):
         return _r
 
 def frac_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(frac_, locals(), ('input',), 'ember.frac_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2896,7 +2904,7 @@ def frac_(input):
         return _r
 
 def reciprocal(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(reciprocal, locals(), ('input', 'out'), 'ember.reciprocal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2920,7 +2928,7 @@ def reciprocal(input, *, out=None):
         return _r
 
 def reciprocal_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(reciprocal_, locals(), ('input',), 'ember.reciprocal_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2940,7 +2948,7 @@ def reciprocal_(input):
         return _r
 
 def square(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(square, locals(), ('input', 'out'), 'ember.square')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2964,7 +2972,7 @@ def square(input, *, out=None):
         return _r
 
 def square_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(square_, locals(), ('input',), 'ember.square_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2984,7 +2992,7 @@ def square_(input):
         return _r
 
 def erf(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(erf, locals(), ('input', 'out'), 'ember.erf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3008,7 +3016,7 @@ def erf(input, *, out=None):
         return _r
 
 def erf_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(erf_, locals(), ('input',), 'ember.erf_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3028,7 +3036,7 @@ def erf_(input):
         return _r
 
 def erfc(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(erfc, locals(), ('input', 'out'), 'ember.erfc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3052,7 +3060,7 @@ def erfc(input, *, out=None):
         return _r
 
 def erfc_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(erfc_, locals(), ('input',), 'ember.erfc_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3072,7 +3080,7 @@ def erfc_(input):
         return _r
 
 def erfinv(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(erfinv, locals(), ('input', 'out'), 'ember.erfinv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3096,7 +3104,7 @@ def erfinv(input, *, out=None):
         return _r
 
 def asin(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(asin, locals(), ('input', 'out'), 'ember.asin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3120,7 +3128,7 @@ def asin(input, *, out=None):
         return _r
 
 def asin_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(asin_, locals(), ('input',), 'ember.asin_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3140,7 +3148,7 @@ def asin_(input):
         return _r
 
 def acos(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(acos, locals(), ('input', 'out'), 'ember.acos')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3164,7 +3172,7 @@ def acos(input, *, out=None):
         return _r
 
 def acos_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(acos_, locals(), ('input',), 'ember.acos_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3184,7 +3192,7 @@ def acos_(input):
         return _r
 
 def atan(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(atan, locals(), ('input', 'out'), 'ember.atan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3208,7 +3216,7 @@ def atan(input, *, out=None):
         return _r
 
 def atan_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(atan_, locals(), ('input',), 'ember.atan_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3228,7 +3236,7 @@ def atan_(input):
         return _r
 
 def sinh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sinh, locals(), ('input', 'out'), 'ember.sinh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3252,7 +3260,7 @@ def sinh(input, *, out=None):
         return _r
 
 def sinh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(sinh_, locals(), ('input',), 'ember.sinh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3272,7 +3280,7 @@ def sinh_(input):
         return _r
 
 def cosh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cosh, locals(), ('input', 'out'), 'ember.cosh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3296,7 +3304,7 @@ def cosh(input, *, out=None):
         return _r
 
 def cosh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(cosh_, locals(), ('input',), 'ember.cosh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3316,7 +3324,7 @@ def cosh_(input):
         return _r
 
 def tan(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(tan, locals(), ('input', 'out'), 'ember.tan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3340,7 +3348,7 @@ def tan(input, *, out=None):
         return _r
 
 def tan_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(tan_, locals(), ('input',), 'ember.tan_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3360,7 +3368,7 @@ def tan_(input):
         return _r
 
 def asinh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(asinh, locals(), ('input', 'out'), 'ember.asinh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3384,7 +3392,7 @@ def asinh(input, *, out=None):
         return _r
 
 def asinh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(asinh_, locals(), ('input',), 'ember.asinh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3404,7 +3412,7 @@ def asinh_(input):
         return _r
 
 def acosh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(acosh, locals(), ('input', 'out'), 'ember.acosh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3428,7 +3436,7 @@ def acosh(input, *, out=None):
         return _r
 
 def acosh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(acosh_, locals(), ('input',), 'ember.acosh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3448,7 +3456,7 @@ def acosh_(input):
         return _r
 
 def atanh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(atanh, locals(), ('input', 'out'), 'ember.atanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3472,7 +3480,7 @@ def atanh(input, *, out=None):
         return _r
 
 def atanh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(atanh_, locals(), ('input',), 'ember.atanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3492,7 +3500,7 @@ def atanh_(input):
         return _r
 
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(nan_to_num, locals(), ('input', 'out'), 'ember.nan_to_num')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3528,7 +3536,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
         return _r
 
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(nan_to_num_, locals(), ('input',), 'ember.nan_to_num_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3560,7 +3568,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
         return _r
 
 def logit(input, eps=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logit, locals(), ('input', 'out'), 'ember.logit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3588,7 +3596,7 @@ def logit(input, eps=None, *, out=None):
         return _r
 
 def logit_(input, eps=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(logit_, locals(), ('input',), 'ember.logit_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3612,7 +3620,7 @@ def logit_(input, eps=None):
         return _r
 
 def hypot(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hypot, locals(), ('input', 'other', 'out'), 'ember.hypot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3639,7 +3647,7 @@ def hypot(input, other, *, out=None):
         return _r
 
 def atan2(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(atan2, locals(), ('input', 'other', 'out'), 'ember.atan2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3739,7 +3747,7 @@ _lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
 _lerp_sigs = ('(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)', '(Tensor input, Tensor end, Number weight, *, Tensor out = None)')
 
 def lerp(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(lerp, args, kwargs, 'ember.lerp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3778,7 +3786,7 @@ def lerp(*args, **kwargs):
 
 _fmod_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def fmod(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(fmod, locals(), ('input', 'other', 'out'), 'ember.fmod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3811,7 +3819,7 @@ def fmod(input, other, *, out=None):
 
 _copysign_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def copysign(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(copysign, locals(), ('input', 'other', 'out'), 'ember.copysign')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3843,7 +3851,7 @@ def copysign(input, other, *, out=None):
         return _r
 
 def heaviside(input, values, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or values.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(heaviside, locals(), ('input', 'values', 'out'), 'ember.heaviside')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3870,7 +3878,7 @@ def heaviside(input, values, *, out=None):
         return _r
 
 def gcd(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(gcd, locals(), ('input', 'other', 'out'), 'ember.gcd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3897,7 +3905,7 @@ def gcd(input, other, *, out=None):
         return _r
 
 def gcd_(input, other):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(gcd_, locals(), ('input', 'other'), 'ember.gcd_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3920,7 +3928,7 @@ def gcd_(input, other):
         return _r
 
 def lcm(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(lcm, locals(), ('input', 'other', 'out'), 'ember.lcm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3947,7 +3955,7 @@ def lcm(input, other, *, out=None):
         return _r
 
 def lcm_(input, other):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(lcm_, locals(), ('input', 'other'), 'ember.lcm_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4093,7 +4101,7 @@ _isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
 _isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
 
 def isin(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(isin, args, kwargs, 'ember.isin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4131,7 +4139,7 @@ def isin(*args, **kwargs):
         return _r
 
 def maximum(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(maximum, locals(), ('input', 'other', 'out'), 'ember.maximum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4158,7 +4166,7 @@ def maximum(input, other, *, out=None):
         return _r
 
 def minimum(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(minimum, locals(), ('input', 'other', 'out'), 'ember.minimum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4185,7 +4193,7 @@ def minimum(input, other, *, out=None):
         return _r
 
 def fmax(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(fmax, locals(), ('input', 'other', 'out'), 'ember.fmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4212,7 +4220,7 @@ def fmax(input, other, *, out=None):
         return _r
 
 def fmin(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(fmin, locals(), ('input', 'other', 'out'), 'ember.fmin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4239,7 +4247,7 @@ def fmin(input, other, *, out=None):
         return _r
 
 def positive(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(positive, locals(), ('input',), 'ember.positive')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4259,7 +4267,7 @@ def positive(input):
         return _r
 
 def isreal(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(isreal, locals(), ('input',), 'ember.isreal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4334,7 +4342,7 @@ _clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min
 _clamp_min__sigs = ('(Tensor input, Tensor min)', '(Tensor input, Number min)')
 
 def clamp_min_(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clamp_min_, args, kwargs, 'ember.clamp_min_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4427,7 +4435,7 @@ _clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max
 _clamp_max__sigs = ('(Tensor input, Tensor max)', '(Tensor input, Number max)')
 
 def clamp_max_(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clamp_max_, args, kwargs, 'ember.clamp_max_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4465,7 +4473,7 @@ def clamp_max_(*args, **kwargs):
         return _r
 
 def negative_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(negative_, locals(), ('input',), 'ember.negative_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4485,7 +4493,7 @@ def negative_(input):
         return _r
 
 def fix_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(fix_, locals(), ('input',), 'ember.fix_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4505,7 +4513,7 @@ def fix_(input):
         return _r
 
 def isnan(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(isnan, locals(), ('input',), 'ember.isnan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4525,7 +4533,7 @@ def isnan(input):
         return _r
 
 def isinf(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(isinf, locals(), ('input',), 'ember.isinf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4545,7 +4553,7 @@ def isinf(input):
         return _r
 
 def isfinite(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(isfinite, locals(), ('input',), 'ember.isfinite')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4565,7 +4573,7 @@ def isfinite(input):
         return _r
 
 def signbit(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(signbit, locals(), ('input', 'out'), 'ember.signbit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4589,7 +4597,7 @@ def signbit(input, *, out=None):
         return _r
 
 def isposinf(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(isposinf, locals(), ('input', 'out'), 'ember.isposinf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4613,7 +4621,7 @@ def isposinf(input, *, out=None):
         return _r
 
 def isneginf(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(isneginf, locals(), ('input', 'out'), 'ember.isneginf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4637,7 +4645,7 @@ def isneginf(input, *, out=None):
         return _r
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or tensor1.__class__ not in _TFP or tensor2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(addcmul, locals(), ('input', 'tensor1', 'tensor2', 'out'), 'ember.addcmul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4671,7 +4679,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         return _r
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or tensor1.__class__ not in _TFP or tensor2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(addcdiv, locals(), ('input', 'tensor1', 'tensor2', 'out'), 'ember.addcdiv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4706,7 +4714,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 
 _xlogy_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)')
 def xlogy(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(xlogy, locals(), ('input', 'other', 'out'), 'ember.xlogy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4745,7 +4753,7 @@ def xlogy(input, other, *, out=None):
 
 _xlogy__sigs = ('(Tensor input, Tensor other)', '(Tensor input, Number other)')
 def xlogy_(input, other):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(xlogy_, locals(), ('input', 'other'), 'ember.xlogy_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4771,7 +4779,7 @@ def xlogy_(input, other):
         return _r
 
 def logaddexp(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logaddexp, locals(), ('input', 'other', 'out'), 'ember.logaddexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4798,7 +4806,7 @@ def logaddexp(input, other, *, out=None):
         return _r
 
 def deg2rad(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(deg2rad, locals(), ('input', 'out'), 'ember.deg2rad')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4822,7 +4830,7 @@ def deg2rad(input, *, out=None):
         return _r
 
 def deg2rad_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(deg2rad_, locals(), ('input',), 'ember.deg2rad_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4842,7 +4850,7 @@ def deg2rad_(input):
         return _r
 
 def rad2deg(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(rad2deg, locals(), ('input', 'out'), 'ember.rad2deg')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4866,7 +4874,7 @@ def rad2deg(input, *, out=None):
         return _r
 
 def rad2deg_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(rad2deg_, locals(), ('input',), 'ember.rad2deg_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4886,7 +4894,7 @@ def rad2deg_(input):
         return _r
 
 def logaddexp2(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logaddexp2, locals(), ('input', 'other', 'out'), 'ember.logaddexp2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4913,7 +4921,7 @@ def logaddexp2(input, other, *, out=None):
         return _r
 
 def nextafter(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(nextafter, locals(), ('input', 'other', 'out'), 'ember.nextafter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4940,7 +4948,7 @@ def nextafter(input, other, *, out=None):
         return _r
 
 def ldexp(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(ldexp, locals(), ('input', 'other', 'out'), 'ember.ldexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4967,7 +4975,7 @@ def ldexp(input, other, *, out=None):
         return _r
 
 def ldexp_(input, other):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(ldexp_, locals(), ('input', 'other'), 'ember.ldexp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4990,7 +4998,7 @@ def ldexp_(input, other):
         return _r
 
 def frexp(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(frexp, locals(), ('input', 'out'), 'ember.frexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5013,7 +5021,7 @@ def frexp(input, *, out=None):
 
 _bitwise_left_shift_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)')
 def bitwise_left_shift(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bitwise_left_shift, locals(), ('input', 'other', 'out'), 'ember.bitwise_left_shift')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5052,7 +5060,7 @@ def bitwise_left_shift(input, other, *, out=None):
 
 _bitwise_right_shift_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other, *, Tensor out = None)', '(Number input, Tensor other, *, Tensor out = None)')
 def bitwise_right_shift(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bitwise_right_shift, locals(), ('input', 'other', 'out'), 'ember.bitwise_right_shift')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5090,7 +5098,7 @@ def bitwise_right_shift(input, other, *, out=None):
         return _r
 
 def arcsin(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arcsin, locals(), ('input', 'out'), 'ember.arcsin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5114,7 +5122,7 @@ def arcsin(input, *, out=None):
         return _r
 
 def arcsin_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(arcsin_, locals(), ('input',), 'ember.arcsin_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5134,7 +5142,7 @@ def arcsin_(input):
         return _r
 
 def arccos(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arccos, locals(), ('input', 'out'), 'ember.arccos')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5158,7 +5166,7 @@ def arccos(input, *, out=None):
         return _r
 
 def arccos_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(arccos_, locals(), ('input',), 'ember.arccos_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5178,7 +5186,7 @@ def arccos_(input):
         return _r
 
 def arctan(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arctan, locals(), ('input', 'out'), 'ember.arctan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5202,7 +5210,7 @@ def arctan(input, *, out=None):
         return _r
 
 def arctan_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(arctan_, locals(), ('input',), 'ember.arctan_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5222,7 +5230,7 @@ def arctan_(input):
         return _r
 
 def arcsinh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arcsinh, locals(), ('input', 'out'), 'ember.arcsinh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5246,7 +5254,7 @@ def arcsinh(input, *, out=None):
         return _r
 
 def arcsinh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(arcsinh_, locals(), ('input',), 'ember.arcsinh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5266,7 +5274,7 @@ def arcsinh_(input):
         return _r
 
 def arccosh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arccosh, locals(), ('input', 'out'), 'ember.arccosh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5290,7 +5298,7 @@ def arccosh(input, *, out=None):
         return _r
 
 def arccosh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(arccosh_, locals(), ('input',), 'ember.arccosh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5310,7 +5318,7 @@ def arccosh_(input):
         return _r
 
 def arctanh(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arctanh, locals(), ('input', 'out'), 'ember.arctanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5334,7 +5342,7 @@ def arctanh(input, *, out=None):
         return _r
 
 def arctanh_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(arctanh_, locals(), ('input',), 'ember.arctanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5354,7 +5362,7 @@ def arctanh_(input):
         return _r
 
 def arctan2(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(arctan2, locals(), ('input', 'other', 'out'), 'ember.arctan2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5459,7 +5467,7 @@ _clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
 _clip_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clip(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clip, args, kwargs, 'ember.clip')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5567,7 +5575,7 @@ _clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
 _clip__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clip_(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(clip_, args, kwargs, 'ember.clip_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5685,7 +5693,7 @@ _subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
 _subtract_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)', '(Tensor input, Number other, Number alpha = 1)')
 
 def subtract(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(subtract, args, kwargs, 'ember.subtract')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5723,7 +5731,7 @@ def subtract(*args, **kwargs):
         return _r
 
 def absolute(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(absolute, locals(), ('input', 'out'), 'ember.absolute')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5747,7 +5755,7 @@ def absolute(input, *, out=None):
         return _r
 
 def negative(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(negative, locals(), ('input', 'out'), 'ember.negative')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5771,7 +5779,7 @@ def negative(input, *, out=None):
         return _r
 
 def fix(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(fix, locals(), ('input', 'out'), 'ember.fix')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5858,7 +5866,7 @@ _divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
 _divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def divide(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(divide, args, kwargs, 'ember.divide')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5896,7 +5904,7 @@ def divide(*args, **kwargs):
         return _r
 
 def true_divide(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(true_divide, locals(), ('input', 'other', 'out'), 'ember.true_divide')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5922,7 +5930,7 @@ def true_divide(input, other, *, out=None):
         return _r
 
 def multiply(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(multiply, locals(), ('input', 'other', 'out'), 'ember.multiply')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5949,7 +5957,7 @@ def multiply(input, other, *, out=None):
 
 _greater_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def greater(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(greater, locals(), ('input', 'other', 'out'), 'ember.greater')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5981,7 +5989,7 @@ def greater(input, other, *, out=None):
 
 _greater_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def greater_equal(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(greater_equal, locals(), ('input', 'other', 'out'), 'ember.greater_equal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6013,7 +6021,7 @@ def greater_equal(input, other, *, out=None):
 
 _less_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def less(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(less, locals(), ('input', 'other', 'out'), 'ember.less')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6045,7 +6053,7 @@ def less(input, other, *, out=None):
 
 _less_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def less_equal(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(less_equal, locals(), ('input', 'other', 'out'), 'ember.less_equal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6077,7 +6085,7 @@ def less_equal(input, other, *, out=None):
 
 _not_equal_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)')
 def not_equal(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(not_equal, locals(), ('input', 'other', 'out'), 'ember.not_equal')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -37,7 +37,7 @@ _op_sinc_default, _c_sinc_default = _lazy(_G, '_op_sinc_default', 'aten', 'sinc'
 _op_sinc_out, _c_sinc_out = _lazy(_G, '_op_sinc_out', 'aten', 'sinc', 'out')
 
 def lgamma(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(lgamma, locals(), ('input', 'out'), 'ember.lgamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -61,7 +61,7 @@ def lgamma(input, *, out=None):
         return _r
 
 def digamma(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(digamma, locals(), ('input', 'out'), 'ember.digamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -85,7 +85,7 @@ def digamma(input, *, out=None):
         return _r
 
 def i0(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(i0, locals(), ('input', 'out'), 'ember.i0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -109,7 +109,7 @@ def i0(input, *, out=None):
         return _r
 
 def i0_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(i0_, locals(), ('input',), 'ember.i0_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -129,7 +129,7 @@ def i0_(input):
         return _r
 
 def sinc(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(sinc, locals(), ('input', 'out'), 'ember.sinc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -153,7 +153,7 @@ def sinc(input, *, out=None):
         return _r
 
 def sinc_(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(sinc_, locals(), ('input',), 'ember.sinc_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -173,7 +173,7 @@ def sinc_(input):
         return _r
 
 def polygamma(n, input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(polygamma, locals(), ('input', 'out'), 'ember.polygamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -200,7 +200,7 @@ def polygamma(n, input, *, out=None):
         return _r
 
 def mvlgamma(input, p, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(mvlgamma, locals(), ('input', 'out'), 'ember.mvlgamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -228,7 +228,7 @@ def mvlgamma(input, p, *, out=None):
         return _r
 
 def igamma(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(igamma, locals(), ('input', 'other', 'out'), 'ember.igamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -255,7 +255,7 @@ def igamma(input, other, *, out=None):
         return _r
 
 def igammac(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(igammac, locals(), ('input', 'other', 'out'), 'ember.igammac')
         if _r is not _NOT_HANDLED:
             return _r

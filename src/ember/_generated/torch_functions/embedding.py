@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -24,7 +24,7 @@ _op_embedding_default, _c_embedding_default = _lazy(_G, '_op_embedding_default',
 _op_embedding_renorm__default, _c_embedding_renorm__default = _lazy(_G, '_op_embedding_renorm__default', 'aten', 'embedding_renorm_', 'default')
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    if _TF:
+    if _TF and (_TFM or weight.__class__ not in _TFP or indices.__class__ not in _TFP):
         _r = _tf_bound(embedding, locals(), ('weight', 'indices'), 'ember.embedding')
         if _r is not _NOT_HANDLED:
             return _r
@@ -171,7 +171,7 @@ _embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1
 _embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor per_sample_weights, bool include_last_offset, int padding_idx)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)')
 
 def embedding_bag(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(embedding_bag, args, kwargs, 'ember.embedding_bag')
         if _r is not _NOT_HANDLED:
             return _r
@@ -209,7 +209,7 @@ def embedding_bag(*args, **kwargs):
         return _r
 
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
-    if _TF:
+    if _TF and (_TFM or weight.__class__ not in _TFP or indices.__class__ not in _TFP or offsets.__class__ not in _TFP or per_sample_weights.__class__ not in _TFP):
         _r = _tf_bound(_embedding_bag, locals(), ('weight', 'indices', 'offsets', 'per_sample_weights'), 'ember._embedding_bag')
         if _r is not _NOT_HANDLED:
             return _r
@@ -253,7 +253,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
         return _r
 
 def embedding_renorm_(input, indices, max_norm, norm_type):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or indices.__class__ not in _TFP):
         _r = _tf_bound(embedding_renorm_, locals(), ('input', 'indices'), 'ember.embedding_renorm_')
         if _r is not _NOT_HANDLED:
             return _r

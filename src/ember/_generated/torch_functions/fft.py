@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -26,7 +26,7 @@ _op__fft_r2c_out, _c__fft_r2c_out = _lazy(_G, '_op__fft_r2c_out', 'aten', '_fft_
 _op_istft_default, _c_istft_default = _lazy(_G, '_op_istft_default', 'aten', 'istft', 'default')
 
 def _fft_r2c(input, dim, normalization, onesided, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_fft_r2c, locals(), ('input', 'out'), 'ember._fft_r2c')
         if _r is not _NOT_HANDLED:
             return _r
@@ -51,7 +51,7 @@ def _fft_r2c(input, dim, normalization, onesided, *, out=None):
         return _r
 
 def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_fft_c2r, locals(), ('input', 'out'), 'ember._fft_c2r')
         if _r is not _NOT_HANDLED:
             return _r
@@ -76,7 +76,7 @@ def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
         return _r
 
 def _fft_c2c(input, dim, normalization, forward, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_fft_c2c, locals(), ('input', 'out'), 'ember._fft_c2c')
         if _r is not _NOT_HANDLED:
             return _r
@@ -101,7 +101,7 @@ def _fft_c2c(input, dim, normalization, forward, *, out=None):
         return _r
 
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or window.__class__ not in _TFP):
         _r = _tf_bound(istft, locals(), ('input', 'window'), 'ember.istft')
         if _r is not _NOT_HANDLED:
             return _r

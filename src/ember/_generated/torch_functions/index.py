@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -61,7 +61,7 @@ _op_take_default, _c_take_default = _lazy(_G, '_op_take_default', 'aten', 'take'
 _op_take_out, _c_take_out = _lazy(_G, '_op_take_out', 'aten', 'take', 'out')
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(gather, locals(), ('input', 'index', 'out'), 'ember.gather')
         if _r is not _NOT_HANDLED:
             return _r
@@ -251,7 +251,7 @@ _scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatte
 _scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
 def scatter(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(scatter, args, kwargs, 'ember.scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -289,7 +289,7 @@ def scatter(*args, **kwargs):
         return _r
 
 def scatter_add(input, dim, index, src, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or src.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(scatter_add, locals(), ('input', 'index', 'src', 'out'), 'ember.scatter_add')
         if _r is not _NOT_HANDLED:
             return _r
@@ -323,7 +323,7 @@ def scatter_add(input, dim, index, src, *, out=None):
         return _r
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or src.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(scatter_reduce, locals(), ('input', 'index', 'src', 'out'), 'ember.scatter_reduce')
         if _r is not _NOT_HANDLED:
             return _r
@@ -363,7 +363,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         return _r
 
 def index_select(input, dim, index, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(index_select, locals(), ('input', 'index', 'out'), 'ember.index_select')
         if _r is not _NOT_HANDLED:
             return _r
@@ -394,7 +394,7 @@ def index_select(input, dim, index, *, out=None):
         return _r
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(index_add, locals(), ('input', 'index', 'source', 'out'), 'ember.index_add')
         if _r is not _NOT_HANDLED:
             return _r
@@ -432,7 +432,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         return _r
 
 def index_copy(input, dim, index, source, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(index_copy, locals(), ('input', 'index', 'source', 'out'), 'ember.index_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -543,7 +543,7 @@ _index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fil
 _index_fill_sigs = ('(Tensor input, int dim, Tensor index, Tensor value)', '(Tensor input, int dim, Tensor index, Number value)')
 
 def index_fill(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(index_fill, args, kwargs, 'ember.index_fill')
         if _r is not _NOT_HANDLED:
             return _r
@@ -646,7 +646,7 @@ _masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _maske
 _masked_fill_sigs = ('(Tensor input, Tensor mask, Tensor value)', '(Tensor input, Tensor mask, Number value)')
 
 def masked_fill(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(masked_fill, args, kwargs, 'ember.masked_fill')
         if _r is not _NOT_HANDLED:
             return _r
@@ -684,7 +684,7 @@ def masked_fill(*args, **kwargs):
         return _r
 
 def masked_select(input, mask, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or mask.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(masked_select, locals(), ('input', 'mask', 'out'), 'ember.masked_select')
         if _r is not _NOT_HANDLED:
             return _r
@@ -711,7 +711,7 @@ def masked_select(input, mask, *, out=None):
         return _r
 
 def masked_scatter(input, mask, source):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or mask.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(masked_scatter, locals(), ('input', 'mask', 'source'), 'ember.masked_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -737,7 +737,7 @@ def masked_scatter(input, mask, source):
         return _r
 
 def take(input, index, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(take, locals(), ('input', 'index', 'out'), 'ember.take')
         if _r is not _NOT_HANDLED:
             return _r
@@ -764,7 +764,7 @@ def take(input, index, *, out=None):
         return _r
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or indices.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(take_along_dim, locals(), ('input', 'indices', 'out'), 'ember.take_along_dim')
         if _r is not _NOT_HANDLED:
             return _r
@@ -795,7 +795,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         return _r
 
 def nonzero(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(nonzero, locals(), ('input', 'out'), 'ember.nonzero')
         if _r is not _NOT_HANDLED:
             return _r
@@ -819,7 +819,7 @@ def nonzero(input, *, out=None):
         return _r
 
 def argwhere(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(argwhere, locals(), ('input',), 'ember.argwhere')
         if _r is not _NOT_HANDLED:
             return _r
@@ -839,7 +839,7 @@ def argwhere(input):
         return _r
 
 def put(input, index, source, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(put, locals(), ('input', 'index', 'source'), 'ember.put')
         if _r is not _NOT_HANDLED:
             return _r
@@ -867,7 +867,7 @@ def put(input, index, source, accumulate=False):
         return _r
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(index_reduce, locals(), ('input', 'index', 'source', 'out'), 'ember.index_reduce')
         if _r is not _NOT_HANDLED:
             return _r
@@ -907,7 +907,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         return _r
 
 def index(input, indices):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or indices.__class__ not in _TFP):
         _r = _tf_bound(index, locals(), ('input', 'indices'), 'ember.index')
         if _r is not _NOT_HANDLED:
             return _r
@@ -922,7 +922,7 @@ def index(input, indices):
         return _r
 
 def index_put_(input, indices, values, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or indices.__class__ not in _TFP or values.__class__ not in _TFP):
         _r = _tf_bound(index_put_, locals(), ('input', 'indices', 'values'), 'ember.index_put_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -941,7 +941,7 @@ def index_put_(input, indices, values, accumulate=False):
         return _r
 
 def index_put(input, indices, values, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or indices.__class__ not in _TFP or values.__class__ not in _TFP):
         _r = _tf_bound(index_put, locals(), ('input', 'indices', 'values'), 'ember.index_put')
         if _r is not _NOT_HANDLED:
             return _r
@@ -960,7 +960,7 @@ def index_put(input, indices, values, accumulate=False):
         return _r
 
 def nonzero_static(input, *, size, fill_value=-1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(nonzero_static, locals(), ('input', 'out'), 'ember.nonzero_static')
         if _r is not _NOT_HANDLED:
             return _r

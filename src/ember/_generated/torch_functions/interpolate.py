@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -26,7 +26,7 @@ _op_pixel_shuffle_default, _c_pixel_shuffle_default = _lazy(_G, '_op_pixel_shuff
 _op_pixel_unshuffle_default, _c_pixel_unshuffle_default = _lazy(_G, '_op_pixel_unshuffle_default', 'aten', 'pixel_unshuffle', 'default')
 
 def affine_grid_generator(theta, size, align_corners):
-    if _TF:
+    if _TF and (_TFM or theta.__class__ not in _TFP):
         _r = _tf_bound(affine_grid_generator, locals(), ('theta',), 'ember.affine_grid_generator')
         if _r is not _NOT_HANDLED:
             return _r
@@ -45,7 +45,7 @@ def affine_grid_generator(theta, size, align_corners):
         return _r
 
 def channel_shuffle(input, groups):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(channel_shuffle, locals(), ('input',), 'ember.channel_shuffle')
         if _r is not _NOT_HANDLED:
             return _r
@@ -69,7 +69,7 @@ def channel_shuffle(input, groups):
         return _r
 
 def native_channel_shuffle(input, groups):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(native_channel_shuffle, locals(), ('input',), 'ember.native_channel_shuffle')
         if _r is not _NOT_HANDLED:
             return _r
@@ -93,7 +93,7 @@ def native_channel_shuffle(input, groups):
         return _r
 
 def pixel_shuffle(input, upscale_factor):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(pixel_shuffle, locals(), ('input',), 'ember.pixel_shuffle')
         if _r is not _NOT_HANDLED:
             return _r
@@ -117,7 +117,7 @@ def pixel_shuffle(input, upscale_factor):
         return _r
 
 def pixel_unshuffle(input, downscale_factor):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(pixel_unshuffle, locals(), ('input',), 'ember.pixel_unshuffle')
         if _r is not _NOT_HANDLED:
             return _r
@@ -141,7 +141,7 @@ def pixel_unshuffle(input, downscale_factor):
         return _r
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or grid.__class__ not in _TFP):
         _r = _tf_bound(grid_sampler, locals(), ('input', 'grid'), 'ember.grid_sampler')
         if _r is not _NOT_HANDLED:
             return _r
@@ -174,7 +174,7 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         return _r
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or grid.__class__ not in _TFP):
         _r = _tf_bound(grid_sampler_2d, locals(), ('input', 'grid'), 'ember.grid_sampler_2d')
         if _r is not _NOT_HANDLED:
             return _r

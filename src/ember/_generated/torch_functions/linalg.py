@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -98,7 +98,7 @@ _op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_trian
 _op_vander_default, _c_vander_default = _lazy(_G, '_op_vander_default', 'aten', 'vander', 'default')
 
 def inverse(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(inverse, locals(), ('input', 'out'), 'ember.inverse')
         if _r is not _NOT_HANDLED:
             return _r
@@ -122,7 +122,7 @@ def inverse(input, *, out=None):
         return _r
 
 def det(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(det, locals(), ('input',), 'ember.det')
         if _r is not _NOT_HANDLED:
             return _r
@@ -142,7 +142,7 @@ def det(input):
         return _r
 
 def slogdet(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(slogdet, locals(), ('input', 'out'), 'ember.slogdet')
         if _r is not _NOT_HANDLED:
             return _r
@@ -164,7 +164,7 @@ def slogdet(input, *, out=None):
         return _r
 
 def logdet(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(logdet, locals(), ('input',), 'ember.logdet')
         if _r is not _NOT_HANDLED:
             return _r
@@ -184,7 +184,7 @@ def logdet(input):
         return _r
 
 def cholesky(input, upper=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cholesky, locals(), ('input', 'out'), 'ember.cholesky')
         if _r is not _NOT_HANDLED:
             return _r
@@ -210,7 +210,7 @@ def cholesky(input, upper=False, *, out=None):
         return _r
 
 def qr(input, some=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(qr, locals(), ('input', 'out'), 'ember.qr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -234,7 +234,7 @@ def qr(input, some=True, *, out=None):
         return _r
 
 def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_linalg_svd, locals(), ('A', 'out'), 'ember._linalg_svd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -264,7 +264,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None, out=Non
         return _r
 
 def svd(input, some=True, compute_uv=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(svd, locals(), ('input', 'out'), 'ember.svd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -290,7 +290,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         return _r
 
 def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_linalg_eigh, locals(), ('A', 'out'), 'ember._linalg_eigh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -316,7 +316,7 @@ def _linalg_eigh(A, UPLO='L', compute_v=True, *, out=None):
         return _r
 
 def pinverse(input, rcond=1e-15):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(pinverse, locals(), ('input',), 'ember.pinverse')
         if _r is not _NOT_HANDLED:
             return _r
@@ -340,7 +340,7 @@ def pinverse(input, rcond=1e-15):
         return _r
 
 def matrix_power(input, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(matrix_power, locals(), ('input', 'out'), 'ember.matrix_power')
         if _r is not _NOT_HANDLED:
             return _r
@@ -368,7 +368,7 @@ def matrix_power(input, n, *, out=None):
         return _r
 
 def matrix_exp(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(matrix_exp, locals(), ('input',), 'ember.matrix_exp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -388,7 +388,7 @@ def matrix_exp(input):
         return _r
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or input2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cholesky_solve, locals(), ('input', 'input2', 'out'), 'ember.cholesky_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -417,7 +417,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         return _r
 
 def cholesky_inverse(input, upper=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cholesky_inverse, locals(), ('input', 'out'), 'ember.cholesky_inverse')
         if _r is not _NOT_HANDLED:
             return _r
@@ -443,7 +443,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _r
 
 def vander(x, N=None, increasing=False):
-    if _TF:
+    if _TF and (_TFM or x.__class__ not in _TFP):
         _r = _tf_bound(vander, locals(), ('x',), 'ember.vander')
         if _r is not _NOT_HANDLED:
             return _r
@@ -469,7 +469,7 @@ def vander(x, N=None, increasing=False):
         return _r
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(triangular_solve, locals(), ('input', 'A', 'out'), 'ember.triangular_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -500,7 +500,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
         return _r
 
 def orgqr(input, input2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or input2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(orgqr, locals(), ('input', 'input2', 'out'), 'ember.orgqr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -527,7 +527,7 @@ def orgqr(input, input2, *, out=None):
         return _r
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or input2.__class__ not in _TFP or input3.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(ormqr, locals(), ('input', 'input2', 'input3', 'out'), 'ember.ormqr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -561,7 +561,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
         return _r
 
 def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
-    if _TF:
+    if _TF and (_TFM or i1.__class__ not in _TFP or i2.__class__ not in _TFP or i3.__class__ not in _TFP):
         _r = _tf_bound(_trilinear, locals(), ('i1', 'i2', 'i3'), 'ember._trilinear')
         if _r is not _NOT_HANDLED:
             return _r
@@ -590,7 +590,7 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
         return _r
 
 def bilinear(input1, input2, weight, bias=None):
-    if _TF:
+    if _TF and (_TFM or input1.__class__ not in _TFP or input2.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(bilinear, locals(), ('input1', 'input2', 'weight', 'bias'), 'ember.bilinear')
         if _r is not _NOT_HANDLED:
             return _r
@@ -684,7 +684,7 @@ _mm_ovs = ((_mm_c0, _mm_b0), (_mm_c1, _mm_b1),)
 _mm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def mm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(mm, args, kwargs, 'ember.mm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -786,7 +786,7 @@ _bmm_ovs = ((_bmm_c0, _bmm_b0), (_bmm_c1, _bmm_b1),)
 _bmm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def bmm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(bmm, args, kwargs, 'ember.bmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -824,7 +824,7 @@ def bmm(*args, **kwargs):
         return _r
 
 def mv(input, vec, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or vec.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(mv, locals(), ('input', 'vec', 'out'), 'ember.mv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -851,7 +851,7 @@ def mv(input, vec, *, out=None):
         return _r
 
 def dot(input, tensor, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or tensor.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(dot, locals(), ('input', 'tensor', 'out'), 'ember.dot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -878,7 +878,7 @@ def dot(input, tensor, *, out=None):
         return _r
 
 def matmul(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(matmul, locals(), ('input', 'other', 'out'), 'ember.matmul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1007,7 +1007,7 @@ _addmm_ovs = ((_addmm_c0, _addmm_b0), (_addmm_c1, _addmm_b1),)
 _addmm_sigs = ('(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor mat1, Tensor mat2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def addmm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(addmm, args, kwargs, 'ember.addmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1147,7 +1147,7 @@ _baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
 _baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def baddbmm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(baddbmm, args, kwargs, 'ember.baddbmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1185,7 +1185,7 @@ def baddbmm(*args, **kwargs):
         return _r
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or batch1.__class__ not in _TFP or batch2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(addbmm, locals(), ('input', 'batch1', 'batch2', 'out'), 'ember.addbmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1221,7 +1221,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         return _r
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or mat.__class__ not in _TFP or vec.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(addmv, locals(), ('input', 'mat', 'vec', 'out'), 'ember.addmv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1257,7 +1257,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
         return _r
 
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or mat.__class__ not in _TFP or vec.__class__ not in _TFP):
         _r = _tf_bound(addmv_, locals(), ('input', 'mat', 'vec'), 'ember.addmv_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1289,7 +1289,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
         return _r
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or vec1.__class__ not in _TFP or vec2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(addr, locals(), ('input', 'vec1', 'vec2', 'out'), 'ember.addr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1325,7 +1325,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         return _r
 
 def trace(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(trace, locals(), ('input',), 'ember.trace')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1345,7 +1345,7 @@ def trace(input):
         return _r
 
 def outer(input, vec2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or vec2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(outer, locals(), ('input', 'vec2', 'out'), 'ember.outer')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1372,7 +1372,7 @@ def outer(input, vec2, *, out=None):
         return _r
 
 def ger(input, vec2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or vec2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(ger, locals(), ('input', 'vec2', 'out'), 'ember.ger')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1399,7 +1399,7 @@ def ger(input, vec2, *, out=None):
         return _r
 
 def kron(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(kron, locals(), ('input', 'other', 'out'), 'ember.kron')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1426,7 +1426,7 @@ def kron(input, other, *, out=None):
         return _r
 
 def cross(input, other, dim=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cross, locals(), ('input', 'other', 'out'), 'ember.cross')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1457,7 +1457,7 @@ def cross(input, other, dim=None, *, out=None):
         return _r
 
 def einsum(equation, tensors, *, path=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP):
         _r = _tf_bound(einsum, locals(), ('tensors',), 'ember.einsum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1478,7 +1478,7 @@ def einsum(equation, tensors, *, path=None):
         return _r
 
 def tensordot(input, other, dims_self, dims_other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(tensordot, locals(), ('input', 'other', 'out'), 'ember.tensordot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1503,7 +1503,7 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
         return _r
 
 def inner(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(inner, locals(), ('input', 'other', 'out'), 'ember.inner')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1530,7 +1530,7 @@ def inner(input, other, *, out=None):
         return _r
 
 def chain_matmul(matrices, *, out=None):
-    if _TF:
+    if _TF and (_TFM or matrices.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(chain_matmul, locals(), ('matrices', 'out'), 'ember.chain_matmul')
         if _r is not _NOT_HANDLED:
             return _r

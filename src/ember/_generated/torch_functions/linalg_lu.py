@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -29,7 +29,7 @@ _op_vdot_default, _c_vdot_default = _lazy(_G, '_op_vdot_default', 'aten', 'vdot'
 _op_vdot_out, _c_vdot_out = _lazy(_G, '_op_vdot_out', 'aten', 'vdot', 'out')
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or LU_data.__class__ not in _TFP or LU_pivots.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(lu_unpack, locals(), ('LU_data', 'LU_pivots', 'out'), 'ember.lu_unpack')
         if _r is not _NOT_HANDLED:
             return _r
@@ -58,7 +58,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         return _r
 
 def _lu_with_info(input, pivot=True, check_errors=True):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_lu_with_info, locals(), ('input',), 'ember._lu_with_info')
         if _r is not _NOT_HANDLED:
             return _r
@@ -82,7 +82,7 @@ def _lu_with_info(input, pivot=True, check_errors=True):
         return _r
 
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or LU_data.__class__ not in _TFP or LU_pivots.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(lu_solve, locals(), ('input', 'LU_data', 'LU_pivots', 'out'), 'ember.lu_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -112,7 +112,7 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
         return _r
 
 def geqrf(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(geqrf, locals(), ('input', 'out'), 'ember.geqrf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -134,7 +134,7 @@ def geqrf(input, *, out=None):
         return _r
 
 def vdot(input, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(vdot, locals(), ('input', 'other', 'out'), 'ember.vdot')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -112,7 +112,7 @@ __ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1)
 __ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)')
 
 def _ctc_loss(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(_ctc_loss, args, kwargs, 'ember._ctc_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -150,7 +150,7 @@ def _ctc_loss(*args, **kwargs):
         return _r
 
 def kl_div(input, target, reduction=0, *, log_target=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(kl_div, locals(), ('input', 'target'), 'ember.kl_div')
         if _r is not _NOT_HANDLED:
             return _r
@@ -181,7 +181,7 @@ def kl_div(input, target, reduction=0, *, log_target=False):
         return _r
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP or weight.__class__ not in _TFP or pos_weight.__class__ not in _TFP):
         _r = _tf_bound(binary_cross_entropy_with_logits, locals(), ('input', 'target', 'weight', 'pos_weight'), 'ember.binary_cross_entropy_with_logits')
         if _r is not _NOT_HANDLED:
             return _r
@@ -216,7 +216,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         return _r
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input1.__class__ not in _TFP or input2.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(margin_ranking_loss, locals(), ('input1', 'input2', 'target'), 'ember.margin_ranking_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -250,7 +250,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
         return _r
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(hinge_embedding_loss, locals(), ('input', 'target'), 'ember.hinge_embedding_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -281,7 +281,7 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
         return _r
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
-    if _TF:
+    if _TF and (_TFM or input1.__class__ not in _TFP or input2.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(cosine_embedding_loss, locals(), ('input1', 'input2', 'target'), 'ember.cosine_embedding_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -315,7 +315,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
         return _r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06, swap=False, reduction=0):
-    if _TF:
+    if _TF and (_TFM or anchor.__class__ not in _TFP or positive.__class__ not in _TFP or negative.__class__ not in _TFP):
         _r = _tf_bound(triplet_margin_loss, locals(), ('anchor', 'positive', 'negative'), 'ember.triplet_margin_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -359,7 +359,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
         return _r
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or target.__class__ not in _TFP):
         _r = _tf_bound(poisson_nll_loss, locals(), ('input', 'target'), 'ember.poisson_nll_loss')
         if _r is not _NOT_HANDLED:
             return _r
@@ -486,7 +486,7 @@ _ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
 _ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
 
 def ctc_loss(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(ctc_loss, args, kwargs, 'ember.ctc_loss')
         if _r is not _NOT_HANDLED:
             return _r

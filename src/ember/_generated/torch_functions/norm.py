@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -30,7 +30,7 @@ _op_norm_except_dim_default, _c_norm_except_dim_default = _lazy(_G, '_op_norm_ex
 _op_rms_norm_default, _c_rms_norm_default = _lazy(_G, '_op_rms_norm_default', 'aten', 'rms_norm', 'default')
 
 def norm_except_dim(v, pow=2, dim=0):
-    if _TF:
+    if _TF and (_TFM or v.__class__ not in _TFP):
         _r = _tf_bound(norm_except_dim, locals(), ('v',), 'ember.norm_except_dim')
         if _r is not _NOT_HANDLED:
             return _r
@@ -58,7 +58,7 @@ def norm_except_dim(v, pow=2, dim=0):
         return _r
 
 def _weight_norm(v, g, dim=0):
-    if _TF:
+    if _TF and (_TFM or v.__class__ not in _TFP or g.__class__ not in _TFP):
         _r = _tf_bound(_weight_norm, locals(), ('v', 'g'), 'ember._weight_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -85,7 +85,7 @@ def _weight_norm(v, g, dim=0):
         return _r
 
 def _weight_norm_interface(v, g, dim=0):
-    if _TF:
+    if _TF and (_TFM or v.__class__ not in _TFP or g.__class__ not in _TFP):
         _r = _tf_bound(_weight_norm_interface, locals(), ('v', 'g'), 'ember._weight_norm_interface')
         if _r is not _NOT_HANDLED:
             return _r
@@ -112,7 +112,7 @@ def _weight_norm_interface(v, g, dim=0):
         return _r
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.layer_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -137,7 +137,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
         return _r
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(native_layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_layer_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -206,7 +206,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         return _r
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(native_group_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_group_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -302,7 +302,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         return _r
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
         _r = _tf_bound(group_norm, locals(), ('input', 'weight', 'bias'), 'ember.group_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -388,7 +388,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
         return _r
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(rms_norm, locals(), ('input', 'weight'), 'ember.rms_norm')
         if _r is not _NOT_HANDLED:
             return _r

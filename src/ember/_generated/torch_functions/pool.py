@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -28,7 +28,7 @@ _op_max_pool2d_default, _c_max_pool2d_default = _lazy(_G, '_op_max_pool2d_defaul
 _op_max_pool3d_default, _c_max_pool3d_default = _lazy(_G, '_op_max_pool3d_default', 'aten', 'max_pool3d', 'default')
 
 def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(max_pool1d_with_indices, locals(), ('input',), 'ember.max_pool1d_with_indices')
         if _r is not _NOT_HANDLED:
             return _r
@@ -55,7 +55,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilatio
         return _r
 
 def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(max_pool1d, locals(), ('input',), 'ember.max_pool1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -82,7 +82,7 @@ def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_
         return _r
 
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(max_pool2d, locals(), ('input',), 'ember.max_pool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -109,7 +109,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
         return _r
 
 def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(avg_pool1d, locals(), ('input',), 'ember.avg_pool1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -136,7 +136,7 @@ def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, cou
         return _r
 
 def adaptive_avg_pool1d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adaptive_avg_pool1d, locals(), ('input',), 'ember.adaptive_avg_pool1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -153,7 +153,7 @@ def adaptive_avg_pool1d(input, output_size):
         return _r
 
 def _adaptive_avg_pool2d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_adaptive_avg_pool2d, locals(), ('input',), 'ember._adaptive_avg_pool2d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -170,7 +170,7 @@ def _adaptive_avg_pool2d(input, output_size):
         return _r
 
 def adaptive_max_pool1d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adaptive_max_pool1d, locals(), ('input',), 'ember.adaptive_max_pool1d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -187,7 +187,7 @@ def adaptive_max_pool1d(input, output_size):
         return _r
 
 def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1, 1), ceil_mode=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(max_pool3d, locals(), ('input',), 'ember.max_pool3d')
         if _r is not _NOT_HANDLED:
             return _r
@@ -214,7 +214,7 @@ def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1,
         return _r
 
 def _adaptive_avg_pool3d(input, output_size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_adaptive_avg_pool3d, locals(), ('input',), 'ember._adaptive_avg_pool3d')
         if _r is not _NOT_HANDLED:
             return _r

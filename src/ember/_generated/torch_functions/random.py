@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -186,7 +186,7 @@ _rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
 _rand_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(rand, args, kwargs, 'ember.rand')
         if _r is not _NOT_HANDLED:
             return _r
@@ -346,7 +346,7 @@ _randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
 _randn_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(randn, args, kwargs, 'ember.randn')
         if _r is not _NOT_HANDLED:
             return _r
@@ -528,7 +528,7 @@ _randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randin
 _randint_sigs = ('(int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(randint, args, kwargs, 'ember.randint')
         if _r is not _NOT_HANDLED:
             return _r
@@ -628,7 +628,7 @@ _randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
 _randperm_sigs = ('(int n, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(randperm, args, kwargs, 'ember.randperm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -720,7 +720,7 @@ _rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1)
 _rand_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def rand_like(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(rand_like, args, kwargs, 'ember.rand_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -812,7 +812,7 @@ _randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_lik
 _randn_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randn_like(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(randn_like, args, kwargs, 'ember.randn_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -978,7 +978,7 @@ _randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _r
 _randint_like_sigs = ('(Tensor input, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randint_like(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(randint_like, args, kwargs, 'ember.randint_like')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1072,7 +1072,7 @@ _bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1)
 _bernoulli_sigs = ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)', '(Tensor input, float p, *, ember.Generator generator = None)')
 
 def bernoulli(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(bernoulli, args, kwargs, 'ember.bernoulli')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1242,7 +1242,7 @@ _normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, 
 _normal_sigs = ('(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)', '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def normal(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(normal, args, kwargs, 'ember.normal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1280,7 +1280,7 @@ def normal(*args, **kwargs):
         return _r
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(multinomial, locals(), ('input', 'out'), 'ember.multinomial')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1312,7 +1312,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         return _r
 
 def poisson(input, generator=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(poisson, locals(), ('input',), 'ember.poisson')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1327,7 +1327,7 @@ def poisson(input, generator=None):
         return _r
 
 def _standard_gamma(input, generator=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_standard_gamma, locals(), ('input',), 'ember._standard_gamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1342,7 +1342,7 @@ def _standard_gamma(input, generator=None):
         return _r
 
 def _standard_gamma_grad(input, output):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or output.__class__ not in _TFP):
         _r = _tf_bound(_standard_gamma_grad, locals(), ('input', 'output'), 'ember._standard_gamma_grad')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1365,7 +1365,7 @@ def _standard_gamma_grad(input, output):
         return _r
 
 def binomial(count, prob, generator=None):
-    if _TF:
+    if _TF and (_TFM or count.__class__ not in _TFP or prob.__class__ not in _TFP):
         _r = _tf_bound(binomial, locals(), ('count', 'prob'), 'ember.binomial')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -183,7 +183,7 @@ _sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
 _sum_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(sum, args, kwargs, 'ember.sum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -286,7 +286,7 @@ _mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
 _mean_sigs = ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(mean, args, kwargs, 'ember.mean')
         if _r is not _NOT_HANDLED:
             return _r
@@ -392,7 +392,7 @@ _prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
 _prod_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(prod, args, kwargs, 'ember.prod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -430,7 +430,7 @@ def prod(*args, **kwargs):
         return _r
 
 def amax(input, dim=(), keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(amax, locals(), ('input', 'out'), 'ember.amax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -455,7 +455,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
         return _r
 
 def amin(input, dim=(), keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(amin, locals(), ('input', 'out'), 'ember.amin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -480,7 +480,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         return _r
 
 def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hash_tensor, locals(), ('input', 'out'), 'ember.hash_tensor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -509,7 +509,7 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
         return _r
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(aminmax, locals(), ('input', 'out'), 'ember.aminmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -623,7 +623,7 @@ _max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
 _max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def max(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(max, args, kwargs, 'ember.max')
         if _r is not _NOT_HANDLED:
             return _r
@@ -747,7 +747,7 @@ _min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
 _min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def min(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(min, args, kwargs, 'ember.min')
         if _r is not _NOT_HANDLED:
             return _r
@@ -785,7 +785,7 @@ def min(*args, **kwargs):
         return _r
 
 def argmax(input, dim=None, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(argmax, locals(), ('input', 'out'), 'ember.argmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -815,7 +815,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
         return _r
 
 def argmin(input, dim=None, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(argmin, locals(), ('input', 'out'), 'ember.argmin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -931,7 +931,7 @@ _all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
 _all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(all, args, kwargs, 'ember.all')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1055,7 +1055,7 @@ _any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
 _any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(any, args, kwargs, 'ember.any')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1184,7 +1184,7 @@ _var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
 _var_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def var(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(var, args, kwargs, 'ember.var')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1313,7 +1313,7 @@ _std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
 _std_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def std(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(std, args, kwargs, 'ember.std')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1434,7 +1434,7 @@ _var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_v
 _var_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def var_mean(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(var_mean, args, kwargs, 'ember.var_mean')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1555,7 +1555,7 @@ _std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_s
 _std_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def std_mean(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(std_mean, args, kwargs, 'ember.std_mean')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1593,7 +1593,7 @@ def std_mean(*args, **kwargs):
         return _r
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logsumexp, locals(), ('input', 'out'), 'ember.logsumexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1739,7 +1739,7 @@ _norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (
 _norm_sigs = ('(Tensor input, Number p = 2)', '(Tensor input, Number p, *, ember.dtype dtype)', '(Tensor input, Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Tensor input, Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)')
 
 def norm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(norm, args, kwargs, 'ember.norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1824,7 +1824,7 @@ _count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1
 _count_nonzero_sigs = ('(Tensor input, int dim = None)', '(Tensor input, tuple of ints dim)')
 
 def count_nonzero(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(count_nonzero, args, kwargs, 'ember.count_nonzero')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1916,7 +1916,7 @@ _median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
 _median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def median(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(median, args, kwargs, 'ember.median')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2008,7 +2008,7 @@ _nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1)
 _nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def nanmedian(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(nanmedian, args, kwargs, 'ember.nanmedian')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2046,7 +2046,7 @@ def nanmedian(*args, **kwargs):
         return _r
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(mode, locals(), ('input', 'out'), 'ember.mode')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2074,7 +2074,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
         return _r
 
 def bincount(input, weights=None, minlength=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weights.__class__ not in _TFP):
         _r = _tf_bound(bincount, locals(), ('input', 'weights'), 'ember.bincount')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2102,7 +2102,7 @@ def bincount(input, weights=None, minlength=0):
         return _r
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(histc, locals(), ('input', 'out'), 'ember.histc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2138,7 +2138,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         return _r
 
 def frobenius_norm(input, dim, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(frobenius_norm, locals(), ('input', 'out'), 'ember.frobenius_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2218,7 +2218,7 @@ _nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _n
 _nuclear_norm_sigs = ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, bool keepdim = False, *, Tensor out = None)')
 
 def nuclear_norm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(nuclear_norm, args, kwargs, 'ember.nuclear_norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2256,7 +2256,7 @@ def nuclear_norm(*args, **kwargs):
         return _r
 
 def renorm(input, p, dim, maxnorm, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(renorm, locals(), ('input', 'out'), 'ember.renorm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2369,7 +2369,7 @@ _histogram_ovs = ((_histogram_c0, _histogram_b0), (_histogram_c1, _histogram_b1)
 _histogram_sigs = ('(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
 
 def histogram(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(histogram, args, kwargs, 'ember.histogram')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2407,7 +2407,7 @@ def histogram(*args, **kwargs):
         return _r
 
 def _histogramdd_bin_edges(input, bins, *, range=None, weight=None, density=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(_histogramdd_bin_edges, locals(), ('input', 'weight'), 'ember._histogramdd_bin_edges')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2430,7 +2430,7 @@ def _histogramdd_bin_edges(input, bins, *, range=None, weight=None, density=Fals
         return _r
 
 def _histogramdd_from_bin_cts(input, bins, *, range=None, weight=None, density=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(_histogramdd_from_bin_cts, locals(), ('input', 'weight'), 'ember._histogramdd_from_bin_cts')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2453,7 +2453,7 @@ def _histogramdd_from_bin_cts(input, bins, *, range=None, weight=None, density=F
         return _r
 
 def _histogramdd_from_bin_tensors(input, bins, *, weight=None, density=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or bins.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(_histogramdd_from_bin_tensors, locals(), ('input', 'bins', 'weight'), 'ember._histogramdd_from_bin_tensors')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2541,7 +2541,7 @@ _trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1)
 _trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def trapezoid(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(trapezoid, args, kwargs, 'ember.trapezoid')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2635,7 +2635,7 @@ _trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
 _trapz_sigs = ('(Tensor y, *, float dx = 1, int dim = -1)', '(Tensor y, Tensor x, *, int dim = -1)')
 
 def trapz(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(trapz, args, kwargs, 'ember.trapz')
         if _r is not _NOT_HANDLED:
             return _r

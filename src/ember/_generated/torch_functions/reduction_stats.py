@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -35,7 +35,7 @@ _op_quantile_scalar, _c_quantile_scalar = _lazy(_G, '_op_quantile_scalar', 'aten
 _op_quantile_scalar_out, _c_quantile_scalar_out = _lazy(_G, '_op_quantile_scalar_out', 'aten', 'quantile', 'scalar_out')
 
 def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or prepend.__class__ not in _TFP or append.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(diff, locals(), ('input', 'prepend', 'append', 'out'), 'ember.diff')
         if _r is not _NOT_HANDLED:
             return _r
@@ -75,7 +75,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         return _r
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(nansum, locals(), ('input', 'out'), 'ember.nansum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -102,7 +102,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         return _r
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(nanmean, locals(), ('input', 'out'), 'ember.nanmean')
         if _r is not _NOT_HANDLED:
             return _r
@@ -222,7 +222,7 @@ _quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
 _quantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def quantile(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(quantile, args, kwargs, 'ember.quantile')
         if _r is not _NOT_HANDLED:
             return _r
@@ -353,7 +353,7 @@ _nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanqu
 _nanquantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def nanquantile(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(nanquantile, args, kwargs, 'ember.nanquantile')
         if _r is not _NOT_HANDLED:
             return _r
@@ -391,7 +391,7 @@ def nanquantile(*args, **kwargs):
         return _r
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or fweights.__class__ not in _TFP or aweights.__class__ not in _TFP):
         _r = _tf_bound(cov, locals(), ('input', 'fweights', 'aweights'), 'ember.cov')
         if _r is not _NOT_HANDLED:
             return _r
@@ -419,7 +419,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         return _r
 
 def corrcoef(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(corrcoef, locals(), ('input',), 'ember.corrcoef')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -309,7 +309,7 @@ _lstm_ovs = ((_lstm_c0, _lstm_b0), (_lstm_c1, _lstm_b1),)
 _lstm_sigs = ('(Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def lstm(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(lstm, args, kwargs, 'ember.lstm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -443,7 +443,7 @@ _gru_ovs = ((_gru_c0, _gru_b0), (_gru_c1, _gru_b1),)
 _gru_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def gru(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(gru, args, kwargs, 'ember.gru')
         if _r is not _NOT_HANDLED:
             return _r
@@ -577,7 +577,7 @@ _rnn_tanh_ovs = ((_rnn_tanh_c0, _rnn_tanh_b0), (_rnn_tanh_c1, _rnn_tanh_b1),)
 _rnn_tanh_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_tanh(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(rnn_tanh, args, kwargs, 'ember.rnn_tanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -711,7 +711,7 @@ _rnn_relu_ovs = ((_rnn_relu_c0, _rnn_relu_b0), (_rnn_relu_c1, _rnn_relu_b1),)
 _rnn_relu_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_relu(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(rnn_relu, args, kwargs, 'ember.rnn_relu')
         if _r is not _NOT_HANDLED:
             return _r

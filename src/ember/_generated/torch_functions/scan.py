@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -32,7 +32,7 @@ _op_logcumsumexp_default, _c_logcumsumexp_default = _lazy(_G, '_op_logcumsumexp_
 _op_logcumsumexp_out, _c_logcumsumexp_out = _lazy(_G, '_op_logcumsumexp_out', 'aten', 'logcumsumexp', 'out')
 
 def cumsum(input, dim, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cumsum, locals(), ('input', 'out'), 'ember.cumsum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -64,7 +64,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
         return _r
 
 def cumprod(input, dim, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cumprod, locals(), ('input', 'out'), 'ember.cumprod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -96,7 +96,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
         return _r
 
 def cummax(input, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cummax, locals(), ('input', 'out'), 'ember.cummax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -122,7 +122,7 @@ def cummax(input, dim, *, out=None):
         return _r
 
 def cummin(input, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cummin, locals(), ('input', 'out'), 'ember.cummin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -148,7 +148,7 @@ def cummin(input, dim, *, out=None):
         return _r
 
 def logcumsumexp(input, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(logcumsumexp, locals(), ('input', 'out'), 'ember.logcumsumexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -241,7 +241,7 @@ _cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0
 _cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def cumulative_trapezoid(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(cumulative_trapezoid, args, kwargs, 'ember.cumulative_trapezoid')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -165,7 +165,7 @@ _repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repe
 _repeat_interleave_sigs = ('(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)', '(Tensor repeats, *, int output_size = None)', '(Tensor input, int repeats, int dim = None, *, int output_size = None)')
 
 def repeat_interleave(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(repeat_interleave, args, kwargs, 'ember.repeat_interleave')
         if _r is not _NOT_HANDLED:
             return _r
@@ -203,7 +203,7 @@ def repeat_interleave(*args, **kwargs):
         return _r
 
 def tile(input, dims):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(tile, locals(), ('input',), 'ember.tile')
         if _r is not _NOT_HANDLED:
             return _r
@@ -220,7 +220,7 @@ def tile(input, dims):
         return _r
 
 def roll(input, shifts, dims=()):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(roll, locals(), ('input',), 'ember.roll')
         if _r is not _NOT_HANDLED:
             return _r
@@ -241,7 +241,7 @@ def roll(input, shifts, dims=()):
         return _r
 
 def flip(input, dims):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(flip, locals(), ('input',), 'ember.flip')
         if _r is not _NOT_HANDLED:
             return _r
@@ -258,7 +258,7 @@ def flip(input, dims):
         return _r
 
 def fliplr(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(fliplr, locals(), ('input',), 'ember.fliplr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -278,7 +278,7 @@ def fliplr(input):
         return _r
 
 def flipud(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(flipud, locals(), ('input',), 'ember.flipud')
         if _r is not _NOT_HANDLED:
             return _r
@@ -298,7 +298,7 @@ def flipud(input):
         return _r
 
 def rot90(input, k=1, dims=(0, 1)):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(rot90, locals(), ('input',), 'ember.rot90')
         if _r is not _NOT_HANDLED:
             return _r
@@ -317,7 +317,7 @@ def rot90(input, k=1, dims=(0, 1)):
         return _r
 
 def tril(input, diagonal=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(tril, locals(), ('input', 'out'), 'ember.tril')
         if _r is not _NOT_HANDLED:
             return _r
@@ -345,7 +345,7 @@ def tril(input, diagonal=0, *, out=None):
         return _r
 
 def triu(input, diagonal=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(triu, locals(), ('input', 'out'), 'ember.triu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -373,7 +373,7 @@ def triu(input, diagonal=0, *, out=None):
         return _r
 
 def diag(input, diagonal=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(diag, locals(), ('input', 'out'), 'ember.diag')
         if _r is not _NOT_HANDLED:
             return _r
@@ -401,7 +401,7 @@ def diag(input, diagonal=0, *, out=None):
         return _r
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(diag_embed, locals(), ('input',), 'ember.diag_embed')
         if _r is not _NOT_HANDLED:
             return _r
@@ -433,7 +433,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         return _r
 
 def diagflat(input, offset=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(diagflat, locals(), ('input',), 'ember.diagflat')
         if _r is not _NOT_HANDLED:
             return _r
@@ -457,7 +457,7 @@ def diagflat(input, offset=0):
         return _r
 
 def broadcast_to(input, size):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(broadcast_to, locals(), ('input',), 'ember.broadcast_to')
         if _r is not _NOT_HANDLED:
             return _r
@@ -474,7 +474,7 @@ def broadcast_to(input, size):
         return _r
 
 def broadcast_tensors(tensors):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP):
         _r = _tf_bound(broadcast_tensors, locals(), ('tensors',), 'ember.broadcast_tensors')
         if _r is not _NOT_HANDLED:
             return _r
@@ -525,7 +525,7 @@ _meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
 _meshgrid_sigs = ('(tuple of Tensors tensors)', '(tuple of Tensors tensors, *, str indexing)')
 
 def meshgrid(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(meshgrid, args, kwargs, 'ember.meshgrid')
         if _r is not _NOT_HANDLED:
             return _r
@@ -563,7 +563,7 @@ def meshgrid(*args, **kwargs):
         return _r
 
 def cartesian_prod(tensors):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP):
         _r = _tf_bound(cartesian_prod, locals(), ('tensors',), 'ember.cartesian_prod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -578,7 +578,7 @@ def cartesian_prod(tensors):
         return _r
 
 def combinations(input, r=2, with_replacement=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(combinations, locals(), ('input',), 'ember.combinations')
         if _r is not _NOT_HANDLED:
             return _r
@@ -604,7 +604,7 @@ def combinations(input, r=2, with_replacement=False):
         return _r
 
 def block_diag(tensors):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP):
         _r = _tf_bound(block_diag, locals(), ('tensors',), 'ember.block_diag')
         if _r is not _NOT_HANDLED:
             return _r
@@ -619,7 +619,7 @@ def block_diag(tensors):
         return _r
 
 def narrow_copy(input, dim, start, length, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(narrow_copy, locals(), ('input', 'out'), 'ember.narrow_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -655,7 +655,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
         return _r
 
 def cat(tensors, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(cat, locals(), ('tensors', 'out'), 'ember.cat')
         if _r is not _NOT_HANDLED:
             return _r
@@ -676,7 +676,7 @@ def cat(tensors, dim=0, *, out=None):
         return _r
 
 def concat(tensors, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(concat, locals(), ('tensors', 'out'), 'ember.concat')
         if _r is not _NOT_HANDLED:
             return _r
@@ -697,7 +697,7 @@ def concat(tensors, dim=0, *, out=None):
         return _r
 
 def concatenate(tensors, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(concatenate, locals(), ('tensors', 'out'), 'ember.concatenate')
         if _r is not _NOT_HANDLED:
             return _r
@@ -718,7 +718,7 @@ def concatenate(tensors, dim=0, *, out=None):
         return _r
 
 def stack(tensors, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(stack, locals(), ('tensors', 'out'), 'ember.stack')
         if _r is not _NOT_HANDLED:
             return _r
@@ -739,7 +739,7 @@ def stack(tensors, dim=0, *, out=None):
         return _r
 
 def hstack(tensors, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(hstack, locals(), ('tensors', 'out'), 'ember.hstack')
         if _r is not _NOT_HANDLED:
             return _r
@@ -758,7 +758,7 @@ def hstack(tensors, *, out=None):
         return _r
 
 def vstack(tensors, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(vstack, locals(), ('tensors', 'out'), 'ember.vstack')
         if _r is not _NOT_HANDLED:
             return _r
@@ -777,7 +777,7 @@ def vstack(tensors, *, out=None):
         return _r
 
 def dstack(tensors, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(dstack, locals(), ('tensors', 'out'), 'ember.dstack')
         if _r is not _NOT_HANDLED:
             return _r
@@ -796,7 +796,7 @@ def dstack(tensors, *, out=None):
         return _r
 
 def column_stack(tensors, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(column_stack, locals(), ('tensors', 'out'), 'ember.column_stack')
         if _r is not _NOT_HANDLED:
             return _r
@@ -815,7 +815,7 @@ def column_stack(tensors, *, out=None):
         return _r
 
 def row_stack(tensors, *, out=None):
-    if _TF:
+    if _TF and (_TFM or tensors.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(row_stack, locals(), ('tensors', 'out'), 'ember.row_stack')
         if _r is not _NOT_HANDLED:
             return _r

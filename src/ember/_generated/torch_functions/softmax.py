@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -27,7 +27,7 @@ _op_softmax_int, _c_softmax_int = _lazy(_G, '_op_softmax_int', 'aten', 'softmax'
 _op_softmax_int_out, _c_softmax_int_out = _lazy(_G, '_op_softmax_int_out', 'aten', 'softmax', 'int_out')
 
 def _softmax(input, dim, half_to_float):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_softmax, locals(), ('input',), 'ember._softmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -53,7 +53,7 @@ def _softmax(input, dim, half_to_float):
         return _r
 
 def _log_softmax(input, dim, half_to_float):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_log_softmax, locals(), ('input',), 'ember._log_softmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -79,7 +79,7 @@ def _log_softmax(input, dim, half_to_float):
         return _r
 
 def softmax(input, dim, dtype=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(softmax, locals(), ('input', 'out'), 'ember.softmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -109,7 +109,7 @@ def softmax(input, dim, dtype=None, *, out=None):
         return _r
 
 def log_softmax(input, dim, dtype=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(log_softmax, locals(), ('input', 'out'), 'ember.log_softmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -139,7 +139,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         return _r
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype):
-    if _TF:
+    if _TF and (_TFM or grad_output.__class__ not in _TFP or output.__class__ not in _TFP):
         _r = _tf_bound(_softmax_backward_data, locals(), ('grad_output', 'output'), 'ember._softmax_backward_data')
         if _r is not _NOT_HANDLED:
             return _r
@@ -168,7 +168,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         return _r
 
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    if _TF:
+    if _TF and (_TFM or grad_output.__class__ not in _TFP or output.__class__ not in _TFP):
         _r = _tf_bound(_log_softmax_backward_data, locals(), ('grad_output', 'output'), 'ember._log_softmax_backward_data')
         if _r is not _NOT_HANDLED:
             return _r

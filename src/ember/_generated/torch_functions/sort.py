@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -43,7 +43,7 @@ _op_unique_consecutive_default, _c_unique_consecutive_default = _lazy(_G, '_op_u
 _op_unique_dim_default, _c_unique_dim_default = _lazy(_G, '_op_unique_dim_default', 'aten', 'unique_dim', 'default')
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(kthvalue, locals(), ('input', 'out'), 'ember.kthvalue')
         if _r is not _NOT_HANDLED:
             return _r
@@ -138,7 +138,7 @@ _sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
 _sort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)', '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)')
 
 def sort(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(sort, args, kwargs, 'ember.sort')
         if _r is not _NOT_HANDLED:
             return _r
@@ -239,7 +239,7 @@ _argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
 _argsort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)', '(Tensor input, int dim = -1, bool descending = False)')
 
 def argsort(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(argsort, args, kwargs, 'ember.argsort')
         if _r is not _NOT_HANDLED:
             return _r
@@ -277,7 +277,7 @@ def argsort(*args, **kwargs):
         return _r
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(topk, locals(), ('input', 'out'), 'ember.topk')
         if _r is not _NOT_HANDLED:
             return _r
@@ -311,7 +311,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         return _r
 
 def msort(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(msort, locals(), ('input', 'out'), 'ember.msort')
         if _r is not _NOT_HANDLED:
             return _r
@@ -335,7 +335,7 @@ def msort(input, *, out=None):
         return _r
 
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(_unique2, locals(), ('input',), 'ember._unique2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -361,7 +361,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
         return _r
 
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unique_dim, locals(), ('input',), 'ember.unique_dim')
         if _r is not _NOT_HANDLED:
             return _r
@@ -391,7 +391,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
         return _r
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unique_consecutive, locals(), ('input',), 'ember.unique_consecutive')
         if _r is not _NOT_HANDLED:
             return _r
@@ -420,7 +420,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 _searchsorted_sigs = ('(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)', '(Tensor sorted_sequence, Number input, *, bool out_int32 = False, bool right = False, str side = None, Tensor sorter = None, Tensor out = None)')
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if _TF:
+    if _TF and (_TFM or sorted_sequence.__class__ not in _TFP or input.__class__ not in _TFP or sorter.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(searchsorted, locals(), ('sorted_sequence', 'input', 'sorter', 'out'), 'ember.searchsorted')
         if _r is not _NOT_HANDLED:
             return _r
@@ -463,7 +463,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 _bucketize_sigs = ('(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)', '(Number input, Tensor boundaries, *, bool out_int32 = False, bool right = False)')
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or boundaries.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(bucketize, locals(), ('input', 'boundaries', 'out'), 'ember.bucketize')
         if _r is not _NOT_HANDLED:
             return _r

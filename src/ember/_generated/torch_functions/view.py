@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -66,7 +66,7 @@ _op_vsplit_array, _c_vsplit_array = _lazy(_G, '_op_vsplit_array', 'aten', 'vspli
 _op_vsplit_int, _c_vsplit_int = _lazy(_G, '_op_vsplit_int', 'aten', 'vsplit', 'int')
 
 def as_strided(input, size, stride, storage_offset=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(as_strided, locals(), ('input',), 'ember.as_strided')
         if _r is not _NOT_HANDLED:
             return _r
@@ -87,7 +87,7 @@ def as_strided(input, size, stride, storage_offset=None):
         return _r
 
 def transpose(input, dim0, dim1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(transpose, locals(), ('input',), 'ember.transpose')
         if _r is not _NOT_HANDLED:
             return _r
@@ -115,7 +115,7 @@ def transpose(input, dim0, dim1):
         return _r
 
 def permute(input, dims):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(permute, locals(), ('input',), 'ember.permute')
         if _r is not _NOT_HANDLED:
             return _r
@@ -132,7 +132,7 @@ def permute(input, dims):
         return _r
 
 def t(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(t, locals(), ('input',), 'ember.t')
         if _r is not _NOT_HANDLED:
             return _r
@@ -152,7 +152,7 @@ def t(input):
         return _r
 
 def adjoint(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(adjoint, locals(), ('input',), 'ember.adjoint')
         if _r is not _NOT_HANDLED:
             return _r
@@ -172,7 +172,7 @@ def adjoint(input):
         return _r
 
 def narrow(input, dim, start, length):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(narrow, locals(), ('input',), 'ember.narrow')
         if _r is not _NOT_HANDLED:
             return _r
@@ -204,7 +204,7 @@ def narrow(input, dim, start, length):
         return _r
 
 def select(input, dim, index):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(select, locals(), ('input',), 'ember.select')
         if _r is not _NOT_HANDLED:
             return _r
@@ -232,7 +232,7 @@ def select(input, dim, index):
         return _r
 
 def slice(input, dim=0, start=None, end=None, step=1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(slice, locals(), ('input',), 'ember.slice')
         if _r is not _NOT_HANDLED:
             return _r
@@ -268,7 +268,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
         return _r
 
 def unsqueeze(input, dim):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unsqueeze, locals(), ('input',), 'ember.unsqueeze')
         if _r is not _NOT_HANDLED:
             return _r
@@ -358,7 +358,7 @@ _squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeez
 _squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, tuple of ints dim)')
 
 def squeeze(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(squeeze, args, kwargs, 'ember.squeeze')
         if _r is not _NOT_HANDLED:
             return _r
@@ -396,7 +396,7 @@ def squeeze(*args, **kwargs):
         return _r
 
 def as_strided_(input, size, stride, storage_offset=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(as_strided_, locals(), ('input',), 'ember.as_strided_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -417,7 +417,7 @@ def as_strided_(input, size, stride, storage_offset=None):
         return _r
 
 def flatten(input, start_dim=0, end_dim=-1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(flatten, locals(), ('input',), 'ember.flatten')
         if _r is not _NOT_HANDLED:
             return _r
@@ -445,7 +445,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         return _r
 
 def unflatten(input, dim, sizes):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unflatten, locals(), ('input',), 'ember.unflatten')
         if _r is not _NOT_HANDLED:
             return _r
@@ -464,7 +464,7 @@ def unflatten(input, dim, sizes):
         return _r
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(diagonal, locals(), ('input',), 'ember.diagonal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -496,7 +496,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return _r
 
 def unbind(input, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unbind, locals(), ('input',), 'ember.unbind')
         if _r is not _NOT_HANDLED:
             return _r
@@ -520,7 +520,7 @@ def unbind(input, dim=0):
         return _r
 
 def split(input, split_size, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(split, locals(), ('input',), 'ember.split')
         if _r is not _NOT_HANDLED:
             return _r
@@ -548,7 +548,7 @@ def split(input, split_size, dim=0):
         return _r
 
 def split_with_sizes(input, split_sizes, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(split_with_sizes, locals(), ('input',), 'ember.split_with_sizes')
         if _r is not _NOT_HANDLED:
             return _r
@@ -567,7 +567,7 @@ def split_with_sizes(input, split_sizes, dim=0):
         return _r
 
 def chunk(input, chunks, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(chunk, locals(), ('input',), 'ember.chunk')
         if _r is not _NOT_HANDLED:
             return _r
@@ -652,7 +652,7 @@ _movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
 _movedim_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def movedim(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(movedim, args, kwargs, 'ember.movedim')
         if _r is not _NOT_HANDLED:
             return _r
@@ -747,7 +747,7 @@ _moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
 _moveaxis_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def moveaxis(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(moveaxis, args, kwargs, 'ember.moveaxis')
         if _r is not _NOT_HANDLED:
             return _r
@@ -785,7 +785,7 @@ def moveaxis(*args, **kwargs):
         return _r
 
 def swapaxes(input, axis0, axis1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(swapaxes, locals(), ('input',), 'ember.swapaxes')
         if _r is not _NOT_HANDLED:
             return _r
@@ -813,7 +813,7 @@ def swapaxes(input, axis0, axis1):
         return _r
 
 def swapdims(input, dim0, dim1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(swapdims, locals(), ('input',), 'ember.swapdims')
         if _r is not _NOT_HANDLED:
             return _r
@@ -841,7 +841,7 @@ def swapdims(input, dim0, dim1):
         return _r
 
 def ravel(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(ravel, locals(), ('input',), 'ember.ravel')
         if _r is not _NOT_HANDLED:
             return _r
@@ -948,7 +948,7 @@ _tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _t
 _tensor_split_sigs = ('(Tensor input, tuple of ints indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)', '(Tensor input, int sections, int dim = 0)')
 
 def tensor_split(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(tensor_split, args, kwargs, 'ember.tensor_split')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1033,7 +1033,7 @@ _hsplit_ovs = ((_hsplit_c0, _hsplit_b0), (_hsplit_c1, _hsplit_b1),)
 _hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def hsplit(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(hsplit, args, kwargs, 'ember.hsplit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1118,7 +1118,7 @@ _vsplit_ovs = ((_vsplit_c0, _vsplit_b0), (_vsplit_c1, _vsplit_b1),)
 _vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def vsplit(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(vsplit, args, kwargs, 'ember.vsplit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1203,7 +1203,7 @@ _dsplit_ovs = ((_dsplit_c0, _dsplit_b0), (_dsplit_c1, _dsplit_b1),)
 _dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def dsplit(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(dsplit, args, kwargs, 'ember.dsplit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1241,7 +1241,7 @@ def dsplit(*args, **kwargs):
         return _r
 
 def unsafe_split(input, split_size, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unsafe_split, locals(), ('input',), 'ember.unsafe_split')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1269,7 +1269,7 @@ def unsafe_split(input, split_size, dim=0):
         return _r
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unsafe_split_with_sizes, locals(), ('input',), 'ember.unsafe_split_with_sizes')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1288,7 +1288,7 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
         return _r
 
 def unsafe_chunk(input, chunks, dim=0):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(unsafe_chunk, locals(), ('input',), 'ember.unsafe_chunk')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1316,7 +1316,7 @@ def unsafe_chunk(input, chunks, dim=0):
         return _r
 
 def alias(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(alias, locals(), ('input',), 'ember.alias')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1336,7 +1336,7 @@ def alias(input):
         return _r
 
 def detach(input):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(detach, locals(), ('input',), 'ember.detach')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1356,7 +1356,7 @@ def detach(input):
         return _r
 
 def reshape(input, shape):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(reshape, locals(), ('input',), 'ember.reshape')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1373,7 +1373,7 @@ def reshape(input, shape):
         return _r
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or src.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(slice_scatter, locals(), ('input', 'src', 'out'), 'ember.slice_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1416,7 +1416,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
         return _r
 
 def select_scatter(input, src, dim, index):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(select_scatter, locals(), ('input', 'src'), 'ember.select_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1447,7 +1447,7 @@ def select_scatter(input, src, dim, index):
         return _r
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(diagonal_scatter, locals(), ('input', 'src'), 'ember.diagonal_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1482,7 +1482,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         return _r
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(as_strided_scatter, locals(), ('input', 'src'), 'ember.as_strided_scatter')
         if _r is not _NOT_HANDLED:
             return _r

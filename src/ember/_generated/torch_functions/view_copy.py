@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -63,7 +63,7 @@ _op_view_copy_dtype_out, _c_view_copy_dtype_out = _lazy(_G, '_op_view_copy_dtype
 _op_view_copy_out, _c_view_copy_out = _lazy(_G, '_op_view_copy_out', 'aten', 'view_copy', 'out')
 
 def view_as_real_copy(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(view_as_real_copy, locals(), ('input', 'out'), 'ember.view_as_real_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -87,7 +87,7 @@ def view_as_real_copy(input, *, out=None):
         return _r
 
 def view_as_complex_copy(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(view_as_complex_copy, locals(), ('input', 'out'), 'ember.view_as_complex_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -111,7 +111,7 @@ def view_as_complex_copy(input, *, out=None):
         return _r
 
 def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(as_strided_copy, locals(), ('input', 'out'), 'ember.as_strided_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -136,7 +136,7 @@ def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
         return _r
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(diagonal_copy, locals(), ('input', 'out'), 'ember.diagonal_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -172,7 +172,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
         return _r
 
 def expand_copy(input, size, *, implicit=False, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(expand_copy, locals(), ('input', 'out'), 'ember.expand_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -197,7 +197,7 @@ def expand_copy(input, size, *, implicit=False, out=None):
         return _r
 
 def permute_copy(input, dims, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(permute_copy, locals(), ('input', 'out'), 'ember.permute_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -218,7 +218,7 @@ def permute_copy(input, dims, *, out=None):
         return _r
 
 def select_copy(input, dim, index, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(select_copy, locals(), ('input', 'out'), 'ember.select_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -250,7 +250,7 @@ def select_copy(input, dim, index, *, out=None):
         return _r
 
 def detach_copy(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(detach_copy, locals(), ('input', 'out'), 'ember.detach_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -274,7 +274,7 @@ def detach_copy(input, *, out=None):
         return _r
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(slice_copy, locals(), ('input', 'out'), 'ember.slice_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -314,7 +314,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
         return _r
 
 def split_copy(input, split_size, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(split_copy, locals(), ('input', 'out'), 'ember.split_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -346,7 +346,7 @@ def split_copy(input, split_size, dim=0, *, out=None):
         return _r
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(split_with_sizes_copy, locals(), ('input', 'out'), 'ember.split_with_sizes_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -447,7 +447,7 @@ _squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _s
 _squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, tuple of ints dim, *, Tensor out = None)')
 
 def squeeze_copy(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(squeeze_copy, args, kwargs, 'ember.squeeze_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -485,7 +485,7 @@ def squeeze_copy(*args, **kwargs):
         return _r
 
 def t_copy(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(t_copy, locals(), ('input', 'out'), 'ember.t_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -509,7 +509,7 @@ def t_copy(input, *, out=None):
         return _r
 
 def transpose_copy(input, dim0, dim1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(transpose_copy, locals(), ('input', 'out'), 'ember.transpose_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -541,7 +541,7 @@ def transpose_copy(input, dim0, dim1, *, out=None):
         return _r
 
 def unsqueeze_copy(input, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(unsqueeze_copy, locals(), ('input', 'out'), 'ember.unsqueeze_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -569,7 +569,7 @@ def unsqueeze_copy(input, dim, *, out=None):
         return _r
 
 def unbind_copy(input, dim=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(unbind_copy, locals(), ('input', 'out'), 'ember.unbind_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -650,7 +650,7 @@ _view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1)
 _view_copy_sigs = ('(Tensor input, ember.dtype dtype, *, Tensor out = None)', '(Tensor input, tuple of ints size, *, Tensor out = None)')
 
 def view_copy(*args, **kwargs):
-    if _TF:
+    if _TF and (_TFM or not _tf_plain(args, kwargs)):
         _r = _tf_varargs(view_copy, args, kwargs, 'ember.view_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -688,7 +688,7 @@ def view_copy(*args, **kwargs):
         return _r
 
 def unfold_copy(input, dimension, size, step, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(unfold_copy, locals(), ('input', 'out'), 'ember.unfold_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -724,7 +724,7 @@ def unfold_copy(input, dimension, size, step, *, out=None):
         return _r
 
 def alias_copy(input, *, out=None):
-    if _TF:
+    if _TF and (_TFM or input.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(alias_copy, locals(), ('input', 'out'), 'ember.alias_copy')
         if _r is not _NOT_HANDLED:
             return _r

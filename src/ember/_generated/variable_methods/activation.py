@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -24,7 +24,7 @@ _op_relu__default, _c_relu__default = _lazy(_G, '_op_relu__default', 'aten', 're
 _op_relu_default, _c_relu_default = _lazy(_G, '_op_relu_default', 'aten', 'relu', 'default')
 
 def _m_relu(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_relu, locals(), ('self',), 'ember.Tensor.relu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -42,7 +42,7 @@ def _m_relu(self):
         return _r
 
 def _m_relu_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_relu_, locals(), ('self',), 'ember.Tensor.relu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -60,7 +60,7 @@ def _m_relu_(self):
         return _r
 
 def _m_hardshrink(self, lambd=0.5, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_hardshrink, locals(), ('self', 'out'), 'ember.Tensor.hardshrink')
         if _r is not _NOT_HANDLED:
             return _r
@@ -86,7 +86,7 @@ def _m_hardshrink(self, lambd=0.5, *, out=None):
         return _r
 
 def _m_prelu(self, weight):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or weight.__class__ not in _TFP):
         _r = _tf_bound(_m_prelu, locals(), ('self', 'weight'), 'ember.Tensor.prelu')
         if _r is not _NOT_HANDLED:
             return _r

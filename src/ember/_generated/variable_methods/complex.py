@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -29,7 +29,7 @@ _op_resolve_conj_default, _c_resolve_conj_default = _lazy(_G, '_op_resolve_conj_
 _op_resolve_neg_default, _c_resolve_neg_default = _lazy(_G, '_op_resolve_neg_default', 'aten', 'resolve_neg', 'default')
 
 def _m_conj_physical(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_conj_physical, locals(), ('self', 'out'), 'ember.Tensor.conj_physical')
         if _r is not _NOT_HANDLED:
             return _r
@@ -51,7 +51,7 @@ def _m_conj_physical(self, *, out=None):
         return _r
 
 def _m_conj_physical_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_conj_physical_, locals(), ('self',), 'ember.Tensor.conj_physical_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -69,7 +69,7 @@ def _m_conj_physical_(self):
         return _r
 
 def _m_conj(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_conj, locals(), ('self',), 'ember.Tensor.conj')
         if _r is not _NOT_HANDLED:
             return _r
@@ -87,7 +87,7 @@ def _m_conj(self):
         return _r
 
 def _m__conj(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m__conj, locals(), ('self',), 'ember.Tensor._conj')
         if _r is not _NOT_HANDLED:
             return _r
@@ -105,7 +105,7 @@ def _m__conj(self):
         return _r
 
 def _m__neg_view(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m__neg_view, locals(), ('self',), 'ember.Tensor._neg_view')
         if _r is not _NOT_HANDLED:
             return _r
@@ -123,7 +123,7 @@ def _m__neg_view(self):
         return _r
 
 def _m_resolve_conj(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_resolve_conj, locals(), ('self',), 'ember.Tensor.resolve_conj')
         if _r is not _NOT_HANDLED:
             return _r
@@ -141,7 +141,7 @@ def _m_resolve_conj(self):
         return _r
 
 def _m_resolve_neg(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_resolve_neg, locals(), ('self',), 'ember.Tensor.resolve_neg')
         if _r is not _NOT_HANDLED:
             return _r
@@ -159,7 +159,7 @@ def _m_resolve_neg(self):
         return _r
 
 def _m_angle(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_angle, locals(), ('self', 'out'), 'ember.Tensor.angle')
         if _r is not _NOT_HANDLED:
             return _r

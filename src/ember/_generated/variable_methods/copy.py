@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -27,7 +27,7 @@ _op_resize_as__default, _c_resize_as__default = _lazy(_G, '_op_resize_as__defaul
 _op_zero__default, _c_zero__default = _lazy(_G, '_op_zero__default', 'aten', 'zero_', 'default')
 
 def _m_contiguous(self, *, memory_format='contiguous_format'):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_contiguous, locals(), ('self',), 'ember.Tensor.contiguous')
         if _r is not _NOT_HANDLED:
             return _r
@@ -47,7 +47,7 @@ def _m_contiguous(self, *, memory_format='contiguous_format'):
         return _r
 
 def _m_clone(self, *, memory_format=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_clone, locals(), ('self',), 'ember.Tensor.clone')
         if _r is not _NOT_HANDLED:
             return _r
@@ -67,7 +67,7 @@ def _m_clone(self, *, memory_format=None):
         return _r
 
 def _m_copy_(self, src, non_blocking=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(_m_copy_, locals(), ('self', 'src'), 'ember.Tensor.copy_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -91,7 +91,7 @@ def _m_copy_(self, src, non_blocking=False):
         return _r
 
 def _m_resize_(self, *_va, size=None, memory_format=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_resize_, locals(), ('self',), 'ember.Tensor.resize_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -128,7 +128,7 @@ def _m_resize_(self, *_va, size=None, memory_format=None):
         return _r
 
 def _m_resize_as_(self, the_template, *, memory_format=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or the_template.__class__ not in _TFP):
         _r = _tf_bound(_m_resize_as_, locals(), ('self', 'the_template'), 'ember.Tensor.resize_as_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -198,7 +198,7 @@ __m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
 __m_fill__sigs = ('(Tensor value)', '(Number value)')
 
 def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.fill_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -236,7 +236,7 @@ def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_zero_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_zero_, locals(), ('self',), 'ember.Tensor.zero_')
         if _r is not _NOT_HANDLED:
             return _r

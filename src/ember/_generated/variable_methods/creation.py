@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -24,7 +24,7 @@ _op_new_ones_default, _c_new_ones_default = _lazy(_G, '_op_new_ones_default', 'a
 _op_new_zeros_default, _c_new_zeros_default = _lazy(_G, '_op_new_zeros_default', 'aten', 'new_zeros', 'default')
 
 def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_new_empty, locals(), ('self',), 'ember.Tensor.new_empty')
         if _r is not _NOT_HANDLED:
             return _r
@@ -65,7 +65,7 @@ def _m_new_empty(self, *_va, size=None, dtype=None, layout=None, device=None, pi
         return _r
 
 def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_new_empty_strided, locals(), ('self',), 'ember.Tensor.new_empty_strided')
         if _r is not _NOT_HANDLED:
             return _r
@@ -88,7 +88,7 @@ def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=
         return _r
 
 def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_new_full, locals(), ('self',), 'ember.Tensor.new_full')
         if _r is not _NOT_HANDLED:
             return _r
@@ -111,7 +111,7 @@ def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
         return _r
 
 def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_new_zeros, locals(), ('self',), 'ember.Tensor.new_zeros')
         if _r is not _NOT_HANDLED:
             return _r
@@ -152,7 +152,7 @@ def _m_new_zeros(self, *_va, size=None, dtype=None, layout=None, device=None, pi
         return _r
 
 def _m_new_ones(self, *_va, size=None, dtype=None, layout=None, device=None, pin_memory=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_new_ones, locals(), ('self',), 'ember.Tensor.new_ones')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -411,7 +411,7 @@ _op_xlogy__Scalar_Other, _c_xlogy__Scalar_Other = _lazy(_G, '_op_xlogy__Scalar_O
 _op_xlogy__Tensor, _c_xlogy__Tensor = _lazy(_G, '_op_xlogy__Tensor', 'aten', 'xlogy_', 'Tensor')
 
 def _m_add(self, other, *, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_add, locals(), ('self', 'other', 'out'), 'ember.Tensor.add')
         if _r is not _NOT_HANDLED:
             return _r
@@ -439,7 +439,7 @@ def _m_add(self, other, *, alpha=1, out=None):
         return _r
 
 def _m_add_(self, other, *, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_add_, locals(), ('self', 'other'), 'ember.Tensor.add_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -465,7 +465,7 @@ def _m_add_(self, other, *, alpha=1):
         return _r
 
 def _m_sub(self, other, *, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sub, locals(), ('self', 'other', 'out'), 'ember.Tensor.sub')
         if _r is not _NOT_HANDLED:
             return _r
@@ -493,7 +493,7 @@ def _m_sub(self, other, *, alpha=1, out=None):
         return _r
 
 def _m_sub_(self, other, *, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_sub_, locals(), ('self', 'other'), 'ember.Tensor.sub_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -519,7 +519,7 @@ def _m_sub_(self, other, *, alpha=1):
         return _r
 
 def _m_mul(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_mul, locals(), ('self', 'other', 'out'), 'ember.Tensor.mul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -543,7 +543,7 @@ def _m_mul(self, other, *, out=None):
         return _r
 
 def _m_mul_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_mul_, locals(), ('self', 'other'), 'ember.Tensor.mul_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -616,7 +616,7 @@ __m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
 __m_div_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_div, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.div')
         if _r is not _NOT_HANDLED:
             return _r
@@ -701,7 +701,7 @@ __m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
 __m_div__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_div_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.div_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -739,7 +739,7 @@ def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_floor_divide(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_floor_divide, locals(), ('self', 'other', 'out'), 'ember.Tensor.floor_divide')
         if _r is not _NOT_HANDLED:
             return _r
@@ -763,7 +763,7 @@ def _m_floor_divide(self, other, *, out=None):
         return _r
 
 def _m_floor_divide_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_floor_divide_, locals(), ('self', 'other'), 'ember.Tensor.floor_divide_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -786,7 +786,7 @@ def _m_floor_divide_(self, other):
 
 __m_remainder_sigs = ('(Tensor other)', '(Number other)')
 def _m_remainder(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_remainder, locals(), ('self', 'other', 'out'), 'ember.Tensor.remainder')
         if _r is not _NOT_HANDLED:
             return _r
@@ -816,7 +816,7 @@ def _m_remainder(self, other, *, out=None):
 
 __m_remainder__sigs = ('(Tensor other)', '(Number other)')
 def _m_remainder_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_remainder_, locals(), ('self', 'other'), 'ember.Tensor.remainder_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -841,7 +841,7 @@ def _m_remainder_(self, other):
 
 __m_float_power_sigs = ('(Tensor exponent)', '(Number exponent)')
 def _m_float_power(self, exponent, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or exponent.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_float_power, locals(), ('self', 'exponent', 'out'), 'ember.Tensor.float_power')
         if _r is not _NOT_HANDLED:
             return _r
@@ -918,7 +918,7 @@ __m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_p
 __m_float_power__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_float_power_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.float_power_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -957,7 +957,7 @@ def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
 
 __m_pow_sigs = ('(Tensor exponent)', '(Number exponent)')
 def _m_pow(self, exponent, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or exponent.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_pow, locals(), ('self', 'exponent', 'out'), 'ember.Tensor.pow')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1033,7 +1033,7 @@ __m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
 __m_pow__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_pow_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.pow_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1072,7 +1072,7 @@ def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
 
 __m_eq_sigs = ('(Tensor other)', '(Number other)')
 def _m_eq(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_eq, locals(), ('self', 'other', 'out'), 'ember.Tensor.eq')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1102,7 +1102,7 @@ def _m_eq(self, other, *, out=None):
 
 __m_eq__sigs = ('(Tensor other)', '(Number other)')
 def _m_eq_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_eq_, locals(), ('self', 'other'), 'ember.Tensor.eq_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1127,7 +1127,7 @@ def _m_eq_(self, other):
 
 __m_ne_sigs = ('(Tensor other)', '(Number other)')
 def _m_ne(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_ne, locals(), ('self', 'other', 'out'), 'ember.Tensor.ne')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1157,7 +1157,7 @@ def _m_ne(self, other, *, out=None):
 
 __m_ne__sigs = ('(Tensor other)', '(Number other)')
 def _m_ne_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_ne_, locals(), ('self', 'other'), 'ember.Tensor.ne_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1182,7 +1182,7 @@ def _m_ne_(self, other):
 
 __m_lt_sigs = ('(Tensor other)', '(Number other)')
 def _m_lt(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_lt, locals(), ('self', 'other', 'out'), 'ember.Tensor.lt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1212,7 +1212,7 @@ def _m_lt(self, other, *, out=None):
 
 __m_lt__sigs = ('(Tensor other)', '(Number other)')
 def _m_lt_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_lt_, locals(), ('self', 'other'), 'ember.Tensor.lt_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1237,7 +1237,7 @@ def _m_lt_(self, other):
 
 __m_le_sigs = ('(Tensor other)', '(Number other)')
 def _m_le(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_le, locals(), ('self', 'other', 'out'), 'ember.Tensor.le')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1267,7 +1267,7 @@ def _m_le(self, other, *, out=None):
 
 __m_le__sigs = ('(Tensor other)', '(Number other)')
 def _m_le_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_le_, locals(), ('self', 'other'), 'ember.Tensor.le_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1292,7 +1292,7 @@ def _m_le_(self, other):
 
 __m_gt_sigs = ('(Tensor other)', '(Number other)')
 def _m_gt(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_gt, locals(), ('self', 'other', 'out'), 'ember.Tensor.gt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1322,7 +1322,7 @@ def _m_gt(self, other, *, out=None):
 
 __m_gt__sigs = ('(Tensor other)', '(Number other)')
 def _m_gt_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_gt_, locals(), ('self', 'other'), 'ember.Tensor.gt_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1347,7 +1347,7 @@ def _m_gt_(self, other):
 
 __m_ge_sigs = ('(Tensor other)', '(Number other)')
 def _m_ge(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_ge, locals(), ('self', 'other', 'out'), 'ember.Tensor.ge')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1377,7 +1377,7 @@ def _m_ge(self, other, *, out=None):
 
 __m_ge__sigs = ('(Tensor other)', '(Number other)')
 def _m_ge_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_ge_, locals(), ('self', 'other'), 'ember.Tensor.ge_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1401,7 +1401,7 @@ def _m_ge_(self, other):
         return _r
 
 def _m_logical_and(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_and, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_and')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1426,7 +1426,7 @@ def _m_logical_and(self, other, *, out=None):
         return _r
 
 def _m_logical_and_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_and_, locals(), ('self', 'other'), 'ember.Tensor.logical_and_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1447,7 +1447,7 @@ def _m_logical_and_(self, other):
         return _r
 
 def _m_logical_or(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_or, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_or')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1472,7 +1472,7 @@ def _m_logical_or(self, other, *, out=None):
         return _r
 
 def _m_logical_or_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_or_, locals(), ('self', 'other'), 'ember.Tensor.logical_or_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1493,7 +1493,7 @@ def _m_logical_or_(self, other):
         return _r
 
 def _m_logical_xor(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_xor, locals(), ('self', 'other', 'out'), 'ember.Tensor.logical_xor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1518,7 +1518,7 @@ def _m_logical_xor(self, other, *, out=None):
         return _r
 
 def _m_logical_xor_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_xor_, locals(), ('self', 'other'), 'ember.Tensor.logical_xor_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1540,7 +1540,7 @@ def _m_logical_xor_(self, other):
 
 __m_bitwise_and_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_and(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_and, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_and')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1570,7 +1570,7 @@ def _m_bitwise_and(self, other, *, out=None):
 
 __m_bitwise_and__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_and_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_and_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_and_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1595,7 +1595,7 @@ def _m_bitwise_and_(self, other):
 
 __m_bitwise_or_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_or(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_or, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_or')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1625,7 +1625,7 @@ def _m_bitwise_or(self, other, *, out=None):
 
 __m_bitwise_or__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_or_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_or_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_or_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1650,7 +1650,7 @@ def _m_bitwise_or_(self, other):
 
 __m_bitwise_xor_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_xor(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_xor, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_xor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1680,7 +1680,7 @@ def _m_bitwise_xor(self, other, *, out=None):
 
 __m_bitwise_xor__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_xor_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_xor_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_xor_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1704,7 +1704,7 @@ def _m_bitwise_xor_(self, other):
         return _r
 
 def _m_neg(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_neg, locals(), ('self', 'out'), 'ember.Tensor.neg')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1726,7 +1726,7 @@ def _m_neg(self, *, out=None):
         return _r
 
 def _m_neg_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_neg_, locals(), ('self',), 'ember.Tensor.neg_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1744,7 +1744,7 @@ def _m_neg_(self):
         return _r
 
 def _m_abs(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_abs, locals(), ('self', 'out'), 'ember.Tensor.abs')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1766,7 +1766,7 @@ def _m_abs(self, *, out=None):
         return _r
 
 def _m_abs_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_abs_, locals(), ('self',), 'ember.Tensor.abs_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1784,7 +1784,7 @@ def _m_abs_(self):
         return _r
 
 def _m_exp(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_exp, locals(), ('self', 'out'), 'ember.Tensor.exp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1806,7 +1806,7 @@ def _m_exp(self, *, out=None):
         return _r
 
 def _m_exp_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_exp_, locals(), ('self',), 'ember.Tensor.exp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1824,7 +1824,7 @@ def _m_exp_(self):
         return _r
 
 def _m_log(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_log, locals(), ('self', 'out'), 'ember.Tensor.log')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1846,7 +1846,7 @@ def _m_log(self, *, out=None):
         return _r
 
 def _m_log_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_log_, locals(), ('self',), 'ember.Tensor.log_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1864,7 +1864,7 @@ def _m_log_(self):
         return _r
 
 def _m_sqrt(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sqrt, locals(), ('self', 'out'), 'ember.Tensor.sqrt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1886,7 +1886,7 @@ def _m_sqrt(self, *, out=None):
         return _r
 
 def _m_sqrt_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sqrt_, locals(), ('self',), 'ember.Tensor.sqrt_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1904,7 +1904,7 @@ def _m_sqrt_(self):
         return _r
 
 def _m_rsqrt(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_rsqrt, locals(), ('self', 'out'), 'ember.Tensor.rsqrt')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1926,7 +1926,7 @@ def _m_rsqrt(self, *, out=None):
         return _r
 
 def _m_rsqrt_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_rsqrt_, locals(), ('self',), 'ember.Tensor.rsqrt_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1944,7 +1944,7 @@ def _m_rsqrt_(self):
         return _r
 
 def _m_sin(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sin, locals(), ('self', 'out'), 'ember.Tensor.sin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1966,7 +1966,7 @@ def _m_sin(self, *, out=None):
         return _r
 
 def _m_sin_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sin_, locals(), ('self',), 'ember.Tensor.sin_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1984,7 +1984,7 @@ def _m_sin_(self):
         return _r
 
 def _m_cos(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cos, locals(), ('self', 'out'), 'ember.Tensor.cos')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2006,7 +2006,7 @@ def _m_cos(self, *, out=None):
         return _r
 
 def _m_cos_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_cos_, locals(), ('self',), 'ember.Tensor.cos_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2024,7 +2024,7 @@ def _m_cos_(self):
         return _r
 
 def _m_tanh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_tanh, locals(), ('self', 'out'), 'ember.Tensor.tanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2046,7 +2046,7 @@ def _m_tanh(self, *, out=None):
         return _r
 
 def _m_tanh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_tanh_, locals(), ('self',), 'ember.Tensor.tanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2064,7 +2064,7 @@ def _m_tanh_(self):
         return _r
 
 def _m_sigmoid(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sigmoid, locals(), ('self', 'out'), 'ember.Tensor.sigmoid')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2086,7 +2086,7 @@ def _m_sigmoid(self, *, out=None):
         return _r
 
 def _m_sigmoid_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sigmoid_, locals(), ('self',), 'ember.Tensor.sigmoid_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2104,7 +2104,7 @@ def _m_sigmoid_(self):
         return _r
 
 def _m_bitwise_not(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_not, locals(), ('self', 'out'), 'ember.Tensor.bitwise_not')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2126,7 +2126,7 @@ def _m_bitwise_not(self, *, out=None):
         return _r
 
 def _m_bitwise_not_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_not_, locals(), ('self',), 'ember.Tensor.bitwise_not_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2144,7 +2144,7 @@ def _m_bitwise_not_(self):
         return _r
 
 def _m_logical_not(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_not, locals(), ('self', 'out'), 'ember.Tensor.logical_not')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2166,7 +2166,7 @@ def _m_logical_not(self, *, out=None):
         return _r
 
 def _m_logical_not_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_logical_not_, locals(), ('self',), 'ember.Tensor.logical_not_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2254,7 +2254,7 @@ __m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
 __m_clamp_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clamp, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2356,7 +2356,7 @@ __m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1)
 __m_clamp__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clamp_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2451,7 +2451,7 @@ __m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __
 __m_clamp_min_sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clamp_min, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_min')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2544,7 +2544,7 @@ __m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __
 __m_clamp_max_sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clamp_max, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_max')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2583,7 +2583,7 @@ def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
 
 __m_where_sigs = ('(Tensor condition, Tensor other)', '(Tensor condition, Number other)')
 def _m_where(self, condition, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or condition.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_where, locals(), ('self', 'condition', 'other', 'out'), 'ember.Tensor.where')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2616,7 +2616,7 @@ def _m_where(self, condition, other, *, out=None):
         return _r
 
 def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_isclose, locals(), ('self', 'other'), 'ember.Tensor.isclose')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2647,7 +2647,7 @@ def _m_isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _r
 
 def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_allclose, locals(), ('self', 'other'), 'ember.Tensor.allclose')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2678,7 +2678,7 @@ def _m_allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _r
 
 def _m_exp2(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_exp2, locals(), ('self', 'out'), 'ember.Tensor.exp2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2700,7 +2700,7 @@ def _m_exp2(self, *, out=None):
         return _r
 
 def _m_exp2_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_exp2_, locals(), ('self',), 'ember.Tensor.exp2_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2718,7 +2718,7 @@ def _m_exp2_(self):
         return _r
 
 def _m_expm1(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_expm1, locals(), ('self', 'out'), 'ember.Tensor.expm1')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2740,7 +2740,7 @@ def _m_expm1(self, *, out=None):
         return _r
 
 def _m_expm1_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_expm1_, locals(), ('self',), 'ember.Tensor.expm1_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2758,7 +2758,7 @@ def _m_expm1_(self):
         return _r
 
 def _m_log1p(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_log1p, locals(), ('self', 'out'), 'ember.Tensor.log1p')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2780,7 +2780,7 @@ def _m_log1p(self, *, out=None):
         return _r
 
 def _m_log1p_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_log1p_, locals(), ('self',), 'ember.Tensor.log1p_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2798,7 +2798,7 @@ def _m_log1p_(self):
         return _r
 
 def _m_log2(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_log2, locals(), ('self', 'out'), 'ember.Tensor.log2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2820,7 +2820,7 @@ def _m_log2(self, *, out=None):
         return _r
 
 def _m_log2_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_log2_, locals(), ('self',), 'ember.Tensor.log2_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2838,7 +2838,7 @@ def _m_log2_(self):
         return _r
 
 def _m_log10(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_log10, locals(), ('self', 'out'), 'ember.Tensor.log10')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2860,7 +2860,7 @@ def _m_log10(self, *, out=None):
         return _r
 
 def _m_log10_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_log10_, locals(), ('self',), 'ember.Tensor.log10_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2878,7 +2878,7 @@ def _m_log10_(self):
         return _r
 
 def _m_sign(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sign, locals(), ('self', 'out'), 'ember.Tensor.sign')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2900,7 +2900,7 @@ def _m_sign(self, *, out=None):
         return _r
 
 def _m_sign_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sign_, locals(), ('self',), 'ember.Tensor.sign_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2918,7 +2918,7 @@ def _m_sign_(self):
         return _r
 
 def _m_sgn(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sgn, locals(), ('self', 'out'), 'ember.Tensor.sgn')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2940,7 +2940,7 @@ def _m_sgn(self, *, out=None):
         return _r
 
 def _m_sgn_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sgn_, locals(), ('self',), 'ember.Tensor.sgn_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2958,7 +2958,7 @@ def _m_sgn_(self):
         return _r
 
 def _m_floor(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_floor, locals(), ('self', 'out'), 'ember.Tensor.floor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2980,7 +2980,7 @@ def _m_floor(self, *, out=None):
         return _r
 
 def _m_floor_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_floor_, locals(), ('self',), 'ember.Tensor.floor_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2998,7 +2998,7 @@ def _m_floor_(self):
         return _r
 
 def _m_ceil(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_ceil, locals(), ('self', 'out'), 'ember.Tensor.ceil')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3020,7 +3020,7 @@ def _m_ceil(self, *, out=None):
         return _r
 
 def _m_ceil_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_ceil_, locals(), ('self',), 'ember.Tensor.ceil_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3079,7 +3079,7 @@ __m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
 __m_round_sigs = ('()', '(*, int decimals)')
 
 def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_round, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.round')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3158,7 +3158,7 @@ __m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1)
 __m_round__sigs = ('()', '(*, int decimals)')
 
 def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_round_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.round_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3204,7 +3204,7 @@ def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_trunc(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_trunc, locals(), ('self', 'out'), 'ember.Tensor.trunc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3226,7 +3226,7 @@ def _m_trunc(self, *, out=None):
         return _r
 
 def _m_trunc_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_trunc_, locals(), ('self',), 'ember.Tensor.trunc_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3244,7 +3244,7 @@ def _m_trunc_(self):
         return _r
 
 def _m_frac(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_frac, locals(), ('self', 'out'), 'ember.Tensor.frac')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3266,7 +3266,7 @@ def _m_frac(self, *, out=None):
         return _r
 
 def _m_frac_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_frac_, locals(), ('self',), 'ember.Tensor.frac_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3284,7 +3284,7 @@ def _m_frac_(self):
         return _r
 
 def _m_reciprocal(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_reciprocal, locals(), ('self', 'out'), 'ember.Tensor.reciprocal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3306,7 +3306,7 @@ def _m_reciprocal(self, *, out=None):
         return _r
 
 def _m_reciprocal_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_reciprocal_, locals(), ('self',), 'ember.Tensor.reciprocal_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3324,7 +3324,7 @@ def _m_reciprocal_(self):
         return _r
 
 def _m_square(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_square, locals(), ('self', 'out'), 'ember.Tensor.square')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3346,7 +3346,7 @@ def _m_square(self, *, out=None):
         return _r
 
 def _m_square_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_square_, locals(), ('self',), 'ember.Tensor.square_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3364,7 +3364,7 @@ def _m_square_(self):
         return _r
 
 def _m_erf(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_erf, locals(), ('self', 'out'), 'ember.Tensor.erf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3386,7 +3386,7 @@ def _m_erf(self, *, out=None):
         return _r
 
 def _m_erf_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_erf_, locals(), ('self',), 'ember.Tensor.erf_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3404,7 +3404,7 @@ def _m_erf_(self):
         return _r
 
 def _m_erfc(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_erfc, locals(), ('self', 'out'), 'ember.Tensor.erfc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3426,7 +3426,7 @@ def _m_erfc(self, *, out=None):
         return _r
 
 def _m_erfc_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_erfc_, locals(), ('self',), 'ember.Tensor.erfc_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3444,7 +3444,7 @@ def _m_erfc_(self):
         return _r
 
 def _m_erfinv(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_erfinv, locals(), ('self', 'out'), 'ember.Tensor.erfinv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3466,7 +3466,7 @@ def _m_erfinv(self, *, out=None):
         return _r
 
 def _m_erfinv_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_erfinv_, locals(), ('self',), 'ember.Tensor.erfinv_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3484,7 +3484,7 @@ def _m_erfinv_(self):
         return _r
 
 def _m_asin(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_asin, locals(), ('self', 'out'), 'ember.Tensor.asin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3506,7 +3506,7 @@ def _m_asin(self, *, out=None):
         return _r
 
 def _m_asin_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_asin_, locals(), ('self',), 'ember.Tensor.asin_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3524,7 +3524,7 @@ def _m_asin_(self):
         return _r
 
 def _m_acos(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_acos, locals(), ('self', 'out'), 'ember.Tensor.acos')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3546,7 +3546,7 @@ def _m_acos(self, *, out=None):
         return _r
 
 def _m_acos_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_acos_, locals(), ('self',), 'ember.Tensor.acos_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3564,7 +3564,7 @@ def _m_acos_(self):
         return _r
 
 def _m_atan(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_atan, locals(), ('self', 'out'), 'ember.Tensor.atan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3586,7 +3586,7 @@ def _m_atan(self, *, out=None):
         return _r
 
 def _m_atan_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_atan_, locals(), ('self',), 'ember.Tensor.atan_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3604,7 +3604,7 @@ def _m_atan_(self):
         return _r
 
 def _m_sinh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sinh, locals(), ('self', 'out'), 'ember.Tensor.sinh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3626,7 +3626,7 @@ def _m_sinh(self, *, out=None):
         return _r
 
 def _m_sinh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sinh_, locals(), ('self',), 'ember.Tensor.sinh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3644,7 +3644,7 @@ def _m_sinh_(self):
         return _r
 
 def _m_cosh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cosh, locals(), ('self', 'out'), 'ember.Tensor.cosh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3666,7 +3666,7 @@ def _m_cosh(self, *, out=None):
         return _r
 
 def _m_cosh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_cosh_, locals(), ('self',), 'ember.Tensor.cosh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3684,7 +3684,7 @@ def _m_cosh_(self):
         return _r
 
 def _m_tan(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_tan, locals(), ('self', 'out'), 'ember.Tensor.tan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3706,7 +3706,7 @@ def _m_tan(self, *, out=None):
         return _r
 
 def _m_tan_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_tan_, locals(), ('self',), 'ember.Tensor.tan_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3724,7 +3724,7 @@ def _m_tan_(self):
         return _r
 
 def _m_asinh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_asinh, locals(), ('self', 'out'), 'ember.Tensor.asinh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3746,7 +3746,7 @@ def _m_asinh(self, *, out=None):
         return _r
 
 def _m_asinh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_asinh_, locals(), ('self',), 'ember.Tensor.asinh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3764,7 +3764,7 @@ def _m_asinh_(self):
         return _r
 
 def _m_acosh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_acosh, locals(), ('self', 'out'), 'ember.Tensor.acosh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3786,7 +3786,7 @@ def _m_acosh(self, *, out=None):
         return _r
 
 def _m_acosh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_acosh_, locals(), ('self',), 'ember.Tensor.acosh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3804,7 +3804,7 @@ def _m_acosh_(self):
         return _r
 
 def _m_atanh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_atanh, locals(), ('self', 'out'), 'ember.Tensor.atanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3826,7 +3826,7 @@ def _m_atanh(self, *, out=None):
         return _r
 
 def _m_atanh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_atanh_, locals(), ('self',), 'ember.Tensor.atanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3844,7 +3844,7 @@ def _m_atanh_(self):
         return _r
 
 def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_nan_to_num, locals(), ('self', 'out'), 'ember.Tensor.nan_to_num')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3878,7 +3878,7 @@ def _m_nan_to_num(self, nan=None, posinf=None, neginf=None, *, out=None):
         return _r
 
 def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_nan_to_num_, locals(), ('self',), 'ember.Tensor.nan_to_num_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3908,7 +3908,7 @@ def _m_nan_to_num_(self, nan=None, posinf=None, neginf=None):
         return _r
 
 def _m_logit(self, eps=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logit, locals(), ('self', 'out'), 'ember.Tensor.logit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3934,7 +3934,7 @@ def _m_logit(self, eps=None, *, out=None):
         return _r
 
 def _m_logit_(self, eps=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_logit_, locals(), ('self',), 'ember.Tensor.logit_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3956,7 +3956,7 @@ def _m_logit_(self, eps=None):
         return _r
 
 def _m_hypot(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_hypot, locals(), ('self', 'other', 'out'), 'ember.Tensor.hypot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -3981,7 +3981,7 @@ def _m_hypot(self, other, *, out=None):
         return _r
 
 def _m_hypot_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_hypot_, locals(), ('self', 'other'), 'ember.Tensor.hypot_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4002,7 +4002,7 @@ def _m_hypot_(self, other):
         return _r
 
 def _m_atan2(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_atan2, locals(), ('self', 'other', 'out'), 'ember.Tensor.atan2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4027,7 +4027,7 @@ def _m_atan2(self, other, *, out=None):
         return _r
 
 def _m_atan2_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_atan2_, locals(), ('self', 'other'), 'ember.Tensor.atan2_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4113,7 +4113,7 @@ __m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
 __m_lerp_sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_lerp, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.lerp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4208,7 +4208,7 @@ __m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
 __m_lerp__sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_lerp_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.lerp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4247,7 +4247,7 @@ def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
 
 __m_fmod_sigs = ('(Tensor other)', '(Number other)')
 def _m_fmod(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_fmod, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4278,7 +4278,7 @@ def _m_fmod(self, other, *, out=None):
 
 __m_fmod__sigs = ('(Tensor other)', '(Number other)')
 def _m_fmod_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_fmod_, locals(), ('self', 'other'), 'ember.Tensor.fmod_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4303,7 +4303,7 @@ def _m_fmod_(self, other):
 
 __m_copysign_sigs = ('(Tensor other)', '(Number other)')
 def _m_copysign(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_copysign, locals(), ('self', 'other', 'out'), 'ember.Tensor.copysign')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4334,7 +4334,7 @@ def _m_copysign(self, other, *, out=None):
 
 __m_copysign__sigs = ('(Tensor other)', '(Number other)')
 def _m_copysign_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_copysign_, locals(), ('self', 'other'), 'ember.Tensor.copysign_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4358,7 +4358,7 @@ def _m_copysign_(self, other):
         return _r
 
 def _m_heaviside(self, values, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or values.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_heaviside, locals(), ('self', 'values', 'out'), 'ember.Tensor.heaviside')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4383,7 +4383,7 @@ def _m_heaviside(self, values, *, out=None):
         return _r
 
 def _m_heaviside_(self, values):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or values.__class__ not in _TFP):
         _r = _tf_bound(_m_heaviside_, locals(), ('self', 'values'), 'ember.Tensor.heaviside_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4404,7 +4404,7 @@ def _m_heaviside_(self, values):
         return _r
 
 def _m_gcd(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_gcd, locals(), ('self', 'other', 'out'), 'ember.Tensor.gcd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4429,7 +4429,7 @@ def _m_gcd(self, other, *, out=None):
         return _r
 
 def _m_gcd_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_gcd_, locals(), ('self', 'other'), 'ember.Tensor.gcd_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4450,7 +4450,7 @@ def _m_gcd_(self, other):
         return _r
 
 def _m_lcm(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_lcm, locals(), ('self', 'other', 'out'), 'ember.Tensor.lcm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4475,7 +4475,7 @@ def _m_lcm(self, other, *, out=None):
         return _r
 
 def _m_lcm_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_lcm_, locals(), ('self', 'other'), 'ember.Tensor.lcm_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4496,7 +4496,7 @@ def _m_lcm_(self, other):
         return _r
 
 def _m_maximum(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_maximum, locals(), ('self', 'other', 'out'), 'ember.Tensor.maximum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4521,7 +4521,7 @@ def _m_maximum(self, other, *, out=None):
         return _r
 
 def _m_minimum(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_minimum, locals(), ('self', 'other', 'out'), 'ember.Tensor.minimum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4546,7 +4546,7 @@ def _m_minimum(self, other, *, out=None):
         return _r
 
 def _m_fmax(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_fmax, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4571,7 +4571,7 @@ def _m_fmax(self, other, *, out=None):
         return _r
 
 def _m_fmin(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_fmin, locals(), ('self', 'other', 'out'), 'ember.Tensor.fmin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4596,7 +4596,7 @@ def _m_fmin(self, other, *, out=None):
         return _r
 
 def _m_positive(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_positive, locals(), ('self',), 'ember.Tensor.positive')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4614,7 +4614,7 @@ def _m_positive(self):
         return _r
 
 def _m_isreal(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_isreal, locals(), ('self',), 'ember.Tensor.isreal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4679,7 +4679,7 @@ __m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1
 __m_clamp_min__sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clamp_min_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_min_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4764,7 +4764,7 @@ __m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1
 __m_clamp_max__sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clamp_max_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clamp_max_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4802,7 +4802,7 @@ def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_negative_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_negative_, locals(), ('self',), 'ember.Tensor.negative_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4820,7 +4820,7 @@ def _m_negative_(self):
         return _r
 
 def _m_fix_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_fix_, locals(), ('self',), 'ember.Tensor.fix_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4838,7 +4838,7 @@ def _m_fix_(self):
         return _r
 
 def _m_isnan(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_isnan, locals(), ('self',), 'ember.Tensor.isnan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4856,7 +4856,7 @@ def _m_isnan(self):
         return _r
 
 def _m_isinf(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_isinf, locals(), ('self',), 'ember.Tensor.isinf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4874,7 +4874,7 @@ def _m_isinf(self):
         return _r
 
 def _m_isfinite(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_isfinite, locals(), ('self',), 'ember.Tensor.isfinite')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4892,7 +4892,7 @@ def _m_isfinite(self):
         return _r
 
 def _m_signbit(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_signbit, locals(), ('self', 'out'), 'ember.Tensor.signbit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4914,7 +4914,7 @@ def _m_signbit(self, *, out=None):
         return _r
 
 def _m_isposinf(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_isposinf, locals(), ('self', 'out'), 'ember.Tensor.isposinf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4936,7 +4936,7 @@ def _m_isposinf(self, *, out=None):
         return _r
 
 def _m_isneginf(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_isneginf, locals(), ('self', 'out'), 'ember.Tensor.isneginf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4958,7 +4958,7 @@ def _m_isneginf(self, *, out=None):
         return _r
 
 def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or tensor1.__class__ not in _TFP or tensor2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_addcmul, locals(), ('self', 'tensor1', 'tensor2', 'out'), 'ember.Tensor.addcmul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -4990,7 +4990,7 @@ def _m_addcmul(self, tensor1, tensor2, *, value=1, out=None):
         return _r
 
 def _m_addcmul_(self, tensor1, tensor2, *, value=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or tensor1.__class__ not in _TFP or tensor2.__class__ not in _TFP):
         _r = _tf_bound(_m_addcmul_, locals(), ('self', 'tensor1', 'tensor2'), 'ember.Tensor.addcmul_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5018,7 +5018,7 @@ def _m_addcmul_(self, tensor1, tensor2, *, value=1):
         return _r
 
 def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or tensor1.__class__ not in _TFP or tensor2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_addcdiv, locals(), ('self', 'tensor1', 'tensor2', 'out'), 'ember.Tensor.addcdiv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5050,7 +5050,7 @@ def _m_addcdiv(self, tensor1, tensor2, *, value=1, out=None):
         return _r
 
 def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or tensor1.__class__ not in _TFP or tensor2.__class__ not in _TFP):
         _r = _tf_bound(_m_addcdiv_, locals(), ('self', 'tensor1', 'tensor2'), 'ember.Tensor.addcdiv_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5079,7 +5079,7 @@ def _m_addcdiv_(self, tensor1, tensor2, *, value=1):
 
 __m_xlogy_sigs = ('(Tensor other)', '(Number other)')
 def _m_xlogy(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_xlogy, locals(), ('self', 'other', 'out'), 'ember.Tensor.xlogy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5110,7 +5110,7 @@ def _m_xlogy(self, other, *, out=None):
 
 __m_xlogy__sigs = ('(Tensor other)', '(Number other)')
 def _m_xlogy_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_xlogy_, locals(), ('self', 'other'), 'ember.Tensor.xlogy_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5134,7 +5134,7 @@ def _m_xlogy_(self, other):
         return _r
 
 def _m_logaddexp(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logaddexp, locals(), ('self', 'other', 'out'), 'ember.Tensor.logaddexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5159,7 +5159,7 @@ def _m_logaddexp(self, other, *, out=None):
         return _r
 
 def _m_deg2rad(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_deg2rad, locals(), ('self', 'out'), 'ember.Tensor.deg2rad')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5181,7 +5181,7 @@ def _m_deg2rad(self, *, out=None):
         return _r
 
 def _m_deg2rad_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_deg2rad_, locals(), ('self',), 'ember.Tensor.deg2rad_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5199,7 +5199,7 @@ def _m_deg2rad_(self):
         return _r
 
 def _m_rad2deg(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_rad2deg, locals(), ('self', 'out'), 'ember.Tensor.rad2deg')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5221,7 +5221,7 @@ def _m_rad2deg(self, *, out=None):
         return _r
 
 def _m_rad2deg_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_rad2deg_, locals(), ('self',), 'ember.Tensor.rad2deg_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5239,7 +5239,7 @@ def _m_rad2deg_(self):
         return _r
 
 def _m_logaddexp2(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logaddexp2, locals(), ('self', 'other', 'out'), 'ember.Tensor.logaddexp2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5264,7 +5264,7 @@ def _m_logaddexp2(self, other, *, out=None):
         return _r
 
 def _m_nextafter(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_nextafter, locals(), ('self', 'other', 'out'), 'ember.Tensor.nextafter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5289,7 +5289,7 @@ def _m_nextafter(self, other, *, out=None):
         return _r
 
 def _m_nextafter_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_nextafter_, locals(), ('self', 'other'), 'ember.Tensor.nextafter_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5310,7 +5310,7 @@ def _m_nextafter_(self, other):
         return _r
 
 def _m_ldexp(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_ldexp, locals(), ('self', 'other', 'out'), 'ember.Tensor.ldexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5335,7 +5335,7 @@ def _m_ldexp(self, other, *, out=None):
         return _r
 
 def _m_ldexp_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_ldexp_, locals(), ('self', 'other'), 'ember.Tensor.ldexp_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5356,7 +5356,7 @@ def _m_ldexp_(self, other):
         return _r
 
 def _m_frexp(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_frexp, locals(), ('self', 'out'), 'ember.Tensor.frexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5377,7 +5377,7 @@ def _m_frexp(self, *, out=None):
 
 __m_bitwise_left_shift_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_left_shift(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_left_shift, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_left_shift')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5408,7 +5408,7 @@ def _m_bitwise_left_shift(self, other, *, out=None):
 
 __m_bitwise_left_shift__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_left_shift_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_left_shift_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_left_shift_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5433,7 +5433,7 @@ def _m_bitwise_left_shift_(self, other):
 
 __m_bitwise_right_shift_sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_right_shift(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_right_shift, locals(), ('self', 'other', 'out'), 'ember.Tensor.bitwise_right_shift')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5464,7 +5464,7 @@ def _m_bitwise_right_shift(self, other, *, out=None):
 
 __m_bitwise_right_shift__sigs = ('(Tensor other)', '(Number other)')
 def _m_bitwise_right_shift_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_bitwise_right_shift_, locals(), ('self', 'other'), 'ember.Tensor.bitwise_right_shift_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5488,7 +5488,7 @@ def _m_bitwise_right_shift_(self, other):
         return _r
 
 def _m_arcsin(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arcsin, locals(), ('self', 'out'), 'ember.Tensor.arcsin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5510,7 +5510,7 @@ def _m_arcsin(self, *, out=None):
         return _r
 
 def _m_arcsin_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_arcsin_, locals(), ('self',), 'ember.Tensor.arcsin_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5528,7 +5528,7 @@ def _m_arcsin_(self):
         return _r
 
 def _m_arccos(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arccos, locals(), ('self', 'out'), 'ember.Tensor.arccos')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5550,7 +5550,7 @@ def _m_arccos(self, *, out=None):
         return _r
 
 def _m_arccos_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_arccos_, locals(), ('self',), 'ember.Tensor.arccos_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5568,7 +5568,7 @@ def _m_arccos_(self):
         return _r
 
 def _m_arctan(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arctan, locals(), ('self', 'out'), 'ember.Tensor.arctan')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5590,7 +5590,7 @@ def _m_arctan(self, *, out=None):
         return _r
 
 def _m_arctan_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_arctan_, locals(), ('self',), 'ember.Tensor.arctan_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5608,7 +5608,7 @@ def _m_arctan_(self):
         return _r
 
 def _m_arcsinh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arcsinh, locals(), ('self', 'out'), 'ember.Tensor.arcsinh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5630,7 +5630,7 @@ def _m_arcsinh(self, *, out=None):
         return _r
 
 def _m_arcsinh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_arcsinh_, locals(), ('self',), 'ember.Tensor.arcsinh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5648,7 +5648,7 @@ def _m_arcsinh_(self):
         return _r
 
 def _m_arccosh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arccosh, locals(), ('self', 'out'), 'ember.Tensor.arccosh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5670,7 +5670,7 @@ def _m_arccosh(self, *, out=None):
         return _r
 
 def _m_arccosh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_arccosh_, locals(), ('self',), 'ember.Tensor.arccosh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5688,7 +5688,7 @@ def _m_arccosh_(self):
         return _r
 
 def _m_arctanh(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arctanh, locals(), ('self', 'out'), 'ember.Tensor.arctanh')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5710,7 +5710,7 @@ def _m_arctanh(self, *, out=None):
         return _r
 
 def _m_arctanh_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_arctanh_, locals(), ('self',), 'ember.Tensor.arctanh_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5728,7 +5728,7 @@ def _m_arctanh_(self):
         return _r
 
 def _m_arctan2(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_arctan2, locals(), ('self', 'other', 'out'), 'ember.Tensor.arctan2')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5753,7 +5753,7 @@ def _m_arctan2(self, other, *, out=None):
         return _r
 
 def _m_arctan2_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_arctan2_, locals(), ('self', 'other'), 'ember.Tensor.arctan2_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5844,7 +5844,7 @@ __m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
 __m_clip_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clip, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clip')
         if _r is not _NOT_HANDLED:
             return _r
@@ -5946,7 +5946,7 @@ __m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
 __m_clip__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_clip_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.clip_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6054,7 +6054,7 @@ __m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_su
 __m_subtract_sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_subtract, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.subtract')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6158,7 +6158,7 @@ __m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __
 __m_subtract__sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_subtract_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.subtract_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6196,7 +6196,7 @@ def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_absolute(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_absolute, locals(), ('self', 'out'), 'ember.Tensor.absolute')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6218,7 +6218,7 @@ def _m_absolute(self, *, out=None):
         return _r
 
 def _m_negative(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_negative, locals(), ('self', 'out'), 'ember.Tensor.negative')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6240,7 +6240,7 @@ def _m_negative(self, *, out=None):
         return _r
 
 def _m_fix(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_fix, locals(), ('self', 'out'), 'ember.Tensor.fix')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6313,7 +6313,7 @@ __m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1)
 __m_divide_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_divide, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.divide')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6351,7 +6351,7 @@ def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_true_divide(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_true_divide, locals(), ('self', 'other', 'out'), 'ember.Tensor.true_divide')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6375,7 +6375,7 @@ def _m_true_divide(self, other, *, out=None):
         return _r
 
 def _m_multiply(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_multiply, locals(), ('self', 'other', 'out'), 'ember.Tensor.multiply')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6400,7 +6400,7 @@ def _m_multiply(self, other, *, out=None):
 
 __m_greater_sigs = ('(Tensor other)', '(Number other)')
 def _m_greater(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_greater, locals(), ('self', 'other', 'out'), 'ember.Tensor.greater')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6430,7 +6430,7 @@ def _m_greater(self, other, *, out=None):
 
 __m_greater_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_greater_equal(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_greater_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.greater_equal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6460,7 +6460,7 @@ def _m_greater_equal(self, other, *, out=None):
 
 __m_less_sigs = ('(Tensor other)', '(Number other)')
 def _m_less(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_less, locals(), ('self', 'other', 'out'), 'ember.Tensor.less')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6490,7 +6490,7 @@ def _m_less(self, other, *, out=None):
 
 __m_less_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_less_equal(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_less_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.less_equal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -6520,7 +6520,7 @@ def _m_less_equal(self, other, *, out=None):
 
 __m_not_equal_sigs = ('(Tensor other)', '(Number other)')
 def _m_not_equal(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_not_equal, locals(), ('self', 'other', 'out'), 'ember.Tensor.not_equal')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -43,7 +43,7 @@ _op_sinc_default, _c_sinc_default = _lazy(_G, '_op_sinc_default', 'aten', 'sinc'
 _op_sinc_out, _c_sinc_out = _lazy(_G, '_op_sinc_out', 'aten', 'sinc', 'out')
 
 def _m_lgamma(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_lgamma, locals(), ('self', 'out'), 'ember.Tensor.lgamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -65,7 +65,7 @@ def _m_lgamma(self, *, out=None):
         return _r
 
 def _m_lgamma_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_lgamma_, locals(), ('self',), 'ember.Tensor.lgamma_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -83,7 +83,7 @@ def _m_lgamma_(self):
         return _r
 
 def _m_digamma(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_digamma, locals(), ('self', 'out'), 'ember.Tensor.digamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -105,7 +105,7 @@ def _m_digamma(self, *, out=None):
         return _r
 
 def _m_digamma_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_digamma_, locals(), ('self',), 'ember.Tensor.digamma_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -123,7 +123,7 @@ def _m_digamma_(self):
         return _r
 
 def _m_i0(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_i0, locals(), ('self', 'out'), 'ember.Tensor.i0')
         if _r is not _NOT_HANDLED:
             return _r
@@ -145,7 +145,7 @@ def _m_i0(self, *, out=None):
         return _r
 
 def _m_i0_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_i0_, locals(), ('self',), 'ember.Tensor.i0_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -163,7 +163,7 @@ def _m_i0_(self):
         return _r
 
 def _m_sinc(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_sinc, locals(), ('self', 'out'), 'ember.Tensor.sinc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -185,7 +185,7 @@ def _m_sinc(self, *, out=None):
         return _r
 
 def _m_sinc_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_sinc_, locals(), ('self',), 'ember.Tensor.sinc_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -203,7 +203,7 @@ def _m_sinc_(self):
         return _r
 
 def _m_polygamma(self, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_polygamma, locals(), ('self', 'out'), 'ember.Tensor.polygamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -229,7 +229,7 @@ def _m_polygamma(self, n, *, out=None):
         return _r
 
 def _m_polygamma_(self, n):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_polygamma_, locals(), ('self',), 'ember.Tensor.polygamma_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -251,7 +251,7 @@ def _m_polygamma_(self, n):
         return _r
 
 def _m_mvlgamma(self, p, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_mvlgamma, locals(), ('self', 'out'), 'ember.Tensor.mvlgamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -277,7 +277,7 @@ def _m_mvlgamma(self, p, *, out=None):
         return _r
 
 def _m_mvlgamma_(self, p):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_mvlgamma_, locals(), ('self',), 'ember.Tensor.mvlgamma_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -299,7 +299,7 @@ def _m_mvlgamma_(self, p):
         return _r
 
 def _m_igamma(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_igamma, locals(), ('self', 'other', 'out'), 'ember.Tensor.igamma')
         if _r is not _NOT_HANDLED:
             return _r
@@ -324,7 +324,7 @@ def _m_igamma(self, other, *, out=None):
         return _r
 
 def _m_igamma_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_igamma_, locals(), ('self', 'other'), 'ember.Tensor.igamma_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -345,7 +345,7 @@ def _m_igamma_(self, other):
         return _r
 
 def _m_igammac(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_igammac, locals(), ('self', 'other', 'out'), 'ember.Tensor.igammac')
         if _r is not _NOT_HANDLED:
             return _r
@@ -370,7 +370,7 @@ def _m_igammac(self, other, *, out=None):
         return _r
 
 def _m_igammac_(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_igammac_, locals(), ('self', 'other'), 'ember.Tensor.igammac_')
         if _r is not _NOT_HANDLED:
             return _r

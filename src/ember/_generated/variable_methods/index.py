@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -76,7 +76,7 @@ _op_take_default, _c_take_default = _lazy(_G, '_op_take_default', 'aten', 'take'
 _op_take_out, _c_take_out = _lazy(_G, '_op_take_out', 'aten', 'take', 'out')
 
 def _m_gather(self, dim, index, *, sparse_grad=False, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_gather, locals(), ('self', 'index', 'out'), 'ember.Tensor.gather')
         if _r is not _NOT_HANDLED:
             return _r
@@ -248,7 +248,7 @@ __m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatte
 __m_scatter_sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_scatter, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -409,7 +409,7 @@ __m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_sc
 __m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_scatter_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.scatter_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -447,7 +447,7 @@ def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_scatter_add(self, dim, index, src, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or src.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_scatter_add, locals(), ('self', 'index', 'src', 'out'), 'ember.Tensor.scatter_add')
         if _r is not _NOT_HANDLED:
             return _r
@@ -479,7 +479,7 @@ def _m_scatter_add(self, dim, index, src, *, out=None):
         return _r
 
 def _m_scatter_add_(self, dim, index, src):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(_m_scatter_add_, locals(), ('self', 'index', 'src'), 'ember.Tensor.scatter_add_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -507,7 +507,7 @@ def _m_scatter_add_(self, dim, index, src):
         return _r
 
 def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or src.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_scatter_reduce, locals(), ('self', 'index', 'src', 'out'), 'ember.Tensor.scatter_reduce')
         if _r is not _NOT_HANDLED:
             return _r
@@ -545,7 +545,7 @@ def _m_scatter_reduce(self, dim, index, src, reduce, *, include_self=True, out=N
         return _r
 
 def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(_m_scatter_reduce_, locals(), ('self', 'index', 'src'), 'ember.Tensor.scatter_reduce_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -579,7 +579,7 @@ def _m_scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         return _r
 
 def _m_index_select(self, dim, index, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_index_select, locals(), ('self', 'index', 'out'), 'ember.Tensor.index_select')
         if _r is not _NOT_HANDLED:
             return _r
@@ -608,7 +608,7 @@ def _m_index_select(self, dim, index, *, out=None):
         return _r
 
 def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_index_add, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_add')
         if _r is not _NOT_HANDLED:
             return _r
@@ -644,7 +644,7 @@ def _m_index_add(self, dim, index, source, *, alpha=1, out=None):
         return _r
 
 def _m_index_add_(self, dim, index, source, *, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_index_add_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_add_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -676,7 +676,7 @@ def _m_index_add_(self, dim, index, source, *, alpha=1):
         return _r
 
 def _m_index_copy(self, dim, index, source, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_index_copy, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_copy')
         if _r is not _NOT_HANDLED:
             return _r
@@ -708,7 +708,7 @@ def _m_index_copy(self, dim, index, source, *, out=None):
         return _r
 
 def _m_index_copy_(self, dim, index, source):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_index_copy_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_copy_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -805,7 +805,7 @@ __m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1
 __m_index_fill_sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_index_fill, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.index_fill')
         if _r is not _NOT_HANDLED:
             return _r
@@ -912,7 +912,7 @@ __m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill
 __m_index_fill__sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_index_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.index_fill_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1007,7 +1007,7 @@ __m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fil
 __m_masked_fill_sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_masked_fill, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.masked_fill')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1102,7 +1102,7 @@ __m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_
 __m_masked_fill__sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_masked_fill_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.masked_fill_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1140,7 +1140,7 @@ def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_masked_select(self, mask, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mask.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_masked_select, locals(), ('self', 'mask', 'out'), 'ember.Tensor.masked_select')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1165,7 +1165,7 @@ def _m_masked_select(self, mask, *, out=None):
         return _r
 
 def _m_masked_scatter(self, mask, source):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mask.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_masked_scatter, locals(), ('self', 'mask', 'source'), 'ember.Tensor.masked_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1189,7 +1189,7 @@ def _m_masked_scatter(self, mask, source):
         return _r
 
 def _m_masked_scatter_(self, mask, source):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mask.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_masked_scatter_, locals(), ('self', 'mask', 'source'), 'ember.Tensor.masked_scatter_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1213,7 +1213,7 @@ def _m_masked_scatter_(self, mask, source):
         return _r
 
 def _m_take(self, index, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_take, locals(), ('self', 'index', 'out'), 'ember.Tensor.take')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1238,7 +1238,7 @@ def _m_take(self, index, *, out=None):
         return _r
 
 def _m_take_along_dim(self, indices, dim=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or indices.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_take_along_dim, locals(), ('self', 'indices', 'out'), 'ember.Tensor.take_along_dim')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1267,7 +1267,7 @@ def _m_take_along_dim(self, indices, dim=None, *, out=None):
         return _r
 
 def _m_nonzero(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_nonzero, locals(), ('self', 'out'), 'ember.Tensor.nonzero')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1289,7 +1289,7 @@ def _m_nonzero(self, *, out=None):
         return _r
 
 def _m_argwhere(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_argwhere, locals(), ('self',), 'ember.Tensor.argwhere')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1307,7 +1307,7 @@ def _m_argwhere(self):
         return _r
 
 def _m_put_(self, index, source, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_put_, locals(), ('self', 'index', 'source'), 'ember.Tensor.put_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1333,7 +1333,7 @@ def _m_put_(self, index, source, accumulate=False):
         return _r
 
 def _m_put(self, index, source, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_put, locals(), ('self', 'index', 'source'), 'ember.Tensor.put')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1359,7 +1359,7 @@ def _m_put(self, index, source, accumulate=False):
         return _r
 
 def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_index_reduce, locals(), ('self', 'index', 'source', 'out'), 'ember.Tensor.index_reduce')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1397,7 +1397,7 @@ def _m_index_reduce(self, dim, index, source, reduce, *, include_self=True, out=
         return _r
 
 def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or index.__class__ not in _TFP or source.__class__ not in _TFP):
         _r = _tf_bound(_m_index_reduce_, locals(), ('self', 'index', 'source'), 'ember.Tensor.index_reduce_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1431,7 +1431,7 @@ def _m_index_reduce_(self, dim, index, source, reduce, *, include_self=True):
         return _r
 
 def _m_index(self, indices):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or indices.__class__ not in _TFP):
         _r = _tf_bound(_m_index, locals(), ('self', 'indices'), 'ember.Tensor.index')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1444,7 +1444,7 @@ def _m_index(self, indices):
         return _r
 
 def _m_index_put_(self, indices, values, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or indices.__class__ not in _TFP or values.__class__ not in _TFP):
         _r = _tf_bound(_m_index_put_, locals(), ('self', 'indices', 'values'), 'ember.Tensor.index_put_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1461,7 +1461,7 @@ def _m_index_put_(self, indices, values, accumulate=False):
         return _r
 
 def _m_index_put(self, indices, values, accumulate=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or indices.__class__ not in _TFP or values.__class__ not in _TFP):
         _r = _tf_bound(_m_index_put, locals(), ('self', 'indices', 'values'), 'ember.Tensor.index_put')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1478,7 +1478,7 @@ def _m_index_put(self, indices, values, accumulate=False):
         return _r
 
 def _m_nonzero_static(self, *, size, fill_value=-1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_nonzero_static, locals(), ('self', 'out'), 'ember.Tensor.nonzero_static')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -81,7 +81,7 @@ _op_triangular_solve_X, _c_triangular_solve_X = _lazy(_G, '_op_triangular_solve_
 _op_triangular_solve_default, _c_triangular_solve_default = _lazy(_G, '_op_triangular_solve_default', 'aten', 'triangular_solve', 'default')
 
 def _m_inverse(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_inverse, locals(), ('self', 'out'), 'ember.Tensor.inverse')
         if _r is not _NOT_HANDLED:
             return _r
@@ -103,7 +103,7 @@ def _m_inverse(self, *, out=None):
         return _r
 
 def _m_det(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_det, locals(), ('self',), 'ember.Tensor.det')
         if _r is not _NOT_HANDLED:
             return _r
@@ -121,7 +121,7 @@ def _m_det(self):
         return _r
 
 def _m_slogdet(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_slogdet, locals(), ('self', 'out'), 'ember.Tensor.slogdet')
         if _r is not _NOT_HANDLED:
             return _r
@@ -141,7 +141,7 @@ def _m_slogdet(self, *, out=None):
         return _r
 
 def _m_logdet(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_logdet, locals(), ('self',), 'ember.Tensor.logdet')
         if _r is not _NOT_HANDLED:
             return _r
@@ -159,7 +159,7 @@ def _m_logdet(self):
         return _r
 
 def _m_cholesky(self, upper=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cholesky, locals(), ('self', 'out'), 'ember.Tensor.cholesky')
         if _r is not _NOT_HANDLED:
             return _r
@@ -183,7 +183,7 @@ def _m_cholesky(self, upper=False, *, out=None):
         return _r
 
 def _m_qr(self, some=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_qr, locals(), ('self', 'out'), 'ember.Tensor.qr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -205,7 +205,7 @@ def _m_qr(self, some=True, *, out=None):
         return _r
 
 def _m_svd(self, some=True, compute_uv=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_svd, locals(), ('self', 'out'), 'ember.Tensor.svd')
         if _r is not _NOT_HANDLED:
             return _r
@@ -229,7 +229,7 @@ def _m_svd(self, some=True, compute_uv=True, *, out=None):
         return _r
 
 def _m_pinverse(self, rcond=1e-15):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_pinverse, locals(), ('self',), 'ember.Tensor.pinverse')
         if _r is not _NOT_HANDLED:
             return _r
@@ -251,7 +251,7 @@ def _m_pinverse(self, rcond=1e-15):
         return _r
 
 def _m_matrix_power(self, n, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_matrix_power, locals(), ('self', 'out'), 'ember.Tensor.matrix_power')
         if _r is not _NOT_HANDLED:
             return _r
@@ -277,7 +277,7 @@ def _m_matrix_power(self, n, *, out=None):
         return _r
 
 def _m_matrix_exp(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_matrix_exp, locals(), ('self',), 'ember.Tensor.matrix_exp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -295,7 +295,7 @@ def _m_matrix_exp(self):
         return _r
 
 def _m_cholesky_solve(self, input2, upper=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or input2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cholesky_solve, locals(), ('self', 'input2', 'out'), 'ember.Tensor.cholesky_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -322,7 +322,7 @@ def _m_cholesky_solve(self, input2, upper=False, *, out=None):
         return _r
 
 def _m_cholesky_inverse(self, upper=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cholesky_inverse, locals(), ('self', 'out'), 'ember.Tensor.cholesky_inverse')
         if _r is not _NOT_HANDLED:
             return _r
@@ -346,7 +346,7 @@ def _m_cholesky_inverse(self, upper=False, *, out=None):
         return _r
 
 def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or A.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_triangular_solve, locals(), ('self', 'A', 'out'), 'ember.Tensor.triangular_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -375,7 +375,7 @@ def _m_triangular_solve(self, A, upper=True, transpose=False, unitriangular=Fals
         return _r
 
 def _m_orgqr(self, input2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or input2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_orgqr, locals(), ('self', 'input2', 'out'), 'ember.Tensor.orgqr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -400,7 +400,7 @@ def _m_orgqr(self, input2, *, out=None):
         return _r
 
 def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or input2.__class__ not in _TFP or input3.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_ormqr, locals(), ('self', 'input2', 'input3', 'out'), 'ember.Tensor.ormqr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -432,7 +432,7 @@ def _m_ormqr(self, input2, input3, left=True, transpose=False, *, out=None):
         return _r
 
 def _m_mm(self, mat2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mat2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_mm, locals(), ('self', 'mat2', 'out'), 'ember.Tensor.mm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -457,7 +457,7 @@ def _m_mm(self, mat2, *, out=None):
         return _r
 
 def _m_bmm(self, mat2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mat2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_bmm, locals(), ('self', 'mat2', 'out'), 'ember.Tensor.bmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -482,7 +482,7 @@ def _m_bmm(self, mat2, *, out=None):
         return _r
 
 def _m_mv(self, vec, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or vec.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_mv, locals(), ('self', 'vec', 'out'), 'ember.Tensor.mv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -507,7 +507,7 @@ def _m_mv(self, vec, *, out=None):
         return _r
 
 def _m_dot(self, tensor, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or tensor.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_dot, locals(), ('self', 'tensor', 'out'), 'ember.Tensor.dot')
         if _r is not _NOT_HANDLED:
             return _r
@@ -532,7 +532,7 @@ def _m_dot(self, tensor, *, out=None):
         return _r
 
 def _m_matmul(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_matmul, locals(), ('self', 'other', 'out'), 'ember.Tensor.matmul')
         if _r is not _NOT_HANDLED:
             return _r
@@ -557,7 +557,7 @@ def _m_matmul(self, other, *, out=None):
         return _r
 
 def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mat1.__class__ not in _TFP or mat2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_addmm, locals(), ('self', 'mat1', 'mat2', 'out'), 'ember.Tensor.addmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -591,7 +591,7 @@ def _m_addmm(self, mat1, mat2, *, beta=1, alpha=1, out=None):
         return _r
 
 def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or batch1.__class__ not in _TFP or batch2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_baddbmm, locals(), ('self', 'batch1', 'batch2', 'out'), 'ember.Tensor.baddbmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -625,7 +625,7 @@ def _m_baddbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         return _r
 
 def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or batch1.__class__ not in _TFP or batch2.__class__ not in _TFP):
         _r = _tf_bound(_m_baddbmm_, locals(), ('self', 'batch1', 'batch2'), 'ember.Tensor.baddbmm_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -655,7 +655,7 @@ def _m_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _r
 
 def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or batch1.__class__ not in _TFP or batch2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_addbmm, locals(), ('self', 'batch1', 'batch2', 'out'), 'ember.Tensor.addbmm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -689,7 +689,7 @@ def _m_addbmm(self, batch1, batch2, *, beta=1, alpha=1, out=None):
         return _r
 
 def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or batch1.__class__ not in _TFP or batch2.__class__ not in _TFP):
         _r = _tf_bound(_m_addbmm_, locals(), ('self', 'batch1', 'batch2'), 'ember.Tensor.addbmm_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -719,7 +719,7 @@ def _m_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         return _r
 
 def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mat.__class__ not in _TFP or vec.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_addmv, locals(), ('self', 'mat', 'vec', 'out'), 'ember.Tensor.addmv')
         if _r is not _NOT_HANDLED:
             return _r
@@ -753,7 +753,7 @@ def _m_addmv(self, mat, vec, *, beta=1, alpha=1, out=None):
         return _r
 
 def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or mat.__class__ not in _TFP or vec.__class__ not in _TFP):
         _r = _tf_bound(_m_addmv_, locals(), ('self', 'mat', 'vec'), 'ember.Tensor.addmv_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -783,7 +783,7 @@ def _m_addmv_(self, mat, vec, *, beta=1, alpha=1):
         return _r
 
 def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or vec1.__class__ not in _TFP or vec2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_addr, locals(), ('self', 'vec1', 'vec2', 'out'), 'ember.Tensor.addr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -817,7 +817,7 @@ def _m_addr(self, vec1, vec2, *, beta=1, alpha=1, out=None):
         return _r
 
 def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or vec1.__class__ not in _TFP or vec2.__class__ not in _TFP):
         _r = _tf_bound(_m_addr_, locals(), ('self', 'vec1', 'vec2'), 'ember.Tensor.addr_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -847,7 +847,7 @@ def _m_addr_(self, vec1, vec2, *, beta=1, alpha=1):
         return _r
 
 def _m_trace(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_trace, locals(), ('self',), 'ember.Tensor.trace')
         if _r is not _NOT_HANDLED:
             return _r
@@ -865,7 +865,7 @@ def _m_trace(self):
         return _r
 
 def _m_outer(self, vec2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or vec2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_outer, locals(), ('self', 'vec2', 'out'), 'ember.Tensor.outer')
         if _r is not _NOT_HANDLED:
             return _r
@@ -890,7 +890,7 @@ def _m_outer(self, vec2, *, out=None):
         return _r
 
 def _m_ger(self, vec2, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or vec2.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_ger, locals(), ('self', 'vec2', 'out'), 'ember.Tensor.ger')
         if _r is not _NOT_HANDLED:
             return _r
@@ -915,7 +915,7 @@ def _m_ger(self, vec2, *, out=None):
         return _r
 
 def _m_kron(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_kron, locals(), ('self', 'other', 'out'), 'ember.Tensor.kron')
         if _r is not _NOT_HANDLED:
             return _r
@@ -940,7 +940,7 @@ def _m_kron(self, other, *, out=None):
         return _r
 
 def _m_cross(self, other, dim=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cross, locals(), ('self', 'other', 'out'), 'ember.Tensor.cross')
         if _r is not _NOT_HANDLED:
             return _r
@@ -969,7 +969,7 @@ def _m_cross(self, other, dim=None, *, out=None):
         return _r
 
 def _m_inner(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_inner, locals(), ('self', 'other', 'out'), 'ember.Tensor.inner')
         if _r is not _NOT_HANDLED:
             return _r

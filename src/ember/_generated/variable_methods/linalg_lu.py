@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -26,7 +26,7 @@ _op_vdot_default, _c_vdot_default = _lazy(_G, '_op_vdot_default', 'aten', 'vdot'
 _op_vdot_out, _c_vdot_out = _lazy(_G, '_op_vdot_out', 'aten', 'vdot', 'out')
 
 def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or LU_data.__class__ not in _TFP or LU_pivots.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_lu_solve, locals(), ('self', 'LU_data', 'LU_pivots', 'out'), 'ember.Tensor.lu_solve')
         if _r is not _NOT_HANDLED:
             return _r
@@ -54,7 +54,7 @@ def _m_lu_solve(self, LU_data, LU_pivots, *, out=None):
         return _r
 
 def _m_geqrf(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_geqrf, locals(), ('self', 'out'), 'ember.Tensor.geqrf')
         if _r is not _NOT_HANDLED:
             return _r
@@ -74,7 +74,7 @@ def _m_geqrf(self, *, out=None):
         return _r
 
 def _m_vdot(self, other, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_vdot, locals(), ('self', 'other', 'out'), 'ember.Tensor.vdot')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -34,7 +34,7 @@ _op_random__to, _c_random__to = _lazy(_G, '_op_random__to', 'aten', 'random_', '
 _op_uniform__default, _c_uniform__default = _lazy(_G, '_op_uniform__default', 'aten', 'uniform_', 'default')
 
 def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_normal_, locals(), ('self',), 'ember.Tensor.normal_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -62,7 +62,7 @@ def _m_normal_(self, mean=0.0, std=1.0, *, generator=None):
         return _r
 
 def _m_uniform_(self, from_=0.0, to=1.0, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_uniform_, locals(), ('self',), 'ember.Tensor.uniform_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -163,7 +163,7 @@ __m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random
 __m_random__sigs = ('(*, ember.Generator generator = None)', '(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)')
 
 def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_random_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.random_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -209,7 +209,7 @@ def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_bernoulli_(self, p=0.5, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_bernoulli_, locals(), ('self',), 'ember.Tensor.bernoulli_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -281,7 +281,7 @@ __m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __
 __m_bernoulli_sigs = ('(*, ember.Generator generator = None)', '(float p, *, ember.Generator generator = None)')
 
 def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_bernoulli, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.bernoulli')
         if _r is not _NOT_HANDLED:
             return _r
@@ -327,7 +327,7 @@ def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_multinomial, locals(), ('self', 'out'), 'ember.Tensor.multinomial')
         if _r is not _NOT_HANDLED:
             return _r
@@ -357,7 +357,7 @@ def _m_multinomial(self, num_samples, replacement=False, *, generator=None, out=
         return _r
 
 def _m_exponential_(self, lambd=1.0, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_exponential_, locals(), ('self',), 'ember.Tensor.exponential_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -381,7 +381,7 @@ def _m_exponential_(self, lambd=1.0, *, generator=None):
         return _r
 
 def _m_geometric_(self, p, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_geometric_, locals(), ('self',), 'ember.Tensor.geometric_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -405,7 +405,7 @@ def _m_geometric_(self, p, *, generator=None):
         return _r
 
 def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_log_normal_, locals(), ('self',), 'ember.Tensor.log_normal_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -433,7 +433,7 @@ def _m_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         return _r
 
 def _m_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_cauchy_, locals(), ('self',), 'ember.Tensor.cauchy_')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -157,7 +157,7 @@ __m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
 __m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_sum, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.sum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -260,7 +260,7 @@ __m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
 __m_mean_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_mean, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.mean')
         if _r is not _NOT_HANDLED:
             return _r
@@ -366,7 +366,7 @@ __m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
 __m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_prod, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.prod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -412,7 +412,7 @@ def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_amax(self, dim=(), keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_amax, locals(), ('self', 'out'), 'ember.Tensor.amax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -435,7 +435,7 @@ def _m_amax(self, dim=(), keepdim=False, *, out=None):
         return _r
 
 def _m_amin(self, dim=(), keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_amin, locals(), ('self', 'out'), 'ember.Tensor.amin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -458,7 +458,7 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
         return _r
 
 def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_hash_tensor, locals(), ('self', 'out'), 'ember.Tensor.hash_tensor')
         if _r is not _NOT_HANDLED:
             return _r
@@ -485,7 +485,7 @@ def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
         return _r
 
 def _m_aminmax(self, *, dim=None, keepdim=False, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_aminmax, locals(), ('self', 'out'), 'ember.Tensor.aminmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -585,7 +585,7 @@ __m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, 
 __m_max_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_max, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.max')
         if _r is not _NOT_HANDLED:
             return _r
@@ -705,7 +705,7 @@ __m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, 
 __m_min_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_min, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.min')
         if _r is not _NOT_HANDLED:
             return _r
@@ -751,7 +751,7 @@ def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_argmax(self, dim=None, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_argmax, locals(), ('self', 'out'), 'ember.Tensor.argmax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -779,7 +779,7 @@ def _m_argmax(self, dim=None, keepdim=False, *, out=None):
         return _r
 
 def _m_argmin(self, dim=None, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_argmin, locals(), ('self', 'out'), 'ember.Tensor.argmin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -881,7 +881,7 @@ __m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, 
 __m_all_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_all, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.all')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1001,7 +1001,7 @@ __m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, 
 __m_any_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_any, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.any')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1126,7 +1126,7 @@ __m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, 
 __m_var_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_var, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.var')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1245,7 +1245,7 @@ __m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, 
 __m_std_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_std, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.std')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1285,7 +1285,7 @@ def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_logsumexp(self, dim, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logsumexp, locals(), ('self', 'out'), 'ember.Tensor.logsumexp')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1413,7 +1413,7 @@ __m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_nor
 __m_norm_sigs = ('(Number p = 2)', '(Number p, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim = False)')
 
 def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_norm, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.norm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1532,7 +1532,7 @@ __m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_coun
 __m_count_nonzero_sigs = ('(int dim = None)', '(tuple of ints dim)')
 
 def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_count_nonzero, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.count_nonzero')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1627,7 +1627,7 @@ __m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_median, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.median')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1719,7 +1719,7 @@ __m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_nanmedian, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.nanmedian')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1765,7 +1765,7 @@ def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_mode(self, dim=-1, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_mode, locals(), ('self', 'out'), 'ember.Tensor.mode')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1791,7 +1791,7 @@ def _m_mode(self, dim=-1, keepdim=False, *, out=None):
         return _r
 
 def _m_bincount(self, weights=None, minlength=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or weights.__class__ not in _TFP):
         _r = _tf_bound(_m_bincount, locals(), ('self', 'weights'), 'ember.Tensor.bincount')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1817,7 +1817,7 @@ def _m_bincount(self, weights=None, minlength=0):
         return _r
 
 def _m_histc(self, bins=100, min=0, max=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_histc, locals(), ('self', 'out'), 'ember.Tensor.histc')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1851,7 +1851,7 @@ def _m_histc(self, bins=100, min=0, max=0, *, out=None):
         return _r
 
 def _m_renorm(self, p, dim, maxnorm, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_renorm, locals(), ('self', 'out'), 'ember.Tensor.renorm')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1885,7 +1885,7 @@ def _m_renorm(self, p, dim, maxnorm, *, out=None):
         return _r
 
 def _m_renorm_(self, p, dim, maxnorm):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_renorm_, locals(), ('self',), 'ember.Tensor.renorm_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1984,7 +1984,7 @@ __m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __
 __m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)')
 
 def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_histogram, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.histogram')
         if _r is not _NOT_HANDLED:
             return _r

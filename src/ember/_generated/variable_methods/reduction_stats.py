@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -35,7 +35,7 @@ _op_quantile_scalar, _c_quantile_scalar = _lazy(_G, '_op_quantile_scalar', 'aten
 _op_quantile_scalar_out, _c_quantile_scalar_out = _lazy(_G, '_op_quantile_scalar_out', 'aten', 'quantile', 'scalar_out')
 
 def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or prepend.__class__ not in _TFP or append.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_diff, locals(), ('self', 'prepend', 'append', 'out'), 'ember.Tensor.diff')
         if _r is not _NOT_HANDLED:
             return _r
@@ -73,7 +73,7 @@ def _m_diff(self, n=1, dim=-1, prepend=None, append=None, *, out=None):
         return _r
 
 def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_nansum, locals(), ('self', 'out'), 'ember.Tensor.nansum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -98,7 +98,7 @@ def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
         return _r
 
 def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_nanmean, locals(), ('self', 'out'), 'ember.Tensor.nanmean')
         if _r is not _NOT_HANDLED:
             return _r
@@ -208,7 +208,7 @@ __m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_qu
 __m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_quantile, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.quantile')
         if _r is not _NOT_HANDLED:
             return _r
@@ -331,7 +331,7 @@ __m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantil
 __m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_nanquantile, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.nanquantile')
         if _r is not _NOT_HANDLED:
             return _r
@@ -369,7 +369,7 @@ def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_cov(self, *, correction=1, fweights=None, aweights=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or fweights.__class__ not in _TFP or aweights.__class__ not in _TFP):
         _r = _tf_bound(_m_cov, locals(), ('self', 'fweights', 'aweights'), 'ember.Tensor.cov')
         if _r is not _NOT_HANDLED:
             return _r
@@ -395,7 +395,7 @@ def _m_cov(self, *, correction=1, fweights=None, aweights=None):
         return _r
 
 def _m_corrcoef(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_corrcoef, locals(), ('self',), 'ember.Tensor.corrcoef')
         if _r is not _NOT_HANDLED:
             return _r

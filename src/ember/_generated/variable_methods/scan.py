@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -32,7 +32,7 @@ _op_logcumsumexp_default, _c_logcumsumexp_default = _lazy(_G, '_op_logcumsumexp_
 _op_logcumsumexp_out, _c_logcumsumexp_out = _lazy(_G, '_op_logcumsumexp_out', 'aten', 'logcumsumexp', 'out')
 
 def _m_cumsum(self, dim, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cumsum, locals(), ('self', 'out'), 'ember.Tensor.cumsum')
         if _r is not _NOT_HANDLED:
             return _r
@@ -62,7 +62,7 @@ def _m_cumsum(self, dim, *, dtype=None, out=None):
         return _r
 
 def _m_cumsum_(self, dim, *, dtype=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_cumsum_, locals(), ('self',), 'ember.Tensor.cumsum_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -88,7 +88,7 @@ def _m_cumsum_(self, dim, *, dtype=None):
         return _r
 
 def _m_cumprod(self, dim, *, dtype=None, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cumprod, locals(), ('self', 'out'), 'ember.Tensor.cumprod')
         if _r is not _NOT_HANDLED:
             return _r
@@ -118,7 +118,7 @@ def _m_cumprod(self, dim, *, dtype=None, out=None):
         return _r
 
 def _m_cumprod_(self, dim, *, dtype=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_cumprod_, locals(), ('self',), 'ember.Tensor.cumprod_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -144,7 +144,7 @@ def _m_cumprod_(self, dim, *, dtype=None):
         return _r
 
 def _m_cummax(self, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cummax, locals(), ('self', 'out'), 'ember.Tensor.cummax')
         if _r is not _NOT_HANDLED:
             return _r
@@ -168,7 +168,7 @@ def _m_cummax(self, dim, *, out=None):
         return _r
 
 def _m_cummin(self, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_cummin, locals(), ('self', 'out'), 'ember.Tensor.cummin')
         if _r is not _NOT_HANDLED:
             return _r
@@ -192,7 +192,7 @@ def _m_cummin(self, dim, *, out=None):
         return _r
 
 def _m_logcumsumexp(self, dim, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_logcumsumexp, locals(), ('self', 'out'), 'ember.Tensor.logcumsumexp')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -41,7 +41,7 @@ _op_triu_default, _c_triu_default = _lazy(_G, '_op_triu_default', 'aten', 'triu'
 _op_triu_out, _c_triu_out = _lazy(_G, '_op_triu_out', 'aten', 'triu', 'out')
 
 def _m_repeat(self, *_va, repeats=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_repeat, locals(), ('self',), 'ember.Tensor.repeat')
         if _r is not _NOT_HANDLED:
             return _r
@@ -145,7 +145,7 @@ __m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0
 __m_repeat_interleave_sigs = ('(Tensor repeats, int dim = None, *, int output_size = None)', '(int repeats, int dim = None, *, int output_size = None)')
 
 def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_repeat_interleave, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.repeat_interleave')
         if _r is not _NOT_HANDLED:
             return _r
@@ -183,7 +183,7 @@ def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_tile(self, *_va, dims=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_tile, locals(), ('self',), 'ember.Tensor.tile')
         if _r is not _NOT_HANDLED:
             return _r
@@ -218,7 +218,7 @@ def _m_tile(self, *_va, dims=None):
         return _r
 
 def _m_roll(self, shifts, dims=()):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_roll, locals(), ('self',), 'ember.Tensor.roll')
         if _r is not _NOT_HANDLED:
             return _r
@@ -237,7 +237,7 @@ def _m_roll(self, shifts, dims=()):
         return _r
 
 def _m_flip(self, *_va, dims=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_flip, locals(), ('self',), 'ember.Tensor.flip')
         if _r is not _NOT_HANDLED:
             return _r
@@ -272,7 +272,7 @@ def _m_flip(self, *_va, dims=None):
         return _r
 
 def _m_fliplr(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_fliplr, locals(), ('self',), 'ember.Tensor.fliplr')
         if _r is not _NOT_HANDLED:
             return _r
@@ -290,7 +290,7 @@ def _m_fliplr(self):
         return _r
 
 def _m_flipud(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_flipud, locals(), ('self',), 'ember.Tensor.flipud')
         if _r is not _NOT_HANDLED:
             return _r
@@ -308,7 +308,7 @@ def _m_flipud(self):
         return _r
 
 def _m_rot90(self, k=1, dims=(0, 1)):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_rot90, locals(), ('self',), 'ember.Tensor.rot90')
         if _r is not _NOT_HANDLED:
             return _r
@@ -325,7 +325,7 @@ def _m_rot90(self, k=1, dims=(0, 1)):
         return _r
 
 def _m_tril(self, diagonal=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_tril, locals(), ('self', 'out'), 'ember.Tensor.tril')
         if _r is not _NOT_HANDLED:
             return _r
@@ -351,7 +351,7 @@ def _m_tril(self, diagonal=0, *, out=None):
         return _r
 
 def _m_tril_(self, diagonal=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_tril_, locals(), ('self',), 'ember.Tensor.tril_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -373,7 +373,7 @@ def _m_tril_(self, diagonal=0):
         return _r
 
 def _m_triu(self, diagonal=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_triu, locals(), ('self', 'out'), 'ember.Tensor.triu')
         if _r is not _NOT_HANDLED:
             return _r
@@ -399,7 +399,7 @@ def _m_triu(self, diagonal=0, *, out=None):
         return _r
 
 def _m_triu_(self, diagonal=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_triu_, locals(), ('self',), 'ember.Tensor.triu_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -421,7 +421,7 @@ def _m_triu_(self, diagonal=0):
         return _r
 
 def _m_diag(self, diagonal=0, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_diag, locals(), ('self', 'out'), 'ember.Tensor.diag')
         if _r is not _NOT_HANDLED:
             return _r
@@ -447,7 +447,7 @@ def _m_diag(self, diagonal=0, *, out=None):
         return _r
 
 def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_diag_embed, locals(), ('self',), 'ember.Tensor.diag_embed')
         if _r is not _NOT_HANDLED:
             return _r
@@ -477,7 +477,7 @@ def _m_diag_embed(self, offset=0, dim1=-2, dim2=-1):
         return _r
 
 def _m_diagflat(self, offset=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_diagflat, locals(), ('self',), 'ember.Tensor.diagflat')
         if _r is not _NOT_HANDLED:
             return _r
@@ -499,7 +499,7 @@ def _m_diagflat(self, offset=0):
         return _r
 
 def _m_broadcast_to(self, *_va, size=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_broadcast_to, locals(), ('self',), 'ember.Tensor.broadcast_to')
         if _r is not _NOT_HANDLED:
             return _r
@@ -534,7 +534,7 @@ def _m_broadcast_to(self, *_va, size=None):
         return _r
 
 def _m_narrow_copy(self, dim, start, length, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_narrow_copy, locals(), ('self', 'out'), 'ember.Tensor.narrow_copy')
         if _r is not _NOT_HANDLED:
             return _r

@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -33,7 +33,7 @@ _op_topk_default, _c_topk_default = _lazy(_G, '_op_topk_default', 'aten', 'topk'
 _op_topk_values, _c_topk_values = _lazy(_G, '_op_topk_values', 'aten', 'topk', 'values')
 
 def _m_kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_kthvalue, locals(), ('self', 'out'), 'ember.Tensor.kthvalue')
         if _r is not _NOT_HANDLED:
             return _r
@@ -118,7 +118,7 @@ __m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
 __m_sort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_sort, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.sort')
         if _r is not _NOT_HANDLED:
             return _r
@@ -213,7 +213,7 @@ __m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsor
 __m_argsort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_argsort, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.argsort')
         if _r is not _NOT_HANDLED:
             return _r
@@ -253,7 +253,7 @@ def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_topk, locals(), ('self', 'out'), 'ember.Tensor.topk')
         if _r is not _NOT_HANDLED:
             return _r
@@ -285,7 +285,7 @@ def _m_topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):
         return _r
 
 def _m_msort(self, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_msort, locals(), ('self', 'out'), 'ember.Tensor.msort')
         if _r is not _NOT_HANDLED:
             return _r

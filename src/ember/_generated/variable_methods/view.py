@@ -7,7 +7,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT as _AUTOGRAD_BIT, BACKEND_BITS a
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core.torch_function import (NOT_HANDLED as _NOT_HANDLED, bound as _tf_bound, varargs as _tf_varargs,
                                     duck_retry as _tf_duck, duck_retry_bound as _tf_duck_bound,
-                                    register as _tf_register)
+                                    register as _tf_register, PLAIN_TYPES as _TFP, plain_args as _tf_plain)
 from ..._arg_parser import (_is_num, _is_real, _is_int, _is_intlist, _is_intseq, _is_dtype, _is_double, _is_scalar,
                            _is_tensorlist, _no_match, _no_match_named, _NO_DEFAULT, _bad_arg, _bad_tensorlist,
                            _unbound_call, _as_tuple, _bad_varargs, _KwSizes)
@@ -81,7 +81,7 @@ _op_vsplit_array, _c_vsplit_array = _lazy(_G, '_op_vsplit_array', 'aten', 'vspli
 _op_vsplit_int, _c_vsplit_int = _lazy(_G, '_op_vsplit_int', 'aten', 'vsplit', 'int')
 
 def _m_unfold(self, dimension, size, step):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unfold, locals(), ('self',), 'ember.Tensor.unfold')
         if _r is not _NOT_HANDLED:
             return _r
@@ -188,7 +188,7 @@ __m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
 __m_view_sigs = ('(ember.dtype dtype)', '(tuple of ints size)')
 
 def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_view, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.view')
         if _r is not _NOT_HANDLED:
             return _r
@@ -237,7 +237,7 @@ def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_as_strided(self, size, stride, storage_offset=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_as_strided, locals(), ('self',), 'ember.Tensor.as_strided')
         if _r is not _NOT_HANDLED:
             return _r
@@ -256,7 +256,7 @@ def _m_as_strided(self, size, stride, storage_offset=None):
         return _r
 
 def _m_expand(self, *_va, size=None, implicit=False):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_expand, locals(), ('self',), 'ember.Tensor.expand')
         if _r is not _NOT_HANDLED:
             return _r
@@ -295,7 +295,7 @@ def _m_expand(self, *_va, size=None, implicit=False):
         return _r
 
 def _m_expand_as(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_expand_as, locals(), ('self', 'other'), 'ember.Tensor.expand_as')
         if _r is not _NOT_HANDLED:
             return _r
@@ -316,7 +316,7 @@ def _m_expand_as(self, other):
         return _r
 
 def _m_transpose(self, dim0, dim1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_transpose, locals(), ('self',), 'ember.Tensor.transpose')
         if _r is not _NOT_HANDLED:
             return _r
@@ -342,7 +342,7 @@ def _m_transpose(self, dim0, dim1):
         return _r
 
 def _m_permute(self, *_va, dims=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_permute, locals(), ('self',), 'ember.Tensor.permute')
         if _r is not _NOT_HANDLED:
             return _r
@@ -377,7 +377,7 @@ def _m_permute(self, *_va, dims=None):
         return _r
 
 def _m_t(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_t, locals(), ('self',), 'ember.Tensor.t')
         if _r is not _NOT_HANDLED:
             return _r
@@ -395,7 +395,7 @@ def _m_t(self):
         return _r
 
 def _m_adjoint(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_adjoint, locals(), ('self',), 'ember.Tensor.adjoint')
         if _r is not _NOT_HANDLED:
             return _r
@@ -413,7 +413,7 @@ def _m_adjoint(self):
         return _r
 
 def _m_narrow(self, dim, start, length):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_narrow, locals(), ('self',), 'ember.Tensor.narrow')
         if _r is not _NOT_HANDLED:
             return _r
@@ -443,7 +443,7 @@ def _m_narrow(self, dim, start, length):
         return _r
 
 def _m_select(self, dim, index):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_select, locals(), ('self',), 'ember.Tensor.select')
         if _r is not _NOT_HANDLED:
             return _r
@@ -469,7 +469,7 @@ def _m_select(self, dim, index):
         return _r
 
 def _m_slice(self, dim=0, start=None, end=None, step=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_slice, locals(), ('self',), 'ember.Tensor.slice')
         if _r is not _NOT_HANDLED:
             return _r
@@ -503,7 +503,7 @@ def _m_slice(self, dim=0, start=None, end=None, step=1):
         return _r
 
 def _m_unsqueeze(self, dim):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unsqueeze, locals(), ('self',), 'ember.Tensor.unsqueeze')
         if _r is not _NOT_HANDLED:
             return _r
@@ -619,7 +619,7 @@ __m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeez
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_squeeze, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.squeeze')
         if _r is not _NOT_HANDLED:
             return _r
@@ -759,7 +759,7 @@ __m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_sq
 __m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_squeeze_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.squeeze_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -805,7 +805,7 @@ def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_unsqueeze_(self, dim):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unsqueeze_, locals(), ('self',), 'ember.Tensor.unsqueeze_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -827,7 +827,7 @@ def _m_unsqueeze_(self, dim):
         return _r
 
 def _m_transpose_(self, dim0, dim1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_transpose_, locals(), ('self',), 'ember.Tensor.transpose_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -853,7 +853,7 @@ def _m_transpose_(self, dim0, dim1):
         return _r
 
 def _m_as_strided_(self, size, stride, storage_offset=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_as_strided_, locals(), ('self',), 'ember.Tensor.as_strided_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -872,7 +872,7 @@ def _m_as_strided_(self, size, stride, storage_offset=None):
         return _r
 
 def _m_t_(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_t_, locals(), ('self',), 'ember.Tensor.t_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -890,7 +890,7 @@ def _m_t_(self):
         return _r
 
 def _m_swapaxes_(self, axis0, axis1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_swapaxes_, locals(), ('self',), 'ember.Tensor.swapaxes_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -916,7 +916,7 @@ def _m_swapaxes_(self, axis0, axis1):
         return _r
 
 def _m_swapdims_(self, dim0, dim1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_swapdims_, locals(), ('self',), 'ember.Tensor.swapdims_')
         if _r is not _NOT_HANDLED:
             return _r
@@ -942,7 +942,7 @@ def _m_swapdims_(self, dim0, dim1):
         return _r
 
 def _m_flatten(self, start_dim=0, end_dim=-1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_flatten, locals(), ('self',), 'ember.Tensor.flatten')
         if _r is not _NOT_HANDLED:
             return _r
@@ -968,7 +968,7 @@ def _m_flatten(self, start_dim=0, end_dim=-1):
         return _r
 
 def _m_unflatten(self, dim, sizes):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unflatten, locals(), ('self',), 'ember.Tensor.unflatten')
         if _r is not _NOT_HANDLED:
             return _r
@@ -985,7 +985,7 @@ def _m_unflatten(self, dim, sizes):
         return _r
 
 def _m_diagonal(self, offset=0, dim1=0, dim2=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_diagonal, locals(), ('self',), 'ember.Tensor.diagonal')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1015,7 +1015,7 @@ def _m_diagonal(self, offset=0, dim1=0, dim2=1):
         return _r
 
 def _m_unbind(self, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unbind, locals(), ('self',), 'ember.Tensor.unbind')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1037,7 +1037,7 @@ def _m_unbind(self, dim=0):
         return _r
 
 def _m_split(self, split_size, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_split, locals(), ('self',), 'ember.Tensor.split')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1063,7 +1063,7 @@ def _m_split(self, split_size, dim=0):
         return _r
 
 def _m_split_with_sizes(self, split_sizes, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_split_with_sizes, locals(), ('self',), 'ember.Tensor.split_with_sizes')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1080,7 +1080,7 @@ def _m_split_with_sizes(self, split_sizes, dim=0):
         return _r
 
 def _m_chunk(self, chunks, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_chunk, locals(), ('self',), 'ember.Tensor.chunk')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1155,7 +1155,7 @@ __m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedi
 __m_movedim_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_movedim, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.movedim')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1242,7 +1242,7 @@ __m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_mo
 __m_moveaxis_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_moveaxis, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.moveaxis')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1280,7 +1280,7 @@ def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_swapaxes(self, axis0, axis1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_swapaxes, locals(), ('self',), 'ember.Tensor.swapaxes')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1306,7 +1306,7 @@ def _m_swapaxes(self, axis0, axis1):
         return _r
 
 def _m_swapdims(self, dim0, dim1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_swapdims, locals(), ('self',), 'ember.Tensor.swapdims')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1332,7 +1332,7 @@ def _m_swapdims(self, dim0, dim1):
         return _r
 
 def _m_ravel(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_ravel, locals(), ('self',), 'ember.Tensor.ravel')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1425,7 +1425,7 @@ __m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_
 __m_tensor_split_sigs = ('(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)', '(int sections, int dim = 0)')
 
 def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_tensor_split, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.tensor_split')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1542,7 +1542,7 @@ __m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_hsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.hsplit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1659,7 +1659,7 @@ __m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_vsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.vsplit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1776,7 +1776,7 @@ __m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
         _r = _tf_varargs(_m_dsplit, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.dsplit')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1814,7 +1814,7 @@ def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
         return _r
 
 def _m_unsafe_split(self, split_size, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unsafe_split, locals(), ('self',), 'ember.Tensor.unsafe_split')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1840,7 +1840,7 @@ def _m_unsafe_split(self, split_size, dim=0):
         return _r
 
 def _m_unsafe_split_with_sizes(self, split_sizes, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unsafe_split_with_sizes, locals(), ('self',), 'ember.Tensor.unsafe_split_with_sizes')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1857,7 +1857,7 @@ def _m_unsafe_split_with_sizes(self, split_sizes, dim=0):
         return _r
 
 def _m_unsafe_chunk(self, chunks, dim=0):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_unsafe_chunk, locals(), ('self',), 'ember.Tensor.unsafe_chunk')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1883,7 +1883,7 @@ def _m_unsafe_chunk(self, chunks, dim=0):
         return _r
 
 def _m_alias(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_alias, locals(), ('self',), 'ember.Tensor.alias')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1901,7 +1901,7 @@ def _m_alias(self):
         return _r
 
 def _m_detach(self):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_detach, locals(), ('self',), 'ember.Tensor.detach')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1919,7 +1919,7 @@ def _m_detach(self):
         return _r
 
 def _m_view_as(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_view_as, locals(), ('self', 'other'), 'ember.Tensor.view_as')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1940,7 +1940,7 @@ def _m_view_as(self, other):
         return _r
 
 def _m_reshape(self, *_va, shape=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_reshape, locals(), ('self',), 'ember.Tensor.reshape')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1975,7 +1975,7 @@ def _m_reshape(self, *_va, shape=None):
         return _r
 
 def _m_reshape_as(self, other):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
         _r = _tf_bound(_m_reshape_as, locals(), ('self', 'other'), 'ember.Tensor.reshape_as')
         if _r is not _NOT_HANDLED:
             return _r
@@ -1996,7 +1996,7 @@ def _m_reshape_as(self, other):
         return _r
 
 def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or src.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_slice_scatter, locals(), ('self', 'src', 'out'), 'ember.Tensor.slice_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2037,7 +2037,7 @@ def _m_slice_scatter(self, src, dim=0, start=None, end=None, step=1, *, out=None
         return _r
 
 def _m_select_scatter(self, src, dim, index):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(_m_select_scatter, locals(), ('self', 'src'), 'ember.Tensor.select_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2066,7 +2066,7 @@ def _m_select_scatter(self, src, dim, index):
         return _r
 
 def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(_m_diagonal_scatter, locals(), ('self', 'src'), 'ember.Tensor.diagonal_scatter')
         if _r is not _NOT_HANDLED:
             return _r
@@ -2099,7 +2099,7 @@ def _m_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         return _r
 
 def _m_as_strided_scatter(self, src, size, stride, storage_offset=None):
-    if _TF:
+    if _TF and (_TFM or self.__class__ not in _TFP or src.__class__ not in _TFP):
         _r = _tf_bound(_m_as_strided_scatter, locals(), ('self', 'src'), 'ember.Tensor.as_strided_scatter')
         if _r is not _NOT_HANDLED:
             return _r

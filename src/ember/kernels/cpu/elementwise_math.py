@@ -194,8 +194,46 @@ atan2, atan2_, atan2_out = make_binary(_quiet2(np.arctan2), FLOAT_OUT, "atan2")
 hypot, hypot_, hypot_out = make_binary(_quiet2(np.hypot), ARITH, "hypot")
 fmod_Tensor, fmod__Tensor, fmod_Tensor_out = make_binary(_fmod, ARITH, "fmod")
 fmod_Scalar, fmod__Scalar, fmod_Scalar_out = fmod_Tensor, fmod__Tensor, fmod_Tensor_out
-maximum, _, maximum_out = make_binary(_ufunc2(np.maximum), ARITH, "maximum")
-minimum, _, minimum_out = make_binary(_ufunc2(np.minimum), ARITH, "minimum")
+# torch's maximum/minimum never pass a NaN operand's bits on: ATen's vectorised loop (AVX-512 here: 16 float32
+# or 8 float64 lanes) blends in an all-ones lane (0xffffffff) wherever an operand is NaN, its scalar tail returns
+# the canonical quiet NaN (0x7fc00000). So a NaN's bits depend on its place in the loop: with contiguous operands
+# (or numbers) the loop is the whole flat result, its last n % lanes elements the tail; otherwise each row of
+# the last dim is a loop of its own (ember's rule; torch's may coalesce rows differently). numpy returns the
+# NaN operand itself.
+_count_nonzero = np.count_nonzero
+_NAN_LANES = {np.dtype(np.float32): (16, np.uint32, 0x7FC00000, 0xFFFFFFFF),
+              np.dtype(np.float64): (8, np.uint64, 0x7FF8000000000000, 0xFFFFFFFFFFFFFFFF)}
+
+
+def _nan_bits_max_min(uf):
+    def f(a, b, out):
+        uf(a, b, out=out, casting="unsafe")
+        spec = _NAN_LANES.get(out.dtype)
+        if spec is None or not out.size:
+            return
+        nan = out != out
+        if not _count_nonzero(nan):        # (half the cost of isnan(...).any() on small arrays)
+            return
+        lanes, ui, canon, ones = spec
+        flat_loop = out.flags.c_contiguous and all(
+            np.ndim(x) == 0 or (x.shape == out.shape and x.flags.c_contiguous) for x in (a, b))
+        rows = out.reshape(1, -1) if flat_loop else out.reshape(-1, out.shape[-1]) if out.ndim else out.reshape(1, 1)
+        nrows = nan.reshape(rows.shape)
+        n = rows.shape[1]
+        body = n - n % lanes
+        bits = rows.view(ui)
+        tail = nrows.copy()
+        tail[:, :body] = False
+        nrows[:, body:] = False
+        bits[nrows] = ones
+        bits[tail] = canon
+        if not np.shares_memory(rows, out):
+            out[...] = rows.reshape(out.shape)
+    return f
+
+
+maximum, _, maximum_out = make_binary(_nan_bits_max_min(np.maximum), ARITH, "maximum")
+minimum, _, minimum_out = make_binary(_nan_bits_max_min(np.minimum), ARITH, "minimum")
 fmax, _, fmax_out = make_binary(_ufunc2(np.fmax), ARITH, "fmax")
 fmin, _, fmin_out = make_binary(_ufunc2(np.fmin), ARITH, "fmin")
 logaddexp, _, logaddexp_out = make_binary(_quiet2(np.logaddexp), ARITH, "logaddexp")

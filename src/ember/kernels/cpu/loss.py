@@ -58,14 +58,29 @@ def soft_margin_loss(self, target, reduction=1):
 
 
 def binary_cross_entropy(self, target, weight=None, reduction=1):
+    if target.dtype is not self.dtype:      # torch's TensorIterator: loss, input and target of one dtype
+        raise RuntimeError(f"Found dtype {_tname(target.dtype)} but expected {_tname(self.dtype)}")
     x, t, dt = _pair(self, target, reduction, "binary_cross_entropy")
-    if ((x < 0) | (x > 1)).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    _check_bce_range(x, t)
     with np.errstate(divide="ignore"):
         loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
     if weight is not None:
         loss = loss * acc(weight)
     return wrap(reduce(loss, reduction), dt)
+
+
+def _check_bce_range(x, t):
+    """torch's per-element checks, input then target for each element in order (NaN fails both): the first bad
+    element names its tensor."""
+    with np.errstate(invalid="ignore"):
+        bad_x = ~((x >= 0) & (x <= 1))
+        bad_t = ~((t >= 0) & (t <= 1))
+    bad = bad_x | bad_t
+    if bad.any():
+        i = np.flatnonzero(np.broadcast_to(bad, np.broadcast_shapes(x.shape, t.shape)))[0]
+        if np.broadcast_to(bad_x, bad.shape).reshape(-1)[i]:
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        raise RuntimeError("all elements of target should be between 0 and 1")
 
 
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):

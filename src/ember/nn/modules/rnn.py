@@ -22,6 +22,7 @@ from ..._ops import ops as _ops
 from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
 
 _aten = _ops.aten
+_PROJ_WARNED = []      # torch warns about LSTM projections once per process
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -232,6 +233,13 @@ class RNNBase(Module):
                 x = x.transpose(0, 1)
             self._check_input(x)
         N = x.shape[1]
+        if self.mode == "LSTM" and self.proj_size > 0 and not packed and not _PROJ_WARNED and \
+                x.dtype is ember.float32 and x.numel():
+            # torch's lstm picks oneDNN for a float32 cpu input and falls back for projections, saying so once
+            # (TORCH_WARN_ONCE)
+            _PROJ_WARNED.append(True)
+            warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation.",
+                          UserWarning, stacklevel=2)   # (at forward's line in this file, as torch's rnn.py)
         if self.mode == "LSTM":
             if hx is None:
                 h0 = ember.zeros((self.num_layers * D, N, h_out), dtype=x.dtype)
