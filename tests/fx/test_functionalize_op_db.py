@@ -117,6 +117,10 @@ def test_out_variant_functionalized(op):
         return f(*ts)
 
     outs = [ember.zeros(tuple(r.shape), dtype=r.dtype) for r in ref]
+    try:
+        fn(*[t.clone() for t in tensors + outs])
+    except TypeError as e:  # as torch: where(c, x, 1.0, out=o) has no overload taking a number with out=
+        pytest.skip(f"eager refuses out= for this sample: {e}")
     _run_listed(op, lambda: _check(fn, tensors + outs, list(range(n, n + len(outs)))))
 
 

@@ -292,3 +292,22 @@ def _functional_case(mod):
 def test_nn_functional_results_keep_the_subclass():
     # (pad and threshold: bindings with a parameter named as the function itself)
     assert _functional_case(ember) == _functional_case(torch)
+
+
+def test_direct_paths_keep_the_subclass_after_warm_up():
+    # F.linear/F.layer_norm skip the dispatcher once its cache holds the plain kernel (nn/functional's `_direct`
+    # paths): a subclass must still reach __torch_function__ then, as it does on a cold cache
+    F = ember.nn.functional
+    with ember.no_grad():
+        for _ in range(2):
+            F.linear(ember.ones(2, 4), ember.ones(3, 4), ember.ones(3))
+            F.linear(ember.ones(2, 4), ember.ones(3, 4))
+            F.layer_norm(ember.ones(2, 4), (4,), ember.ones(4), ember.ones(4), 1e-5)
+
+    class Sub(ember.Tensor):
+        pass
+    s = ember.ones(2, 4).as_subclass(Sub)
+    with ember.no_grad():
+        outs = [F.linear(s, ember.ones(3, 4), ember.ones(3)), F.linear(s, ember.ones(3, 4)),
+                F.layer_norm(s, (4,), ember.ones(4), ember.ones(4), 1e-5)]
+    assert [type(o).__name__ for o in outs] == ["Sub", "Sub", "Sub"]
