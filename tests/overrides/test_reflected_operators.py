@@ -85,3 +85,18 @@ def test_plain_calls_skip_the_protocol_after_a_subclass():
         assert calls and set(calls) == {"ember.Tensor.add"}     # (the default __torch_function__ calls again)
     finally:
         m._tf_bound = old
+
+
+def test_linear_keeps_the_subclass_once_mm_is_warm():
+    """F.linear's direct path (no dispatch once mm's cache holds the cpu kernel) left the protocol out: a subclass
+    input came back a plain Tensor depending on what ran before."""
+    x, w = ember.ones(2, 4), ember.ones(3, 4)
+    ember.nn.functional.linear(x, w)
+    ember.mm(x, w.t())
+
+    class Sub(ember.Tensor):
+        pass
+    s = x.as_subclass(Sub)
+    assert type(ember.nn.functional.linear(s, w)) is Sub
+    assert type(ember.nn.functional.linear(s, w, ember.ones(3))) is Sub
+    assert type(ember.nn.functional.linear(x, w)) is ember.Tensor

@@ -11,6 +11,7 @@ from ..._core.dispatch_keys import AUTOGRAD_BIT, DispatchKey
 from ..._core.tensor_impl import TensorImpl
 from ..._core.torch_function import register as _tf_register
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
+from ..._core import torch_function as _tf
 from ...kernels.common import _tname
 from ...kernels.cpu import linalg_matmul as _cpu
 from ...kernels.cpu.runtime import gemm as _gemm
@@ -19,6 +20,10 @@ _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _F32 = np.dtype(np.float32)
 _wrap_fresh = TensorImpl._wrap_fresh
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_TFM = False
+_TFP = _tf.PLAIN_TYPES
+_tf.register(globals())
 _addmm_cache = ember.ops.aten.addmm.default._dispatch_cache
 _mm_cache = ember.ops.aten.mm.default._dispatch_cache
 # When `_direct` computes x @ w^T (m rows, w of n x k, c-contiguous) as (w @ x^T)^T. numpy hands x @ w^T to
@@ -120,6 +125,10 @@ def linear(input, weight, bias=None):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
+        # a mode or an overriding subclass: the binding handles the protocol (the direct path below would
+        # return a plain Tensor once mm's dispatch cache is warm)
+        return ember._nn.linear(input, weight, bias)
     if _tls._include & _AUTOCAST_CPU_BIT:
         # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
         # cached for the region, before the transpose

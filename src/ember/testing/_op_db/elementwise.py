@@ -222,6 +222,11 @@ def _where_scalars(op, dt):
             SampleInput(cond, (num, -1), {}, "scalars"), SampleInput(cond, (x, y), {}, "tensors")]
 
 
+def _where_tensors(op, dt):
+    """where's out= form: only where.self has one (torch refuses a number with out=, as ember does)."""
+    return [s for s in _where_scalars(op, dt) if s.name == "tensors"]
+
+
 def _xlogy_scalar_other(op, dt):
     return [SampleInput(make((3, 4), dt, -2.0, 2.0, seed=24), (2.5,), {}, "other-2.5"),
             SampleInput(np.array([0.5, 1.0, 2.0], dt), (0.5,), {}, "other-0.5")]
@@ -285,7 +290,8 @@ def _overload_form_infos():
         _with_args("clip", [((-1.0, 1.0), {}), ((None, 0.5), {})], lambda a, lo, hi: np.clip(a, lo, hi)),
         OpInfo("subtract", _alpha, ref=lambda a, b, alpha=1: a - alpha * np.asarray(b), dtypes=FI,
                supports_out=True, inplace_variant="subtract_"),
-        OpInfo("where", _where_scalars, dtypes=FI, method_variant=False, supports_out=True),
+        OpInfo("where", _where_scalars, dtypes=FI, method_variant=False),
+        OpInfo("where", _where_tensors, dtypes=FI, method_variant=False, supports_out=True),
         _u("resolve_neg", lambda a: a, inplace=False, out=False),
         # aliases (torch.divide is div, torch.greater is gt, ...): their own overloads
         # (no in-place forms: ember has no absolute_, negative_, fix_, divide_, multiply_ yet; torch has them)
