@@ -9,7 +9,6 @@ from ..._arg_parser import _bad_arg
 from ..._tensor import Tensor
 from ..._core.dispatch_keys import AUTOGRAD_BIT, DispatchKey
 from ..._core.tensor_impl import TensorImpl
-from ..._core.torch_function import register as _tf_register
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ..._core import torch_function as _tf
 from ...kernels.common import _tname
@@ -51,8 +50,6 @@ _SWAP_SPLIT_MACS = 1 << 20
 _SERIAL = _gemm.OPENBLAS_SERIAL
 
 
-_tf_register(globals())     # `_TF`: a __torch_function__ override or mode exists (then no direct path)
-
 def _direct(input, weight, bias):
     """linear computed as the cpu addmm (mm without a bias) kernel computes it, without the views around it
     (`input.view(rows, k)`, `weight.t()`, the result's view back), for the case where the dispatcher would
@@ -61,7 +58,7 @@ def _direct(input, weight, bias):
     the key set holds the builtin kernel itself); float32/float64 of one dtype, a contiguous input of 2+
     dims, a vector bias. The result is bitwise the general path's. None for every other case.
     At batch 1 a model's Linear is mostly its views: generating with a small GPT, 25 per token."""
-    if _TF or _KEYS_ACTIVE[0] or (input._ks | weight._ks) & AUTOGRAD_BIT and not _GRAD_OFF:
+    if _KEYS_ACTIVE[0] or (input._ks | weight._ks) & AUTOGRAD_BIT and not _GRAD_OFF:
         return None         # (grad mode on everywhere and an input needing grad: the recorded path, ~1 us sooner)
     x, w = input._np, weight._np
     if x is None or w is None or x.dtype not in _FLOATS or w.dtype != x.dtype or x.ndim < 2 or w.ndim != 2:

@@ -5,7 +5,7 @@ instance_norm, normalize, local_response_norm)."""
 import ember
 from ..._core.dispatch_keys import AUTOGRAD_BIT
 from ..._core.tensor_impl import TENSOR_TYPES as _TENSOR_TYPES, TensorImpl
-from ..._core.torch_function import register as _tf_register
+from ..._core import torch_function as _tf
 from ..._core.tls import GRAD_OFF as _GRAD_OFF, KEYS_ACTIVE as _KEYS_ACTIVE, state as _tls
 from ...kernels.cpu import norm as _cpu_norm, norm_rows as _norm_rows
 from ...kernels.decompositions import norm as _decomp_norm
@@ -22,7 +22,10 @@ _native_ln_cache = ember.ops.aten.native_layer_norm.default._dispatch_cache
 _wrap_fresh = TensorImpl._wrap_fresh
 
 
-_tf_register(globals())     # `_TF`: a __torch_function__ override or mode exists (then no direct path)
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_TFM = False
+_TFP = _tf.PLAIN_TYPES
+_tf.register(globals())
 
 def _layer_norm_direct(input, normalized_shape, weight, bias, eps):
     """layer_norm as the cpu native_layer_norm kernel computes it (csrc/norm.c, the same call, so the same bits),
@@ -32,7 +35,10 @@ def _layer_norm_direct(input, normalized_shape, weight, bias, eps):
     caches of the key set hold the composite and the builtin kernel themselves), arguments of the types the
     binding takes without conversion, the kernel's small-case conditions (norm_rows.c_layer_norm_last_dim). None
     for every other case. A (T, 128) LayerNorm at batch 1: ~13 -> ~8 us (torch ~8)."""
-    if _TF or _KEYS_ACTIVE[0] or input.__class__ not in _TENSOR_TYPES or eps.__class__ is not float:
+    if _KEYS_ACTIVE[0] or input.__class__ not in _TENSOR_TYPES or eps.__class__ is not float:
+        return None
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
+        return None         # (a mode or an overriding subclass: the binding dispatches __torch_function__)
         return None
     if normalized_shape.__class__ is not tuple and normalized_shape.__class__ is not list:
         return None
