@@ -746,3 +746,37 @@ def test_pool_on_one_allowed_cpu():
             pytest.fail("the one-cpu child hung in ember's C pool")
         time.sleep(0.05)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def test_cpython_entry_same_bits_as_the_ctypes_entry(threads, monkeypatch):
+    """run_address calls the pool through csrc/ext/parallel_call.c (a CPython extension) when it builds, else
+    through ctypes: both give the same bits for kernels of 2, 3 and 4 arrays and of scalar operands, and an
+    array that is not exactly an ndarray (a subclass) goes through ctypes."""
+    import sysconfig
+    fast = flat._fast_entry()
+    if not fast:
+        assert not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+        pytest.skip("no Python headers: the ctypes entry only")
+    a, b = _data(np.float32)
+    m = a > 0
+    cases = [("mul", [a, b], 0.0, 0.0), ("neg", [a], 0.0, 0.0), ("clamp", [a], -1.5, 2.0),
+             ("where", [m.view(np.uint8), a, b], 0.0, 0.0), ("add_s", [a], 0.25, 0.0)]
+    for name, ins, s0, s1 in cases:
+        outs = []
+        for entry in (fast, False):
+            monkeypatch.setattr(flat, "_FAST", [entry])
+            o = np.empty(a.shape, a.dtype)
+            assert flat.run_address(flat.kernel(name, np.dtype(np.float32)), ins + [o], o.size, s0, s1)
+            assert 1 <= flat.last_threads() <= threads
+            outs.append(o)
+        _same(outs[0], outs[1], name)
+    monkeypatch.setattr(flat, "_FAST", [fast])
+    o = np.empty(a.shape, a.dtype).view(_Sub)
+    assert flat.run_address(flat.kernel("mul", np.dtype(np.float32)), (a, b, o), o.size)
+    _same(np.asarray(o), a * b, "subclass output")
+    with pytest.raises(TypeError):
+        fast(flat.kernel("mul", np.dtype(np.float32)), [a, b, [1.0]], 0.0, 0.0, 3, 1)

@@ -166,8 +166,54 @@ def set_stream_bytes(nbytes):
     return _STREAM[0]
 
 
+_FAST = [None]          # csrc/ext/parallel_call.c's run, or False when it cannot be built (run_address)
+
+
+def _fast_entry():
+    """csrc/ext/parallel_call.c's `run(fn, arrays, s0, s1, n, k)` (a CPython extension calling csrc/parallel.c,
+    built with the Python headers and loaded once), or False when C is off, ndarray's data offset is unknown
+    or the build fails (run_address then calls the pool through ctypes). Per call of a 1M-element float32
+    add (the kernel excluded), callgrind: ctypes ~14k instructions plus ~1k for each array's address, this
+    entry a few hundred (see that file)."""
+    f = _FAST[0]
+    if f is None:
+        f = False
+        par = _parallel_for()
+        if par is not None and clib.DATA_OFFSET is not None:
+            try:
+                import importlib.machinery
+                import importlib.util
+                import sysconfig
+                from .... import _cc
+                name = "_ember_parallel_call"
+                lib = _cc.load(clib.source("ext/parallel_call"), "parallel_call",
+                               ("-I" + sysconfig.get_paths()["include"],))
+                loader = importlib.machinery.ExtensionFileLoader(name, lib._name)
+                mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+                loader.exec_module(mod)
+                mod.init(ctypes.cast(par, ctypes.c_void_p).value, np.ndarray, clib.DATA_OFFSET, GRAIN, _CHUNKS,
+                         CHUNK_MIN, _ALIGN)
+                f = mod.run
+            except (OSError, RuntimeError, ImportError, KeyError, TypeError, ValueError):
+                f = False           # (no Python headers, ...): the ctypes call below
+        _FAST[0] = f
+    return f
+
+
 def run_address(fn, arrays, n, s0=0.0, s1=0.0):
     """The kernel at address fn over n elements of `arrays` (at most 4, the output last)."""
+    fast = _FAST[0]
+    if fast is None:
+        fast = _fast_entry()
+    if fast:
+        if n:
+            try:
+                _LAST[0] = fast(fn, arrays, s0, s1, n, get_num_threads())
+                return True
+            except TypeError:       # an array that is not exactly an ndarray: the ctypes call reads it
+                pass
+        else:
+            return True
     par = _PAR[0] or _parallel_for()
     if par is None:
         return False
@@ -315,6 +361,8 @@ def overlaps(out, *inputs):
     """True when out shares memory with an input other than by being that very array (same data, same
     layout): the flat kernels read element i before they write it, so only an exact alias is safe."""
     for a in inputs:
+        if a is out:                # in place (relu_, clamp_, ...): an exact alias, without numpy's check
+            continue
         if a.__class__ is np.ndarray and np.may_share_memory(out, a):
             if not (_address(a) == _address(out) and a.strides == out.strides and a.shape == out.shape):
                 return True
