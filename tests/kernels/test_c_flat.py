@@ -758,6 +758,7 @@ def test_cpython_entry_same_bits_as_the_ctypes_entry(threads, monkeypatch):
     array that is not exactly an ndarray (a subclass) goes through ctypes."""
     import sysconfig
     fast = flat._fast_entry()
+    assert os.path.samefile(flat._python_include(), sysconfig.get_paths()["include"])
     if not fast:
         assert not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
         pytest.skip("no Python headers: the ctypes entry only")
