@@ -202,11 +202,17 @@ def test_copy_fill_and_clamp_inplace_match_torch():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("entry", ["cpython", "ctypes"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
+def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, entry, monkeypatch):
     """x.sum() / x.mean() of big contiguous float tensors run csrc/reduction_flat.c (numpy's pairwise tree,
     its top subtrees over the pool): numpy's exact bits for any thread count and size (odd sizes give
-    uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's."""
+    uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's; called through
+    csrc/ext/parallel_call.c or through ctypes."""
+    if entry == "ctypes":
+        monkeypatch.setattr(flat, "_FAST", [False])
+    elif not flat._fast_entry():
+        pytest.skip("no CPython entry here")
     calls = []
     real = flat.sum_all
     monkeypatch.setattr(flat, "sum_all", lambda a: calls.append(a.size) or real(a))

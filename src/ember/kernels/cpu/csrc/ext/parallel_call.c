@@ -103,9 +103,41 @@ static PyObject *pc_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromLong(used);
 }
 
+typedef double (*sum_fn)(const void *x, int64_t n, int nthreads, void *parallel_for, int *joined);
+
+/* sum_all(fn, array, n, k) -> (sum, threads): csrc/reduction_flat.c's sum_all_<f32|f64> at address fn over the
+   n elements of c-contiguous `array` (runtime/flat.py's sum_all checked it) on up to k threads, the GIL
+   released */
+static PyObject *pc_sum_all(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4 || !par_for) {
+        PyErr_SetString(PyExc_TypeError, "sum_all(fn, array, n, k) after init");
+        return NULL;
+    }
+    void *fn = PyLong_AsVoidPtr(args[0]);
+    const int64_t n = PyLong_AsLongLong(args[2]);
+    const long k = PyLong_AsLong(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    void *x;
+    if (data_of(args[1], &x) < 0)
+        return NULL;
+    if (!fn || k < 1 || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "sum_all: a kernel address, n >= 0 and k >= 1");
+        return NULL;
+    }
+    int joined = 1;
+    double r;
+    Py_BEGIN_ALLOW_THREADS
+    r = ((sum_fn)fn)(x, n, (int)k, k > 1 ? (void *)par_for : 0, &joined);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("(di)", r, joined);
+}
+
 static PyMethodDef pc_methods[] = {
     {"init", (PyCFunction)(void (*)(void))pc_init, METH_FASTCALL, "init(parallel_for, ndarray, data_offset, ...)"},
     {"run", (PyCFunction)(void (*)(void))pc_run, METH_FASTCALL, "run(fn, arrays, s0, s1, n, k) -> threads"},
+    {"sum_all", (PyCFunction)(void (*)(void))pc_sum_all, METH_FASTCALL, "sum_all(fn, array, n, k) -> (sum, threads)"},
     {NULL, NULL, 0, NULL},
 };
 
