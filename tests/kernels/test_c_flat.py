@@ -218,6 +218,8 @@ def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, entry, monkeyp
     monkeypatch.setattr(flat, "sum_all", lambda a: calls.append(a.size) or real(a))
     from ember.kernels.cpu import reduction
     monkeypatch.setattr(reduction, "_sum_all", flat.sum_all)
+    real_double = flat.sum_all_double          # (mean's)
+    monkeypatch.setattr(reduction, "_sum_all_double", lambda a: calls.append(a.size) or real_double(a))
     rng = np.random.default_rng(7)
     for shape in [(N,), (1 << 20,), (512, 2051), (3, 333, 101), (flat.MIN_ELEMS_SUM,)]:
         a = (rng.standard_normal(shape) * 100 + 3).astype(dtype)
@@ -227,16 +229,24 @@ def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, entry, monkeyp
     a, _ = _data(dtype)
     with np.errstate(invalid="ignore"):
         _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum with NaN")
+        _same(ember.from_numpy(a).mean().numpy(), np.mean(a), "mean with NaN")
     a = np.full(N, np.inf, dtype)
     _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of inf")
+    _same(ember.from_numpy(a).mean().numpy(), np.mean(a), "mean of inf")
     a = np.full(N, -0.0, dtype)
     _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of -0.0")
-    assert len(calls) == 13
+    _same(ember.from_numpy(a).mean().numpy(), np.mean(a), "mean of -0.0")
+    big = np.full(N, np.finfo(dtype).max / 2, dtype)        # the float32 sum overflows to inf, as numpy's
+    with np.errstate(over="ignore"):
+        _same(ember.from_numpy(big).mean().numpy(), np.mean(big), "mean of huge values")
+    tiny = (rng.standard_normal(N) * 1e-38).astype(dtype)   # subnormal means
+    _same(ember.from_numpy(tiny).mean().numpy(), np.mean(tiny), "mean of tiny values")
+    assert len(calls) == 18
     small = rng.standard_normal(flat.MIN_ELEMS_SUM - 1).astype(dtype)   # below the C size: numpy's call
     _same(ember.from_numpy(small).sum().numpy(), np.sum(small), "small sum")
     strided = ember.from_numpy(rng.standard_normal(2 * N).astype(dtype))[::2]
     _same(strided.sum().numpy(), np.sum(strided.numpy()), "strided sum")
-    assert len(calls) == 14 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
+    assert len(calls) == 19 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -255,6 +255,13 @@ def sum_all(a):
     c-contiguous float32/64 array, split over the pool (csrc/reduction_flat.c: numpy's pairwise tree, its
     top subtrees on any threads, so the bits do not depend on the thread count); None when C is off or
     the array does not fit (the caller keeps numpy)."""
+    r = sum_all_double(a)
+    return None if r is None else a.dtype.type(r)
+
+
+def sum_all_double(a):
+    """sum_all's sum as the Python float the kernel returns (a float32 sum held exactly), or None: mean does
+    its division on it (kernels/cpu/reduction.py)."""
     dt = a.dtype
     fn = _SUMS.get(dt, 0)
     if fn == 0:
@@ -270,14 +277,14 @@ def sum_all(a):
         fast = _fast_entry()
     if fast and a.__class__ is np.ndarray:      # the CPython entry (csrc/ext/parallel_call.c): ~10k instructions less
         r, _LAST[0] = _FAST_SUM[0](_SUM_AT[dt], a, a.size, get_num_threads())
-        return dt.type(r)
+        return r
     par = _PAR[0] or _parallel_for()
     if par is None:
         return None
     k = get_num_threads()
     r = fn(_address(a), a.size, k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None, _JOINED_AT)
     _LAST[0] = int(_JOINED[0])
-    return dt.type(r)
+    return r
 
 
 _SUM_AT = {}                # dtype -> the address of sum_all_<sfx> (with _SUMS)
