@@ -208,7 +208,7 @@ def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, entry, monkeyp
     """x.sum() / x.mean() of big contiguous float tensors run csrc/reduction_flat.c (numpy's pairwise tree,
     its top subtrees over the pool): numpy's exact bits for any thread count and size (odd sizes give
     uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's; called through
-    csrc/ext/parallel_call.c or through ctypes."""
+    csrc/parallel_call.c or through ctypes."""
     if entry == "ctypes":
         monkeypatch.setattr(flat, "_FAST", [False])
     elif not flat._fast_entry():
@@ -769,7 +769,7 @@ class _Sub(np.ndarray):
 
 
 def test_cpython_entry_same_bits_as_the_ctypes_entry(threads, monkeypatch):
-    """run_address calls the pool through csrc/ext/parallel_call.c (a CPython extension) when it builds, else
+    """run_address calls the pool through csrc/parallel_call.c (a CPython extension) when it builds, else
     through ctypes: both give the same bits for kernels of 2, 3 and 4 arrays and of scalar operands, and an
     array that is not exactly an ndarray (a subclass) goes through ctypes."""
     import sysconfig

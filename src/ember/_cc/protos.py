@@ -63,7 +63,7 @@ def preprocess(cc, source, cpp_flags=()):
 def cached(cc, source, path, cpp_flags=()):
     """parse(preprocess(source)), kept in `path` (JSON) next to the built library; {} if it fails (then every
     process that loads the library runs the preprocessor again: a source that needs include directories, as
-    the Python headers of csrc/ext/, passes them in `cpp_flags`)."""
+    the Python headers of csrc/parallel_call.c, passes them in `cpp_flags`)."""
     try:
         with open(path) as f:
             return {k: tuple(v) for k, v in json.load(f).items()}

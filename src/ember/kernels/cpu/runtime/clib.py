@@ -58,8 +58,15 @@ class use_c:
         _FUNCS.clear()
 
 
+# csrc/ sources that are CPython extension modules, built and imported by their own loader (runtime/flat.py's
+# _fast_entry for parallel_call), not ctypes libraries: library() returns None for them
+EXTENSIONS = frozenset(("parallel_call",))
+
+
 def library(name):
     """The loaded library of csrc/<name>.c, or None (warns once when the build fails)."""
+    if name in EXTENSIONS:
+        return None
     lib = _LIBS.get(name)
     if lib is None and name not in _LIBS:
         with _LOCK:

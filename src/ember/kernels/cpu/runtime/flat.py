@@ -9,7 +9,7 @@ path). csrc/parallel.c shares the elements out in chunks (_grain) over up to get
 threads: C workers that spin briefly between jobs and need no GIL, with the caller claiming chunks too, so
 a split never waits for a worker whose core is busy elsewhere (see that file). Python's pool (pool.py)
 hands a part to a sleeping Python thread that must take the GIL first: on 2 loaded cores a 1M-element
-float add ran slower split that way than on one thread. The pool is entered through csrc/ext/parallel_call.c,
+float add ran slower split that way than on one thread. The pool is entered through csrc/parallel_call.c,
 a small CPython extension (METH_FASTCALL, the GIL released for the call: a few hundred instructions), when it
 builds (_fast_entry), else through ctypes (~15k instructions a call; session 15 measured ~2-3.5 us a call
 saved at 2 threads, whatever the op's size).
@@ -169,12 +169,12 @@ def set_stream_bytes(nbytes):
     return _STREAM[0]
 
 
-_FAST = [None]          # csrc/ext/parallel_call.c's run, or False when it cannot be built (run_address)
+_FAST = [None]          # csrc/parallel_call.c's run, or False when it cannot be built (run_address)
 _FAST_SUM = [None]      # its sum_all (flat.sum_all), set with _FAST
 
 
 def _fast_entry():
-    """csrc/ext/parallel_call.c's `run(fn, arrays, s0, s1, n, k)` (a CPython extension calling csrc/parallel.c,
+    """csrc/parallel_call.c's `run(fn, arrays, s0, s1, n, k)` (a CPython extension calling csrc/parallel.c,
     built with the Python headers and loaded once), or False when C is off, ndarray's data offset is unknown
     or the build fails (run_address then calls the pool through ctypes). Per call of a 1M-element float32
     add (the kernel excluded), callgrind: ctypes ~14k instructions plus ~1k for each array's address, this
@@ -189,7 +189,7 @@ def _fast_entry():
                 import importlib.util
                 from .... import _cc
                 name = "_ember_parallel_call"
-                lib = _cc.load(clib.source("ext/parallel_call"), "parallel_call", ("-I" + _python_include(),))
+                lib = _cc.load(clib.source("parallel_call"), "parallel_call", ("-I" + _python_include(),))
                 loader = importlib.machinery.ExtensionFileLoader(name, lib._name)
                 mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
                 loader.exec_module(mod)
@@ -278,7 +278,7 @@ def sum_all_double(a):
     fast = _FAST[0]
     if fast is None:
         fast = _fast_entry()
-    if fast and a.__class__ is np.ndarray:      # the CPython entry (csrc/ext/parallel_call.c): ~10k instructions less
+    if fast and a.__class__ is np.ndarray:      # the CPython entry (csrc/parallel_call.c): ~10k instructions less
         r, _LAST[0] = _FAST_SUM[0](_SUM_AT[dt], a, a.size, get_num_threads())
         return r
     par = _PAR[0] or _parallel_for()
