@@ -43,10 +43,10 @@ def _direct(self, dt, dev=None):
     needs grad: the same ToCopyBackward0 node). NotImplemented when the call is not that plain: another device
     (or "cpu:0", which torch copies), a dispatch mode or other thread-local keys active (they see the calls they
     saw before), a dispatch observer set (the profiler sees aten.to.* and aten._to_copy, as torch's sees aten::to
-    and aten::_to_copy), a key set not resolved yet, a tensor of no backend. Measured per call (4-element
-    tensors, timeit minima, same process as torch, load ~2-4): `.to(float16)` 8.4 -> 3.1-3.5 us (torch 2.0),
-    `.double()` 8.2 -> 2.4-2.9 (1.4), `.half()` 8.8 -> 2.9-3.4 (1.1), with the small casts of
-    kernels/cpu/copy.py's _SMALL; `.to("cpu")` / `.cpu()` of a cpu tensor ~5 / ~4 -> ~0.3 (torch 0.4 / 0.2)."""
+    and aten::_to_copy), a key set not resolved yet, a tensor of no backend. Callgrind, instructions per call on
+    4-element tensors (session 14 -> 15, torch 2.13), with kernels/cpu/copy.py's small casts: `.to(float16)`
+    79.5k -> 22.6k (15.4k), `.double()` 79.3k -> 20.8k (11.7k), `.half()` 84.9k -> 20.9k (9.4k), needing grad
+    `.to(float64)` 82.0k -> 30.3k (22.3k), `.to("cpu")` 35.7k -> 4.7k (5.0k), `.cpu()` 23.2k -> 3.4k (3.3k)."""
     ks = self._ks
     if ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and _opsmod._observer is None:
         if dev is not None and not (ks & _CPU_BIT and (dev == "cpu" if dev.__class__ is str else (

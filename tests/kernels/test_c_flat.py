@@ -201,16 +201,24 @@ def test_copy_fill_and_clamp_inplace_match_torch():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("entry", ["cpython", "ctypes"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
+def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, entry, monkeypatch):
     """x.sum() / x.mean() of big contiguous float tensors run csrc/reduction_flat.c (numpy's pairwise tree,
     its top subtrees over the pool): numpy's exact bits for any thread count and size (odd sizes give
-    uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's."""
+    uneven subtrees and leaves), NaN and inf propagated, an all -0.0 sum 0.0 as numpy's; called through
+    csrc/parallel_call.c or through ctypes."""
+    if entry == "ctypes":
+        monkeypatch.setattr(flat, "_FAST", [False])
+    elif not flat._fast_entry():
+        pytest.skip("no CPython entry here")
     calls = []
     real = flat.sum_all
     monkeypatch.setattr(flat, "sum_all", lambda a: calls.append(a.size) or real(a))
     from ember.kernels.cpu import reduction
     monkeypatch.setattr(reduction, "_sum_all", flat.sum_all)
+    real_double = flat.sum_all_double          # (mean's)
+    monkeypatch.setattr(reduction, "_sum_all_double", lambda a: calls.append(a.size) or real_double(a))
     rng = np.random.default_rng(7)
     for shape in [(N,), (1 << 20,), (512, 2051), (3, 333, 101), (flat.MIN_ELEMS_SUM,)]:
         a = (rng.standard_normal(shape) * 100 + 3).astype(dtype)
@@ -220,16 +228,24 @@ def test_full_sum_and_mean_bit_identical_to_numpy(threads, dtype, monkeypatch):
     a, _ = _data(dtype)
     with np.errstate(invalid="ignore"):
         _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum with NaN")
+        _same(ember.from_numpy(a).mean().numpy(), np.mean(a), "mean with NaN")
     a = np.full(N, np.inf, dtype)
     _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of inf")
+    _same(ember.from_numpy(a).mean().numpy(), np.mean(a), "mean of inf")
     a = np.full(N, -0.0, dtype)
     _same(ember.from_numpy(a).sum().numpy(), np.sum(a), "sum of -0.0")
-    assert len(calls) == 13
+    _same(ember.from_numpy(a).mean().numpy(), np.mean(a), "mean of -0.0")
+    big = np.full(N, np.finfo(dtype).max / 2, dtype)        # the float32 sum overflows to inf, as numpy's
+    with np.errstate(over="ignore"):
+        _same(ember.from_numpy(big).mean().numpy(), np.mean(big), "mean of huge values")
+    tiny = (rng.standard_normal(N) * 1e-38).astype(dtype)   # subnormal means
+    _same(ember.from_numpy(tiny).mean().numpy(), np.mean(tiny), "mean of tiny values")
+    assert len(calls) == 18
     small = rng.standard_normal(flat.MIN_ELEMS_SUM - 1).astype(dtype)   # below the C size: numpy's call
     _same(ember.from_numpy(small).sum().numpy(), np.sum(small), "small sum")
     strided = ember.from_numpy(rng.standard_normal(2 * N).astype(dtype))[::2]
     _same(strided.sum().numpy(), np.sum(strided.numpy()), "strided sum")
-    assert len(calls) == 14 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
+    assert len(calls) == 19 and calls[-1] == N           # the strided one: asked, declined (not contiguous)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -745,3 +761,38 @@ def test_pool_on_one_allowed_cpu():
             pytest.fail("the one-cpu child hung in ember's C pool")
         time.sleep(0.05)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def test_cpython_entry_same_bits_as_the_ctypes_entry(threads, monkeypatch):
+    """run_address calls the pool through csrc/parallel_call.c (a CPython extension) when it builds, else
+    through ctypes: both give the same bits for kernels of 2, 3 and 4 arrays and of scalar operands, and an
+    array that is not exactly an ndarray (a subclass) goes through ctypes."""
+    import sysconfig
+    fast = flat._fast_entry()
+    assert os.path.samefile(flat._python_include(), sysconfig.get_paths()["include"])
+    if not fast:
+        assert not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))
+        pytest.skip("no Python headers: the ctypes entry only")
+    a, b = _data(np.float32)
+    m = a > 0
+    cases = [("mul", [a, b], 0.0, 0.0), ("neg", [a], 0.0, 0.0), ("clamp", [a], -1.5, 2.0),
+             ("where", [m.view(np.uint8), a, b], 0.0, 0.0), ("add_s", [a], 0.25, 0.0)]
+    for name, ins, s0, s1 in cases:
+        outs = []
+        for entry in (fast, False):
+            monkeypatch.setattr(flat, "_FAST", [entry])
+            o = np.empty(a.shape, a.dtype)
+            assert flat.run_address(flat.kernel(name, np.dtype(np.float32)), ins + [o], o.size, s0, s1)
+            assert 1 <= flat.last_threads() <= threads
+            outs.append(o)
+        _same(outs[0], outs[1], name)
+    monkeypatch.setattr(flat, "_FAST", [fast])
+    o = np.empty(a.shape, a.dtype).view(_Sub)
+    assert flat.run_address(flat.kernel("mul", np.dtype(np.float32)), (a, b, o), o.size)
+    _same(np.asarray(o), a * b, "subclass output")
+    with pytest.raises(TypeError):
+        fast(flat.kernel("mul", np.dtype(np.float32)), [a, b, [1.0]], 0.0, 0.0, 3, 1)

@@ -149,6 +149,7 @@ def _split_counting(monkeypatch):
                 calls.append(k)
             return par(fn, p0, p1, p2, p3, s0, s1, n, grain, k)
         monkeypatch.setattr(flat, "_PAR", [counting_c])
+        monkeypatch.setattr(flat, "_FAST", [False])     # the pool through _PAR (ctypes), not the CPython entry
     return calls
 
 

@@ -122,7 +122,8 @@ def load(source, name="kernel", flags=(), *, cc=None, key_extra=""):
         if not os.path.exists(path):
             _build(cc, source, allflags, d, path)
         lib = ctypes.CDLL(path)
-        lib._ember_protos = _protos.cached(cc, source, path[:-3] + ".protos.json")
+        lib._ember_protos = _protos.cached(cc, source, path[:-3] + ".protos.json",
+                                           [f for f in allflags if f.startswith(("-I", "-D"))])
         with _LOCK:
             _LOADED[key] = lib
         return lib

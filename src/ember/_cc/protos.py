@@ -52,20 +52,24 @@ def parse(text):
     return out
 
 
-def preprocess(cc, source):
-    """The source after the C preprocessor, or None when that fails."""
-    r = subprocess.run([cc, "-E", "-P", "-std=c11", "-x", "c", "-"], input=source, capture_output=True, text=True)
+def preprocess(cc, source, cpp_flags=()):
+    """The source after the C preprocessor (with `cpp_flags`: the build's -I / -D flags), or None when that
+    fails."""
+    r = subprocess.run([cc, "-E", "-P", "-std=c11", *cpp_flags, "-x", "c", "-"], input=source, capture_output=True,
+                       text=True)
     return r.stdout if r.returncode == 0 else None
 
 
-def cached(cc, source, path):
-    """parse(preprocess(source)), kept in `path` (JSON) next to the built library; {} if it fails."""
+def cached(cc, source, path, cpp_flags=()):
+    """parse(preprocess(source)), kept in `path` (JSON) next to the built library; {} if it fails (then every
+    process that loads the library runs the preprocessor again: a source that needs include directories, as
+    the Python headers of csrc/parallel_call.c, passes them in `cpp_flags`)."""
     try:
         with open(path) as f:
             return {k: tuple(v) for k, v in json.load(f).items()}
     except (OSError, ValueError):
         pass
-    text = preprocess(cc, source)
+    text = preprocess(cc, source, cpp_flags)
     if text is None:
         return {}
     protos = parse(text)

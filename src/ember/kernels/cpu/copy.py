@@ -254,8 +254,10 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
         # of that tensor off it.)
         out = np.empty(a.shape, dtype._np)
         n = a.size
-        if n < _SMALL_MAX and (k := _SMALL_BY.get((self.dtype, dtype), 0)) != 0 and (
-                k is not None or (k := _small_by(self.dtype, dtype)) is not None):
+        k = _SMALL_BY.get((self.dtype, dtype), 0) if n < _SMALL_MAX else None
+        if k == 0:
+            k = _small_by(self.dtype, dtype)
+        if k is not None:
             k(_address(a), _address(out), n)    # a fresh output: _copyto's layout and overlap checks cost ~1 us
         else:
             _copyto(out, a)

@@ -42,6 +42,7 @@ _asarray = np.asarray
 _wrap_fresh = Tensor._wrap_fresh
 _new = object.__new__
 _sum_all = flat.sum_all
+_sum_all_double = flat.sum_all_double
 _sum_rows = flat.sum_rows
 _SUM_C = flat.MIN_ELEMS_SUM
 
@@ -126,9 +127,12 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
 def mean(self, dim=None, keepdim=False, *, dtype=None):
     if dim is None and dtype is None and not keepdim and ((d := self.dtype) is D.float32 or d is D.float64):
         a = self._np
-        if a.size >= _SUM_C and (s := _sum_all(a)) is not None:
-            # np.mean's own arithmetic on its sum: the sum's type of (sum / intp count)
-            return _wrap_fresh(_asarray(s.dtype.type(s / np.intp(a.size))), d)
+        if a.size >= _SUM_C and (s := _sum_all_double(a)) is not None:
+            # np.mean's own arithmetic on its sum, the sum's type of (sum / intp count): a float32 or float64
+            # sum over an intp is a float64 division (NEP 50), which the Python float division of the kernel's
+            # double (a float32 sum held exactly) by the count (exact below 2^53) is; then rounded to the dtype
+            # (numpy scalar arithmetic cost ~8k instructions more)
+            return _wrap_fresh(_asarray(d._np.type(s / a.size)), d)
     d = mean_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "mean")
     if d is self.dtype and (d is D.float32 or d is D.float64) and axes == (self._np.ndim - 1,) \

@@ -29,7 +29,8 @@
      by chunk from an atomic counter, then claims the chunks left in the others' parts; the caller does the
      same: when a worker is not running (its core busy with another process), the caller does its part
      too, so a split op never costs much more than the one-thread loop;
-   - no Python, no GIL: ctypes has released it for the call.
+   - no Python, no GIL: the caller released it (csrc/parallel_call.c, the CPython entry runtime/flat.py
+     uses, or ctypes).
 
    One job at a time: a second thread that calls in while a job runs (the pool busy) runs its job inline.
    Fork safety (DataLoader workers): a pthread_atfork child handler forgets the parent's workers (they do not

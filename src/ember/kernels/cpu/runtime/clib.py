@@ -58,8 +58,15 @@ class use_c:
         _FUNCS.clear()
 
 
+# csrc/ sources that are CPython extension modules, built and imported by their own loader (runtime/flat.py's
+# _fast_entry for parallel_call), not ctypes libraries: library() returns None for them
+EXTENSIONS = frozenset(("parallel_call",))
+
+
 def library(name):
     """The loaded library of csrc/<name>.c, or None (warns once when the build fails)."""
+    if name in EXTENSIONS:
+        return None
     lib = _LIBS.get(name)
     if lib is None and name not in _LIBS:
         with _LOCK:
@@ -106,7 +113,7 @@ def kernel(name, fname, sig, restype=None):
 
 
 def _address_reader():
-    """address(a): the data pointer of ndarray `a`, as `a.ctypes.data` gives it but about 7x cheaper (that
+    """(address, the data field's offset or None). address(a): the data pointer of ndarray `a`, as `a.ctypes.data` gives it but about 7x cheaper (that
     property builds a ctypes helper object per call, ~1.5 us, which a small kernel call pays once per
     array). It reads the `data` field of numpy's PyArrayObject, which follows the object header; the
     offset is checked against `ctypes.data` on probe arrays here, and any mismatch (an unusual build)
@@ -122,13 +129,15 @@ def _address_reader():
 
     try:
         if all(address(p) == p.ctypes.data for p in probes if p.size):
-            return address
+            return address, off
     except (OSError, ValueError):        # pragma: no cover - a build whose header layout differs
         pass
-    return lambda a: a.ctypes.data         # pragma: no cover
+    return (lambda a: a.ctypes.data), None  # pragma: no cover
 
 
-address = _address_reader()
+# DATA_OFFSET: where an ndarray's data pointer sits in its object (checked above), or None; C code given it
+# reads the pointer itself (runtime/flat.py's CPython entry of the pool)
+address, DATA_OFFSET = _address_reader()
 
 
 _C_TYPES = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}   # by dtype: dtype.name costs ~3 us

@@ -9,7 +9,10 @@ path). csrc/parallel.c shares the elements out in chunks (_grain) over up to get
 threads: C workers that spin briefly between jobs and need no GIL, with the caller claiming chunks too, so
 a split never waits for a worker whose core is busy elsewhere (see that file). Python's pool (pool.py)
 hands a part to a sleeping Python thread that must take the GIL first: on 2 loaded cores a 1M-element
-float add ran slower split that way than on one thread.
+float add ran slower split that way than on one thread. The pool is entered through csrc/parallel_call.c,
+a small CPython extension (METH_FASTCALL, the GIL released for the call: a few hundred instructions), when it
+builds (_fast_entry), else through ctypes (~15k instructions a call; session 15 measured ~2-3.5 us a call
+saved at 2 threads, whatever the op's size).
 
 Sizes: torch runs an elementwise op on one thread up to 32768 elements (its grain). The arithmetic, comparison
 and other one-instruction kernels are no faster than numpy's loops on one thread and their foreign call costs
@@ -166,8 +169,66 @@ def set_stream_bytes(nbytes):
     return _STREAM[0]
 
 
+_FAST = [None]          # csrc/parallel_call.c's run, or False when it cannot be built (run_address)
+_FAST_SUM = [None]      # its sum_all (flat.sum_all), set with _FAST
+
+
+def _fast_entry():
+    """csrc/parallel_call.c's `run(fn, arrays, s0, s1, n, k)` (a CPython extension calling csrc/parallel.c,
+    built with the Python headers and loaded once), or False when C is off, ndarray's data offset is unknown
+    or the build fails (run_address then calls the pool through ctypes). Per call of a 1M-element float32
+    add (the kernel excluded), callgrind: ctypes ~14k instructions plus ~1k for each array's address, this
+    entry a few hundred (see that file)."""
+    f = _FAST[0]
+    if f is None:
+        f = False
+        par = _parallel_for()
+        if par is not None and clib.DATA_OFFSET is not None:
+            try:
+                import importlib.machinery
+                import importlib.util
+                from .... import _cc
+                name = "_ember_parallel_call"
+                lib = _cc.load(clib.source("parallel_call"), "parallel_call", ("-I" + _python_include(),))
+                loader = importlib.machinery.ExtensionFileLoader(name, lib._name)
+                mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+                loader.exec_module(mod)
+                mod.init(ctypes.cast(par, ctypes.c_void_p).value, np.ndarray, clib.DATA_OFFSET, GRAIN, _CHUNKS,
+                         CHUNK_MIN, _ALIGN)
+                f = mod.run
+                _FAST_SUM[0] = mod.sum_all
+            except (OSError, RuntimeError, ImportError, KeyError, TypeError, ValueError):
+                f = False           # (no Python headers, ...): the ctypes call below
+        _FAST[0] = f
+    return f
+
+
+def _python_include():
+    """The directory of Python.h: sysconfig's include path, read without importing sysconfig (~12 ms) when the
+    usual layout holds (<base prefix>/include/pythonX.Y<abiflags>)."""
+    import sys
+    d = os.path.join(sys.base_prefix, "include", f"python{sys.version_info[0]}.{sys.version_info[1]}"
+                     f"{getattr(sys, 'abiflags', '')}")
+    if os.path.exists(os.path.join(d, "Python.h")):
+        return d
+    import sysconfig
+    return sysconfig.get_paths()["include"]
+
+
 def run_address(fn, arrays, n, s0=0.0, s1=0.0):
     """The kernel at address fn over n elements of `arrays` (at most 4, the output last)."""
+    fast = _FAST[0]
+    if fast is None:
+        fast = _fast_entry()
+    if fast:
+        if n:
+            try:
+                _LAST[0] = fast(fn, arrays, s0, s1, n, get_num_threads())
+                return True
+            except TypeError:       # an array that is not exactly an ndarray: the ctypes call reads it
+                pass
+        else:
+            return True
     par = _PAR[0] or _parallel_for()
     if par is None:
         return False
@@ -197,21 +258,39 @@ def sum_all(a):
     c-contiguous float32/64 array, split over the pool (csrc/reduction_flat.c: numpy's pairwise tree, its
     top subtrees on any threads, so the bits do not depend on the thread count); None when C is off or
     the array does not fit (the caller keeps numpy)."""
+    r = sum_all_double(a)
+    return None if r is None else a.dtype.type(r)
+
+
+def sum_all_double(a):
+    """sum_all's sum as the Python float the kernel returns (a float32 sum held exactly), or None: mean does
+    its division on it (kernels/cpu/reduction.py)."""
     dt = a.dtype
     fn = _SUMS.get(dt, 0)
     if fn == 0:
         sfx = _SFX.get(dt)
         fn = clib.kernel("reduction_flat", f"sum_all_{sfx}", "plipp", "d") if sfx is not None else None
         _SUMS[dt] = fn
+        if fn is not None:
+            _SUM_AT[dt] = ctypes.cast(fn, ctypes.c_void_p).value
     if fn is None or a.size < MIN_ELEMS_SUM or not a.flags.c_contiguous:
         return None
+    fast = _FAST[0]
+    if fast is None:
+        fast = _fast_entry()
+    if fast and a.__class__ is np.ndarray:      # the CPython entry (csrc/parallel_call.c): ~10k instructions less
+        r, _LAST[0] = _FAST_SUM[0](_SUM_AT[dt], a, a.size, get_num_threads())
+        return r
     par = _PAR[0] or _parallel_for()
     if par is None:
         return None
     k = get_num_threads()
     r = fn(_address(a), a.size, k, ctypes.cast(par, ctypes.c_void_p).value if k > 1 else None, _JOINED_AT)
     _LAST[0] = int(_JOINED[0])
-    return dt.type(r)
+    return r
+
+
+_SUM_AT = {}                # dtype -> the address of sum_all_<sfx> (with _SUMS)
 
 
 _ROWS = {}
@@ -315,6 +394,8 @@ def overlaps(out, *inputs):
     """True when out shares memory with an input other than by being that very array (same data, same
     layout): the flat kernels read element i before they write it, so only an exact alias is safe."""
     for a in inputs:
+        if a is out:                # in place (relu_, clamp_, ...): an exact alias, without numpy's check
+            continue
         if a.__class__ is np.ndarray and np.may_share_memory(out, a):
             if not (_address(a) == _address(out) and a.strides == out.strides and a.shape == out.shape):
                 return True
