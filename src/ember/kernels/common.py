@@ -46,8 +46,9 @@ def as_dtype(d):
     raise TypeError(f"expected a dtype, got {type(d).__name__}")
 
 
-def empty_tensor(shape, dtype, device=CPU, strides=None):
-    """A new uninitialised tensor (zero-filled on cpu) with the given shape and strides."""
+def empty_tensor(shape, dtype, device=CPU, strides=None, zero=False):
+    """A new uninitialised tensor with the given shape and strides; `zero`: zero-filled on cpu, by calloc (numpy's
+    zeros), whose large blocks are fresh pages the kernel zeroes on first touch, so nothing is written here."""
     shape = tuple(shape)
     if strides is None:
         strides = contiguous_strides(shape)
@@ -56,9 +57,9 @@ def empty_tensor(shape, dtype, device=CPU, strides=None):
         st = UntypedStorage._meta(storage_nbytes_needed(shape, strides, 0, dtype.itemsize))
         return Tensor._from_storage(st, 0, shape, strides, dtype)
     if strides == contiguous_strides(shape):
-        return Tensor._wrap_np(np.empty(shape, dtype._np), dtype)
+        return Tensor._wrap_np((np.zeros if zero else np.empty)(shape, dtype._np), dtype)
     nbytes = storage_nbytes_needed(shape, strides, 0, dtype.itemsize)
-    st = UntypedStorage._from_numpy(np.empty(nbytes, np.uint8))
+    st = UntypedStorage._from_numpy((np.zeros if zero else np.empty)(nbytes, np.uint8))
     return Tensor._from_storage(st, 0, shape, strides, dtype)
 
 
