@@ -390,7 +390,9 @@ def getitem(self, index):
                     ks &= ~_tls._exclude
                 k = _select_cache.get(ks)
                 if k is not None:
-                    if k is not _SEL_VIEW and k is not _SEL_AG:
+                    if k is _SEL_VIEW:          # (no grad to record: the view kernel, first)
+                        return k(self, 0, index)
+                    if k is not _SEL_AG:
                         _learn_select(k)
                     if (k is _SEL_AG and self._requires_grad and (a := self._np) is not None and not _FW[0]
                             and not _ANOMALY[0]):

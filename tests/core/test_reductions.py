@@ -116,3 +116,41 @@ def test_named_tuple_and_function_forms():
     assert ember.sum(x, dim=[0, 1]).item() == 15
     assert ember.tensor([True, True]).sum().dtype is ember.int64
     assert ember.tensor([1.0, float("nan")]).max().item() != ember.tensor([1.0, float("nan")]).max().item()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("values", [[1.0, 5.0, 5.0, 2.0], [-0.0, 0.0], [0.0, -0.0], [-1.0, -0.0, 0.0, -0.0],
+                                    [1.0, float("nan"), 3.0], [float("-inf"), float("-inf")], [float("inf"), 1.0],
+                                    [-3.5], [2.0, -7.0, 0.5, -7.0, 2.0]])
+def test_full_max_min_of_a_row_match_torch_bits(values, dtype):
+    """max()/min() of a 1-d float tensor (the argmax/argmin path): torch's value to the bit, signed zeros
+    included (torch keeps the last of equal zeros), NaN when there is one."""
+    torch = pytest.importorskip("torch")
+    x = np.array(values, dtype=dtype)
+    for name in ("max", "min"):
+        e = getattr(ember.tensor(x), name)()
+        t = getattr(torch.tensor(x), name)()
+        assert e.dtype == getattr(ember, dtype) and tuple(e.shape) == () and e.is_contiguous()
+        if np.isnan(t.item()):
+            assert np.isnan(e.item())
+        else:
+            assert e.numpy().tobytes() == t.numpy().tobytes(), (name, values)
+        e.add_(1.0)         # a fresh result: writing it leaves the input alone
+    np.testing.assert_array_equal(ember.tensor(x).numpy(), x)
+    # a row view at an offset, with grad: the value and the gradient (evenly split among equal extrema)
+    base = np.stack([x[::-1], x]).astype(dtype)
+    for lib in (ember, torch):
+        b = lib.tensor(base, requires_grad=True)
+        y = b[1].max()
+        if not np.isnan(y.item()):
+            y.backward()
+        if lib is ember:
+            eg = None if b.grad is None else b.grad.numpy().copy()
+            ey = y.item()
+        else:
+            tg = None if b.grad is None else b.grad.numpy().copy()
+            ty = y.item()
+    assert (np.isnan(ey) and np.isnan(ty)) or ey == ty
+    if tg is not None:
+        np.testing.assert_array_equal(eg, tg)

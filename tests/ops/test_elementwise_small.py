@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 pytestmark = pytest.mark.parity
 
-_OPS = ["add", "sub", "mul", "eq", "ne", "lt", "le", "gt", "ge"]
+_OPS = ["add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge"]
 _DTYPES = ["float32", "float64", "float16", "int64", "int32", "uint8", "bool"]
 
 

@@ -22,7 +22,7 @@ def below_ks(args, kwargs=None):
                 ks |= a._ks
             elif type(a) in (list, tuple):
                 for t in a:
-                    if isinstance(t, Tensor):
+                    if t.__class__ in _TENSOR_TYPES:
                         ks |= t._ks
         if ks & (CPU_BIT | META_BIT):
             ks = (ks | state._include) & ~state._exclude
@@ -34,17 +34,21 @@ def below_ks(args, kwargs=None):
 
 
 def rg(t):
-    """compute_requires_grad for one argument (Tensor, number, None or list)."""
-    if isinstance(t, Tensor):
+    """compute_requires_grad for one argument (Tensor, number, None or list). (Tensors are told by
+    TENSOR_TYPES, a set lookup, and a list by a plain loop: no isinstance call or generator per element;
+    stack/cat of a CRF loop's 0-d scores call this and `edge` once per element.)"""
+    if t.__class__ in _TENSOR_TYPES:
         return t._requires_grad
     if type(t) in (list, tuple):
-        return any(isinstance(x, Tensor) and x._requires_grad for x in t)
+        for x in t:
+            if x.__class__ in _TENSOR_TYPES and x._requires_grad:
+                return True
     return False
 
 
 def edge(t):
     """t's `next_edges` entry (graph.gradient_entry), None for what needs no grad."""
-    if isinstance(t, Tensor) and t._requires_grad:
+    if t.__class__ in _TENSOR_TYPES and t._requires_grad:
         return gradient_entry(t)
     return None
 

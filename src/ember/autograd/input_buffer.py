@@ -29,13 +29,16 @@ _OWNED_ARRAY_REFS = 3
 def accumulate(old, g):
     """old + g, written into `old` when only the engine's buffer holds `old` (torch's can_accumulate_inplace)."""
     a = getattr(old, "_np", None)
-    if (not state.grad_enabled and not KEYS_ACTIVE[0] and not state.mode_stack and a is not None
+    # (an active dispatch mode sets the thread's Python key, so KEYS_ACTIVE[0] == 0 says no mode stack: no
+    # second thread-local read; numpy builds a `flags` object on each read: read once, last)
+    if (not KEYS_ACTIVE[0] and not state.grad_enabled and a is not None
             and old._ks == _PLAIN_CPU and g._ks == _PLAIN_CPU and old.__class__ is g.__class__
             and old.dtype is g.dtype and old._size == g._size
             and old._base is None and old._storage is None and old._vc is None
-            and a.base is None and a.flags.c_contiguous and a.flags.writeable
+            and a.base is None
             and (_FW_LEVEL[0] is None or "_fw_tangent" not in old.__dict__ and "_fw_tangent" not in g.__dict__)
-            and _getrefcount(old) == _OWNED_REFS and _getrefcount(a) == _OWNED_ARRAY_REFS):
+            and _getrefcount(old) == _OWNED_REFS and _getrefcount(a) == _OWNED_ARRAY_REFS
+            and (f := a.flags).c_contiguous and f.writeable):      # (after the count: `f` refers to `a`)
         b = g._np
         if b is not None:
             _add(a, b, out=a)

@@ -170,6 +170,14 @@ _INT64 = np.dtype(np.int64)
 def max(self):
     a = self._np
     if a.size and a.dtype.kind in _FIU:       # the common case: one ufunc reduction (NaN propagates)
+        if a.ndim == 1 and ((d := self.dtype) is D.float32 or d is D.float64):
+            # a row's max (a CRF's score.max() per tag): the element argmax picks, ~0.25 us against the
+            # reduction's ~0.85 (numpy's reduce setup on a few elements). argmax returns a NaN when there is one,
+            # as the reduction; equal maxima are the same bits except signed zeros, where numpy's reduction and
+            # torch keep the last one and argmax the first: a zero goes to the reduction
+            v = a[a.argmax()]
+            if v != 0:
+                return _wrap_fresh(_asarray(v), d)
         return _wrap_fresh(_asarray(_max_reduce(a, None)), self.dtype)
     return _max_all(self, None)
 
@@ -177,6 +185,10 @@ def max(self):
 def min(self):
     a = self._np
     if a.size and a.dtype.kind in _FIU:
+        if a.ndim == 1 and ((d := self.dtype) is D.float32 or d is D.float64):
+            v = a[a.argmin()]               # (as max above)
+            if v != 0:
+                return _wrap_fresh(_asarray(v), d)
         return _wrap_fresh(_asarray(_min_reduce(a, None)), self.dtype)
     return _min_all(self, None)
 
