@@ -298,3 +298,21 @@ def test_parallel_kernels_run_on_embers_c_pool(monkeypatch):
     assert "ember_parallel(" in c.source()
     assert stats["jobs"] + stats["busy"] >= 1
     np.testing.assert_array_equal(got.numpy(), one.numpy())
+
+
+def test_short_contiguous_rows_merge_into_one_loop():
+    """A pointwise kernel over (4, 6, 28, 28) whose loads and stores walk the last two dims contiguously runs them
+    as one 784-long loop (a 28-long loop with a bool store never reached a vector iteration); a transposed read or
+    an index used as a value keeps the nest. Values as eager's either way."""
+    x = ember.randn(4, 6, 28, 28)
+    f = lambda t: (t.relu(), t > 0)          # noqa: E731
+    c, got, want = _same(f, x)
+    src = c.source()
+    assert "x2 < 784" in src and "x3 < 28" not in src
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    g = lambda t: (t.transpose(2, 3) * 2).relu()      # noqa: E731
+    c, _, _ = _same(g, x)
+    assert "x3 < 28" in c.source()
+    h = lambda t: t + ember.arange(28.0)      # noqa: E731
+    c, _, _ = _same(h, x)
+    assert "x3 < 28" in c.source()
