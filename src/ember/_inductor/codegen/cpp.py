@@ -12,10 +12,10 @@ restrict pointers, the contiguous index innermost. Semantics kept as eager's:
   - maximum/minimum and max/min reductions propagate NaN; argmax/argmin pick the first NaN or extreme;
   - float32/float64 sums of a tensor over some of its dims (lowering.make_reduction) follow eager's numpy order
     and so have eager's bits: the accumulator starts at 0 and adds, in index order, numpy's pairwise sum of
-    each contiguous run of reduced values (the trailing dims, up to NUMPY_RUN_MAX values), and a column (last
-    dim kept) adds its values one by one in float32, as np.add.reduce does. Longer or symbolic runs, half
-    types and other sums (avg_pool windows) accumulate in double (float lanes over SUM_BLOCK, block sums in
-    double, for float32 rows), as do products; max/min/any/all in the value type;
+    each contiguous run of reduced values (the trailing dims; a kernel's runs take NUMPY_RUN_BYTES of stack at
+    most), and a column (last dim kept) adds its values one by one in float32, as np.add.reduce does. Longer or
+    symbolic runs, half types and other sums (avg_pool windows) accumulate in double (float lanes over
+    SUM_BLOCK, block sums in double, for float32 rows), as do products; max/min/any/all in the value type;
   - an indirect index (embedding) out of range sets the error flag (1) that the wrapper raises as IndexError.
 """
 import math
@@ -518,9 +518,11 @@ def accumulator_dtype(rtype, src_dtype):
 COLUMN_BLOCK = 64     # accumulators of a column-form reduction (one block of the contiguous outer dim)
 MERGE_ROWS_BELOW = 64  # a pointwise kernel's innermost loop shorter than this is merged with the one outside it
 SUM_BLOCK = 1024      # float32 sums: float lanes over blocks this long, block sums added in double
-# sums in numpy's order (KernelCodegen._numpy_sum) gather a run of at most this many values in a local array
-# (64 KB of float32 on the stack of the thread running the kernel); longer or symbolic runs take the blocked sum
-NUMPY_RUN_MAX = 16384
+# sums in numpy's order (KernelCodegen._numpy_sum) gather their run of values in a local array on the stack of
+# the thread running the kernel, whose every section's arrays together may take at most this many bytes: ember's C
+# pool workers, which run the split kernels, have 64 KB stacks (csrc/parallel.c). A 28x28 convolution's bias
+# gradient (784 values) fits; longer or symbolic runs take the blocked sum (SUM_BLOCK)
+NUMPY_RUN_BYTES = 16384
 
 
 class BufArg:
@@ -550,6 +552,7 @@ class KernelCodegen:
         self.used_small_trig = False
         self.heavy_ops = 0      # heavy (transcendental) ops emitted, see work()
         self._index_log = None  # (kind, Index) of every load/store ("addr") and index read as a value ("value")
+        self._run_bytes = 0     # bytes of the local arrays of numpy-order sums (NUMPY_RUN_BYTES)
 
     def new_tmp(self):
         self._tmp += 1
@@ -566,6 +569,7 @@ class KernelCodegen:
 
     def generate(self):
         g = self.group
+        self._run_bytes = 0
         outer = list(g.outer)
         column = self._column_form()
         # the first outer loop runs over [x0_lo, x0_hi) so that the entry can split it over threads
@@ -871,8 +875,8 @@ class KernelCodegen:
     def _numpy_run(self, s):
         """For a float32/float64 sum made by lowering.make_reduction (`run_dims` set), the reduction loops of
         its contiguous run (the trailing dims of the reduced tensor, all reduced) when numpy's order can be
-        followed: (outer loops, run loops, run length), else None. The run length must be a number no larger
-        than NUMPY_RUN_MAX (its values are gathered in a local array)."""
+        followed: (outer loops, run loops, run length), else None. The run length must be a number, and the
+        kernel's local arrays of runs (its values are gathered in one) no larger than NUMPY_RUN_BYTES together."""
         red = s.buf.data
         k = getattr(red, "run_dims", None)
         if red.reduction_type != "sum" or k is None or not s.loops:
@@ -886,8 +890,10 @@ class KernelCodegen:
         if any(type(n) is not int for _, n in run):
             return None
         length = math.prod(n for _, n in run)
-        if length > NUMPY_RUN_MAX:
+        nbytes = length * (4 if cdt.name == "float32" else 8) if run else 0
+        if self._run_bytes + nbytes > NUMPY_RUN_BYTES:
             return None
+        self._run_bytes += nbytes
         return outer, run, length
 
     def _numpy_sum(self, s, h, v, plan):
