@@ -168,8 +168,9 @@ def test_reductions_down_columns_use_the_column_form():
     es, em = f(x)
     np.testing.assert_array_equal(s.numpy(), es.numpy())
     xd = x.double()
-    assert_close(s.double(), (xd * 2).sum(0) + 1, rtol=1e-5, atol=1e-5, equal_nan=True)
-    assert_close(m.double(), xd.mean(0), rtol=1e-5, atol=1e-6, equal_nan=True)
+    # (300 float32 additions of partial sums up to ~50: a few 1e-4 from the exact sum at worst, as eager's)
+    assert_close(s.double(), (xd * 2).sum(0) + 1, rtol=1e-5, atol=1e-3, equal_nan=True)
+    assert_close(m.double(), xd.mean(0), rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
 @pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
@@ -183,7 +184,7 @@ def test_sums_have_eagers_bits(case, dtype):
         "conv_bias": ((64, 6, 28, 28), lambda x: x.sum([0, 2, 3])),
         "middle": ((5, 3, 40, 7), lambda x: x.sum([0, 2])),
         "last": ((9, 1000), lambda x: x.sum(-1)),
-        "all": ((37, 129), lambda x: x.sum()),
+        "all": ((17, 60), lambda x: x.sum()),
         "column": ((64, 120), lambda x: x.sum(0)),
         "short_rows": ((300, 5), lambda x: x.sum(1)),
         "fused": ((16, 6, 10, 10), lambda x: (x * (x > 0)).sum([0, 2, 3])),
@@ -298,3 +299,46 @@ def test_parallel_kernels_run_on_embers_c_pool(monkeypatch):
     assert "ember_parallel(" in c.source()
     assert stats["jobs"] + stats["busy"] >= 1
     np.testing.assert_array_equal(got.numpy(), one.numpy())
+
+
+def test_short_contiguous_rows_merge_into_one_loop():
+    """A pointwise kernel over (4, 6, 28, 28) whose loads and stores walk the last two dims contiguously runs them
+    as one 784-long loop (a 28-long loop with a bool store never reached a vector iteration); a transposed read or
+    an index used as a value keeps the nest. Values as eager's either way."""
+    x = ember.randn(4, 6, 28, 28)
+    f = lambda t: (t.relu(), t > 0)          # noqa: E731
+    c, got, want = _same(f, x)
+    src = c.source()
+    assert "x2 < 784" in src and "x3 < 28" not in src
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    g = lambda t: (t.transpose(2, 3) * 2).relu()      # noqa: E731
+    c, _, _ = _same(g, x)
+    assert "x3 < 28" in c.source()
+    h = lambda t: t + ember.arange(28.0)      # noqa: E731
+    c, _, _ = _same(h, x)
+    assert "x3 < 28" in c.source()
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+def test_long_row_sums_in_split_kernels_fit_the_pool_workers_stack(dtype, monkeypatch):
+    """Rows of 16384 summed in a kernel split over ember's C pool (whose workers have 64 KB stacks): too long for
+    a numpy-order run array (NUMPY_RUN_BYTES), they take the blocked sum; a short row keeps numpy's order."""
+    from ember._inductor import config
+    from ember._inductor.codegen import wrapper
+    monkeypatch.setattr(wrapper, "PARALLEL_MIN_WORK", 1 << 12)
+    x = (ember.randn(16, 16384) + 1).to(dtype)
+    y = ember.randn(64, 500).to(dtype)
+    f = lambda x, y: ((x * 2).sum(-1), (y * 2).sum(-1), (x - 1).sum(-1))     # noqa: E731
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        with config.patch({"cpp.threads": 2}):
+            c = Compiled(f)
+            got = c(x, y)
+    finally:
+        ember.set_num_threads(old)
+    want = f(x, y)
+    assert "ember_parallel(" in c.source()
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    for g, w in ((got[0], want[0]), (got[2], want[2])):
+        assert_close(g.double(), w.double(), rtol=1e-5, atol=0)

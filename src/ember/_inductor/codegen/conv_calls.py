@@ -183,8 +183,13 @@ def _copy_c(name, src, lay, t):
 
 
 def _parts(run, threads):
-    """How many chunks of images the run is split into (eager's conv_direct._split)."""
-    return min(threads, run.n) if threads > 1 and run.work >= run.min_work else 1
+    """How many chunks of images the run is split into: eager's C-pool split (runtime/cparts.py grain: about four
+    chunks a thread, taken by whichever thread is free, so a preempted worker's share moves to the caller); one
+    below the work eager splits from. Each image is computed alone: the bits do not depend on the split."""
+    if threads < 2 or run.work < run.min_work:
+        return 1
+    grain = max(1, run.n // (4 * threads))
+    return -(-run.n // grain)
 
 
 def _geo(run):
@@ -221,7 +226,7 @@ def _fwd_c(run, fn, t, sfx, addr, threads):
         lines += [f"            for (int64_t g = 0; g < {g}; g++)",
                   f"                for (int64_t j = 0; j < {m}; j++) bias[g * {mpad} + j] = {addr[run.b]}[g * {m} + j];"]
     lines += [f"            void* cp[5] = {{(void*){addr[run.x]}, (void*){addr[run.y]}, wt, bias, (void*)geo}};",
-              (f"            ember_parallel({fn}_task, cp, {parts}, {parts});" if parts > 1 else
+              (f"            ember_parallel({fn}_task, cp, {parts}, {min(threads, parts)});" if parts > 1 else
                f"            {fn}_task(cp, 0, 1);"),
               "        }",
               "        free(wt);",

@@ -14,8 +14,8 @@ independent, so neither splitting nor the thread count changes a bit).
 - backward: `max_pool2d_backward_<sfx>(go, idx, gi, planes, o, hw)` zeroes grad_input and adds each output's
   gradient at its index; an index outside its plane (only a hand-made one can be) sets the entry's error flag 1,
   raised as IndexError, where eager's numpy fallback raises IndexError too.
-The planes are shared out over `threads` threads (ember_parallel) when the input has at least pool_planes._C_SPLIT
-elements, as eager shares them over its pool. Operands that are not contiguous are copied to contiguous scratch
+The planes are shared out over `threads` threads of ember's C pool (ember_parallel) in about four chunks a thread
+when the input has at least pool_planes._C_SPLIT elements, as eager shares them over its pool. Operands that are not contiguous are copied to contiguous scratch
 first (conv_calls._copy_c); symbolic sizes keep the Python extern call. The library's functions are given to the
 loaded module by `bind` (`ember_set_pool`), as conv_calls does for dconv.
 """
@@ -105,7 +105,8 @@ class PoolPlan:
             addr[name] = f"(({'int64_t' if name == 'idx' else t}*){ptr(b.name)})"
         from ember.kernels.cpu.pool_planes import _C_SPLIT
         in_elems = self.planes * self.hw
-        parts = min(threads, self.planes) if threads > 1 and in_elems >= _C_SPLIT else 1
+        # eager's C-pool chunks (runtime/cparts.py grain: about four a thread, taken by whichever thread is free)
+        parts = -(-self.planes // max(1, self.planes // (4 * threads))) if threads > 1 and in_elems >= _C_SPLIT else 1
         fn = f"ember_pool{uid}"
         if self.backward:
             call = (f"ember_max_pool2d_backward_{sfx}((const {t}*)p[0] + b * {self.o}, (const int64_t*)p[1] + "
@@ -130,7 +131,7 @@ class PoolPlan:
         if not self.backward:
             body.append(f"        static const int64_t geo[12] = {{{', '.join(str(g) for g in self.geo)}}};")
         body.append(f"        void* cp[{len(ptrs)}] = {{{', '.join(f'(void*){q}' for q in ptrs)}}};")
-        body.append(f"        ember_parallel({fn}_task, cp, {parts}, {parts});" if parts > 1 else
+        body.append(f"        ember_parallel({fn}_task, cp, {parts}, {min(threads, parts)});" if parts > 1 else
                     f"        {fn}_task(cp, 0, 1);")
         body.append("    }")
         body += frees
