@@ -136,6 +136,7 @@ TENSOR_TYPES = set()
 _META_KS = META_BIT | INPLACE_OR_VIEW_BIT
 
 
+_STRIDED = LAYOUTS["strided"]
 FACTORY_REFUSAL = "Only Tensors of floating point and complex dtype can require gradients"
 
 
@@ -362,11 +363,27 @@ class TensorImpl:
     def is_cpu(self):
         return not self._ks & META_BIT
 
-    is_cuda = False
-    is_sparse = False
-    is_quantized = False
-    is_nested = False
-    layout = LAYOUTS["strided"]
+    # properties (not class constants) as torch's getset descriptors: `Tensor.is_cuda.__get__` is what a
+    # __torch_function__ mode is given for `x.is_cuda` (see _core/torch_function.py, "Attribute reads")
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_nested(self):
+        return False
+
+    @property
+    def layout(self):
+        return _STRIDED
 
     def get_device(self):
         return -1
