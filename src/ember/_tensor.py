@@ -23,7 +23,10 @@ from ._generated.tensor_methods import TensorMethods
 from ._indexing import TensorIndexing
 from ._ops import ops
 
-_T_WARNED = [False, False, False]      # Tensor.T's deprecation warnings (n-D, 0-D) and H's (0-D), once per process
+_T_WARNED = [False, False, False, False]   # Tensor.T's deprecation warnings (n-D, 0-D), H's (0-D), float()'s of a
+#                                            tensor requiring grad: once per process
+_BOOL_DIRECT = frozenset((_dt.float32, _dt.float64, _dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8, _dt.bool_,
+                          _dt.complex64, _dt.complex128))     # numpy's truth of an element is bool(item())
 from . import functional as _functional
 from ._tensor_types import legacy_new
 
@@ -389,11 +392,19 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return iter(self.unbind(0))
 
     def __bool__(self):
+        a = self._np
+        if a is not None and a.size == 1 and self.dtype in _BOOL_DIRECT:
+            return bool(a)     # numpy's truth of the one element, item()'s too (a conj/neg bit keeps it)
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
+        if self._requires_grad and not _T_WARNED[3]:      # TORCH_WARN_ONCE in torch's python_variable_methods
+            _T_WARNED[3] = True
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self.item().real if self.dtype.is_complex else self.item())
 
     def __int__(self):

@@ -580,6 +580,11 @@ class TensorImpl:
         return a.tolist()
 
     def item(self):
+        a = self._np
+        if a is not None and a.size == 1 and self.dtype in _ITEM_DIRECT and not self._ks & MATH_BITS:
+            # numpy's own conversion: the Python float/int/bool/complex of the one element, as below (~0.2 us
+            # instead of ~0.35: a loop over branch-heavy `.item()` calls is a whole class of programs)
+            return a.item()
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         if self._np is None:
@@ -595,6 +600,9 @@ class TensorImpl:
 
 
 
+# dtypes whose numpy `.item()` is item()'s result (float16/bfloat16/float8 read through float32 below)
+_ITEM_DIRECT = frozenset((_dt.float32, _dt.float64, _dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8, _dt.bool_,
+                          _dt.complex64, _dt.complex128))
 TensorImpl._tensor_cls = TensorImpl   # until the public Tensor registers itself
 _PUBLIC = [TensorImpl]    # TensorImpl._tensor_cls, for the view constructors' hot path (a global read, not a class's)
 TENSOR_TYPES.add(TensorImpl)
