@@ -247,8 +247,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
                 return _r
         return self.copy_(self.matmul(other))
 
-    def __pos__(self):
-        return self
+    __pos__ = _V["positive"]     # torch's: the same tensor, and the bool tensor's error; a mode sees `positive`
 
     # ------------------------------------------------------------ methods torch writes in Python
     def is_nonzero(self):
@@ -511,6 +510,9 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         if not issubclass(cls, Tensor):
             raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
                             "possible. Make sure your class inherits from Tensor.")
+        if _TF and not _tf.is_torch_function_all_disabled():
+            with _tf.DisableTorchFunction():       # torch's alias here is C++: a mode sees none of its reads
+                return Tensor.as_subclass(self, cls)
         out = _aten.alias(self)
         if type(out) is not cls:
             out.__class__ = cls

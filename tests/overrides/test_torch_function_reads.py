@@ -55,7 +55,7 @@ READS = [
     "y.numpy(force=True)", "y.tolist()", "s.item()", "repr(y)", "str(y)", "copy.deepcopy(y)", "1.0 in y", "len(x)",
     "list(y)", "bool(s)", "float(s)", "int(s)", "format(s)", "f'{s:.1f}'", "hash(s)", "y.__dlpack_device__()",
     "setattr(z, 'requires_grad', False)", "setattr(x, 'grad', None)", "setattr(z, 'data', y)", "z.__delattr__('grad')",
-    "y.x_dtype_is_float", "x.unbind(1)", "x.chunk(2)",
+    "y.x_dtype_is_float", "x.unbind(1)", "x.chunk(2)", "+s", "y.as_subclass(mod.Tensor)",
 ]
 
 
@@ -82,6 +82,9 @@ def test_a_mode_sees_the_reads_torch_dispatches(expr):
         # __iter__'s `self.unbind(0)`: ember's bindings leave out an argument written as its default (torch passes
         # it): compare the calls without their argument counts
         got, want = ([c[:2] for c in got[0]], got[1]), ([c[:2] for c in want[0]], want[1])
+    if expr == "+s":
+        # torch's __pos__ overloads the plain tensor too (its `types` holds Tensor); ember's is the positive binding
+        got, want = ([c[0] for c in got[0]], got[1]), ([c[0] for c in want[0]], want[1])
     assert got == want
 
 
@@ -219,3 +222,43 @@ def test_a_mode_on_another_thread_leaves_this_threads_reads_alone():
     finally:
         leave.set()
         th.join()
+
+
+def _linear_module_calls(mod):
+    """nn.Linear made and called under a mode: its parameters (torch's _make_subclass reads nothing through the
+    protocol), nn.init's kaiming_uniform_/uniform_, F.linear as one call."""
+    mod.manual_seed(0)
+    x = mod.ones(2, 4)
+    with _mode_class(mod)() as m:
+        lin = mod.nn.Linear(4, 3)
+        y = lin(x)
+        mod.nn.init.constant_(lin.bias, 0.5)
+        mod.nn.init.normal_(lin.weight)
+    return [c[:2] for c in m.calls], tuple(y.shape), lin.bias.tolist()
+
+
+def test_unary_plus_is_positive_as_torch():
+    for mod in (ember, torch):
+        x = mod.ones(2)
+        assert +x is x
+        with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
+            +mod.tensor(True)
+
+
+def test_a_mode_sees_linear_layers_as_torch():
+    assert _linear_module_calls(ember) == _linear_module_calls(torch)
+
+
+def _listed(mod):
+    T = mod.Tensor
+    funcs = [T.shape.__get__, T.dtype.__get__, T.grad_fn.__get__ if mod is torch else ember._tensor._INSTANCE_PROPS[
+        "grad_fn"].__get__, T.size, T.item, T.__bool__, T.is_cuda.__get__, T.__repr__, T.data.__get__, T.dim]
+    over = mod.overrides.get_overridable_functions()[T]
+    return [(mod.overrides.resolve_name(f).split(".", 1)[1], f in over) for f in funcs]
+
+
+def test_the_overrides_lists_name_the_reads_as_torch():
+    assert _listed(ember) == _listed(torch)
+    for mod in (ember, torch):
+        testing = mod.overrides.get_testing_overrides()
+        assert mod.Tensor.shape.__get__ in testing and mod.Tensor.dtype.__get__ in testing and mod.Tensor.size in testing

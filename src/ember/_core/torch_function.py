@@ -388,7 +388,7 @@ def handle_getter(prop, self):
     if not st.stack and (st.disabled != ENABLED or self.__class__ is _PUBLIC_CLS[0]
                          or _tf_of(self.__class__) is None):
         return NOT_HANDLED
-    return dispatch(prop.__get__, overloaded_args((self,), exact_tensor_too=True), (self,), None)
+    return dispatch(prop.__get__, [self] if st.disabled == ENABLED else [], (self,), None)   # (self whatever its class)
 
 
 def handle_setter(prop, self, value):
@@ -399,7 +399,7 @@ def handle_setter(prop, self, value):
         return NOT_HANDLED
     if not st.stack and (st.disabled != ENABLED or not overloaded_args((self, value))):
         return NOT_HANDLED
-    return dispatch(prop.__set__, overloaded_args((self, value), exact_tensor_too=True), (self, value), None)
+    return dispatch(prop.__set__, [self] if st.disabled == ENABLED else [], (self, value), None)
 
 
 def handle_locals(api, loc):
@@ -479,14 +479,19 @@ def make_check(api, orig, exact=True, kwargs_dict=False):
     read's own code). `exact`: plain tensors count as overloaded (their `Tensor` is in `types`), as for the
     TensorBase methods that call handle_torch_function on `self` and every property; False for those torch
     binds through its argument parser (size, stride, is_contiguous, numpy...). `kwargs_dict`: the methods torch
-    writes in Python pass `{}` for no keyword arguments, its C methods None."""
+    writes in Python pass `{}` for no keyword arguments, its C methods None. The C ones with `exact` (its
+    handle_torch_function(self, name) and the property getters and setters) overload `self` alone, whatever its
+    class (a Parameter's type is in `types` too)."""
+    self_only = exact and not kwargs_dict
+
     def check(args, kwargs):
         st = _tls
         if st.disabled != ALL_DISABLED:
             relevant = args + tuple(kwargs.values()) if kwargs else args
             if st.stack or (st.disabled == ENABLED and overloaded_args(relevant)):
-                return dispatch(api, overloaded_args(relevant, exact_tensor_too=exact), args,
-                                kwargs if kwargs or kwargs_dict else None)
+                over = [args[0]] if self_only and st.disabled == ENABLED else \
+                    overloaded_args(relevant, exact_tensor_too=exact)
+                return dispatch(api, over, args, kwargs if kwargs or kwargs_dict else None)
         return orig(*args, **kwargs)
     return check
 
