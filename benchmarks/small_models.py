@@ -1,6 +1,6 @@
 """Small-op training workloads (issue 18), ember vs torch eager in one run: median ms per train step, JSON out.
 
-    python benchmarks/small_models.py [--steps 10] [--repeats 3] [--only crf,gru,transformer,lstmcell]
+    python benchmarks/small_models.py [--steps 10] [--repeats 3] [--only crf,gru,transformer,lstmcell,control]
                                       [--out results.json] [--threads 1] [--cpu-time] [--gc-stats]
 
 These are the shapes of the third-party programs that ran 2-4.6x slower than torch: models small enough that a
@@ -14,6 +14,9 @@ step is hundreds of tiny ops, so the per-op overhead of the eager path decides t
   plain masked-softmax attention (q @ k^T, masked_fill, softmax, @ v).
 - lstmcell: two LSTMCells (51 units) unrolled in a Python loop over 40 steps of a batch of 8 sine waves, MSE,
   SGD (the "time sequence prediction" example).
+- control: "a net with Python control flow": an MLP (16 -> 32 -> 4, batch 16, Adam) whose forward branches on
+  tensor values (`if h.sum() > 0`, a loop trip count from `.item()`, a per-sample loop with a branch per row,
+  `where`, an early exit); about 300 small ops per step.
 
 Both libraries run on `--threads` threads (default 1: these ops are far too small to gain from a second
 thread, and on a shared machine a second thread that spins while another process holds the core made both
@@ -223,7 +226,58 @@ def lstmcell(lib):
     return step
 
 
-WORKLOADS = {"crf": crf, "gru": gru, "transformer": transformer, "lstmcell": lstmcell}
+# ------------------------------------------------------------------ a net with Python control flow
+def control(lib):
+    """An MLP whose forward branches on tensor values, as dynamic-graph programs do: `if h.sum() > 0`, a loop
+    whose trip count comes from `.item()`, a per-sample Python loop over the batch with a branch per row,
+    torch.where, an early exit; about 300 small ops per step with backward and an Adam step."""
+    nn, F = lib.nn, lib.nn.functional
+    B, D, H, K = 16, 16, 32, 4
+
+    class ControlNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp, self.mid, self.loop, self.head = (nn.Linear(D, H), nn.Linear(H, H), nn.Linear(H, H),
+                                                        nn.Linear(H, K))
+
+        def forward(self, x):
+            h = F.relu(self.inp(x))
+            h = self.mid(h) if h.sum() > 0 else -self.mid(h)                  # bool(tensor)
+            for _ in range(1 + int(h.abs().mean().item() * 10) % 3):          # trip count from .item()
+                h = lib.tanh(self.loop(h)) + h
+            rows = []
+            for i in range(B):                                                # per-sample Python loop
+                r = h[i]
+                if r.max().item() > 0.5:
+                    r = r * 0.5
+                elif bool((r < 0).all()):
+                    r = -r
+                else:
+                    r = lib.where(r > 0, r, 0.1 * r)
+                if r.norm() > 1.0:                                            # a comparison read by `if`
+                    r = r / r.norm()
+                rows.append(r)
+            h = lib.stack(rows)
+            if h.abs().max() < 1e-6:                                          # early exit (never taken here)
+                return lib.zeros(B, K)
+            return self.head(h)
+
+    model = ControlNet()
+    init_params(lib, model)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(4)
+    x = lib.tensor(rng.standard_normal((B, D)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, K, B))
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+WORKLOADS = {"crf": crf, "gru": gru, "transformer": transformer, "lstmcell": lstmcell, "control": control}
 
 
 class GCStats:

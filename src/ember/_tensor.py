@@ -23,7 +23,10 @@ from ._generated.tensor_methods import TensorMethods
 from ._indexing import TensorIndexing
 from ._ops import ops
 
-_T_WARNED = [False, False, False]      # Tensor.T's deprecation warnings (n-D, 0-D) and H's (0-D), once per process
+_T_WARNED = [False, False, False, False]   # Tensor.T's deprecation warnings (n-D, 0-D), H's (0-D), float()'s of a
+#                                            tensor requiring grad: once per process
+_BOOL_DIRECT = frozenset((_dt.float32, _dt.float64, _dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8, _dt.bool_,
+                          _dt.complex64, _dt.complex128))     # numpy's truth of an element is bool(item())
 from . import functional as _functional
 from ._tensor_types import legacy_new
 
@@ -85,8 +88,34 @@ def _convert(ret, cls):
     return ret
 
 
+def _instance_attr(name):
+    """The property torch has for `name` where ember keeps an instance attribute (`dtype`) or an instance
+    attribute over a class default None (`grad_fn`, `_base`): on plain tensors the attribute is read directly and
+    the property is on the class only while a TorchFunctionMode is pushed; a subclass taking part in the protocol
+    has it for good (see _core/torch_function.py, "Attribute reads"). Its getter runs the protocol's check, its
+    setter (ember's own writes: torch's are read-only) stores the value as it is."""
+    def raw(self):
+        return self.__dict__.get(name)
+
+    def store(self, value):
+        self.__dict__[name] = value
+
+    def get(self):
+        return check((self,), {})
+    get.__name__ = get.__qualname__ = name
+    prop = property(get, store)
+    check = _tf.make_check(prop.__get__, raw)
+    return prop
+
+
+_INSTANCE_PROPS = {n: _instance_attr(n) for n in ("dtype", "grad_fn", "_base")}
+
+
 class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
+    # `ember.Tensor.dtype` is the property a mode is given for `x.dtype` (torch's getset descriptor); a staticmethod
+    # is not a data descriptor, so a tensor's own `dtype` attribute is read past it at full speed
+    dtype = staticmethod(_INSTANCE_PROPS["dtype"])
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -201,8 +230,7 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
                 return _r
         return self.copy_(self.matmul(other))
 
-    def __pos__(self):
-        return self
+    __pos__ = _V["positive"]     # torch's: the same tensor, and the bool tensor's error; a mode sees `positive`
 
     # ------------------------------------------------------------ methods torch writes in Python
     def is_nonzero(self):
@@ -227,15 +255,15 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return _functional.split(self, split_size, dim)
 
     def unbind(self, dim=0):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.unbind, locals())
+        if _TF:       # a C binding in torch: plain tensors are not in `types`, kwargs None
+            _r = _tf.bound(Tensor.unbind, locals(), ("self",), "unbind")
             if _r is not _NOT_HANDLED:
                 return _r
         return tuple(_aten.unbind.int(self, dim))
 
     def chunk(self, chunks, dim=0):
         if _TF:
-            _r = _tf.handle_locals(Tensor.chunk, locals())
+            _r = _tf.bound(Tensor.chunk, locals(), ("self",), "chunk")
             if _r is not _NOT_HANDLED:
                 return _r
         return tuple(_aten.chunk.default(self, chunks, dim))
@@ -333,45 +361,35 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         fn._retains_grad[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
+    # __len__, __bool__, __float__, __int__: the protocol's check is switched in (see _CHECKED_METHODS)
     def __len__(self):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__len__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
         if not self._size:
             raise TypeError("len() of a 0-d tensor")
         return self._size[0]
 
     def __iter__(self):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__iter__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
-        if not self._size:
+        # not dispatched itself, as torch's (gh-54457): a mode sees its dim() and unbind(0)
+        if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
     def __bool__(self):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__bool__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
+        a = self._np
+        if a is not None and a.size == 1 and self.dtype in _BOOL_DIRECT:
+            return bool(a)     # numpy's truth of the one element, item()'s too (a conj/neg bit keeps it)
         if self.numel() != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__float__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
+        if self._requires_grad and not _T_WARNED[3]:      # TORCH_WARN_ONCE in torch's python_variable_methods
+            _T_WARNED[3] = True
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self.item().real if self.dtype.is_complex else self.item())
 
     def __int__(self):
-        if _TF:
-            _r = _tf.handle_locals(Tensor.__int__, locals())
-            if _r is not _NOT_HANDLED:
-                return _r
         return int(self.item())
 
     def __index__(self):
@@ -394,6 +412,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__repr__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         from ._tensor_str import tensor_repr
         return tensor_repr(self)
 
@@ -413,6 +435,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return (_rebuild_pickled, (type(self), arr, self.dtype.name, self._size, self._requires_grad))
 
     def __deepcopy__(self, memo):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__deepcopy__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         if id(self) in memo:
             return memo[id(self)]
         new = self.clone().detach() if self._np is not None else self.detach().clone()
@@ -451,6 +477,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return self.untyped_storage().is_shared()
 
     def __dlpack_device__(self):
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__dlpack_device__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         return (1, 0)
 
     def as_subclass(self, cls):
@@ -463,6 +493,9 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         if not issubclass(cls, Tensor):
             raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
                             "possible. Make sure your class inherits from Tensor.")
+        if _TF and not _tf.is_torch_function_all_disabled():
+            with _tf.DisableTorchFunction():       # torch's alias here is C++: a mode sees none of its reads
+                return Tensor.as_subclass(self, cls)
         out = _aten.alias(self)
         if type(out) is not cls:
             out.__class__ = cls
@@ -479,6 +512,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     @data.setter
     def data(self, other):
+        if _TF:
+            _r = _tf.handle_setter(Tensor.data, self, other)
+            if _r is not _NOT_HANDLED:
+                return
         if not isinstance(other, Tensor):
             raise TypeError("data must be a Tensor")
         self._storage = other.untyped_storage() if other._np is not None else other._storage
@@ -508,6 +545,10 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 
     def __contains__(self, element):
         """torch's Tensor.__contains__: `x in t` is `(x == t).any()` for a tensor or a number."""
+        if _TF:
+            _r = _tf.handle_locals(Tensor.__contains__, locals())
+            if _r is not _NOT_HANDLED:
+                return _r
         import numbers
         from ._core.symint import SymInt, SymFloat, SymBool
         if isinstance(element, (TensorImpl, numbers.Number, SymInt, SymFloat, SymBool)):
@@ -619,8 +660,76 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
 register_tensor_class(Tensor)
 _tf.set_public_tensor(Tensor)
 # torch.overrides.get_default_nowrap_functions: reads whose result the default __torch_function__ leaves as it is
-# (ember's `_base` is a plain attribute, read without the protocol)
-_NOWRAP = {Tensor.grad.__get__}
+_NOWRAP = {Tensor.grad.__get__, _INSTANCE_PROPS["_base"].__get__}
+
+# ------------------------------------------------------------------ the protocol on attribute reads
+# The methods and properties torch dispatches that ember writes without a check (see _core/torch_function.py,
+# "Attribute reads"): while a mode is pushed their code is swapped for the check, and a subclass taking part in the
+# protocol gets checked copies. Method name -> (exact, kwargs_dict) of `_tf.make_check`: `exact` False for the ones
+# torch binds through its argument parser (plain tensors not in `types`), kwargs_dict for the ones torch writes in
+# Python. Aliases (ndimension, nelement) are the same function: a mode sees `dim`, `numel`, as torch's.
+_CHECKED_METHODS = {
+    "size": (False, False), "stride": (False, False), "is_contiguous": (False, False),
+    "requires_grad_": (False, False), "numpy": (False, False),
+    "storage_offset": (True, False), "dim": (True, False), "numel": (True, False), "element_size": (True, False),
+    "get_device": (True, False), "is_floating_point": (True, False), "is_complex": (True, False),
+    "is_signed": (True, False), "is_conj": (True, False), "is_neg": (True, False), "untyped_storage": (True, False),
+    "data_ptr": (True, False), "_is_view": (True, False), "is_inference": (True, False), "detach_": (True, False),
+    "tolist": (True, False), "item": (True, False), "__bool__": (True, False), "__float__": (True, False),
+    "__int__": (True, False), "__len__": (True, True), "__array__": (True, True),
+}
+_CHECKED_PROPERTIES = ("shape", "grad", "device", "requires_grad", "ndim", "is_leaf", "nbytes", "itemsize",
+                       "output_nr", "_version", "retains_grad", "is_meta", "is_cpu", "is_cuda", "is_sparse",
+                       "is_quantized", "is_nested", "layout")
+
+
+def _checked_reads():
+    """name -> what a participating subclass gets in its class dict (checked copies of Tensor's own)."""
+    copies = {}
+    done = {}
+    for name in list(_CHECKED_METHODS) + ["ndimension", "nelement"]:
+        f = getattr(Tensor, name)
+        if f not in done:
+            exact, kwd = _CHECKED_METHODS[f.__name__]
+            done[f] = _tf.switched(f, _tf.make_check(f, _tf.own_copy(f), exact, kwd))
+        copies[name] = done[f]
+    for name in _CHECKED_PROPERTIES:
+        prop = getattr(Tensor, name)
+        parts = []
+        for acc, api in ((prop.fget, prop.__get__), (prop.fset, prop.__set__), (prop.fdel, prop.__delete__)):
+            parts.append(None if acc is None else _tf.switched(acc, _tf.make_check(api, _tf.own_copy(acc))))
+        copies[name] = property(*parts, doc=prop.__doc__)
+    copies.update(_INSTANCE_PROPS)
+    return copies
+
+
+_SUBCLASS_COPIES = _checked_reads()
+_OWN_CLASSES = frozenset(Tensor.__mro__)
+
+
+def _install_checked_reads(cls):
+    """A Tensor subclass taking part in the protocol: the checked reads go in its class dict, for every name it
+    (or a class between it and Tensor) does not define itself."""
+    for name, obj in _SUBCLASS_COPIES.items():
+        owner = next(k for k in cls.__mro__ if name in k.__dict__)
+        if owner in _OWN_CLASSES:
+            setattr(cls, name, obj)
+
+
+def _switch_instance_props(on):
+    """A mode is pushed (on) or the last one popped: `dtype`, `grad_fn`, `_base` read through their properties
+    meanwhile (the instance attributes stay where they are; the properties read and write them)."""
+    for name, prop in _INSTANCE_PROPS.items():
+        if on:
+            setattr(Tensor, name, prop)
+        elif name == "dtype":
+            Tensor.dtype = staticmethod(prop)
+        else:
+            delattr(Tensor, name)
+
+
+_tf._SUBCLASS_HOOK[0] = _install_checked_reads
+_tf._SWITCH_HOOKS.append(_switch_instance_props)
 
 
 def _load_autograd_kernels():

@@ -632,6 +632,9 @@ def _broadcast_in_order(shapes):
     return tuple(out)
 
 
+_LINALG = []      # the generated linalg bindings, once norm has loaded them
+
+
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm: p may be a number, 'fro' or 'nuc' (torch/functional.py); built on linalg's vector and
     matrix norms."""
@@ -639,6 +642,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         _r = _tf_handle_locals(norm, locals())
         if _r is not _NOT_HANDLED:
             return _r
+    if p == "fro" and dim is None and keepdim is False and out is None and dtype is None and _LINALG \
+            and isinstance(input, Tensor):
+        return _LINALG[0].linalg_vector_norm(input, 2, None, False)     # `x.norm()`: nothing left to check
     _ap.check_tensor("norm", "input", 1, input)
     if dim is not None and not isinstance(dim, int):
         _ap.check_int_list("norm", "dim", 3, dim)
@@ -650,6 +656,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     from ._generated import linalg_functions as _linalg   # ember._linalg, loaded on first use
+    if not _LINALG:
+        _LINALG.append(_linalg)
     if p == "nuc":
         return _linalg.linalg_matrix_norm(input, "nuc", list(dim) if dim is not None else list(range(input.dim())),
                                           keepdim, dtype=dtype, out=out)

@@ -175,9 +175,32 @@ def get_default_nowrap_functions():
 
 
 def _handles_protocol(fn):
-    """True when `fn` checks the protocol: a generated binding, or a hand-written function reading the flag."""
+    """True when `fn` checks the protocol: a generated binding, a hand-written function reading the flag, or one
+    of the attribute reads whose check is switched in while a mode is pushed (a property's `__get__` by its
+    getter)."""
+    from ._tensor import _INSTANCE_PROPS
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, property):
+        if any(owner is p for p in _INSTANCE_PROPS.values()):
+            return True
+        fn = owner.fget
+    if any(fn is f for f, _, _ in _tf._SWITCHED):
+        return True
     code = getattr(fn, "__code__", None)
     return code is not None and ("_TF" in code.co_names or "_handled" in code.co_names)
+
+
+def _tensor_property_name(prop):
+    """The name Tensor gives the property `prop` (its getset descriptor's name in torch), or None."""
+    from ._tensor import _INSTANCE_PROPS
+    for n, p in _INSTANCE_PROPS.items():
+        if p is prop:
+            return n
+    for n in dir(Tensor):
+        a = inspect.getattr_static(Tensor, n, None)
+        if a is prop or isinstance(a, staticmethod) and a.__func__ is prop:
+            return n
+    return None
 
 
 def _namespaces():
@@ -201,10 +224,15 @@ def _namespaces():
         if n.startswith("_") and not (n.startswith("__") and n.endswith("__")):
             continue
         a = inspect.getattr_static(Tensor, n)
+        if isinstance(a, staticmethod) and isinstance(a.__func__, property):
+            a = a.__func__            # `dtype`: the property a mode is given (see _tensor.py)
         if isinstance(a, property):
             meths[n] = a.__get__
         elif inspect.isfunction(a) or isinstance(a, classmethod):
             meths[n] = getattr(Tensor, n)
+    from ._tensor import _INSTANCE_PROPS
+    for n, p in _INSTANCE_PROPS.items():
+        meths.setdefault(n, p.__get__)           # grad_fn, _base: instance attributes outside a mode
     out.append((Tensor, meths))
     for modname in ("ember.nn.functional", "ember.linalg", "ember.fft", "ember.special"):
         import importlib
@@ -220,7 +248,10 @@ def _namespaces():
 
 def get_overridable_functions():
     """{namespace: [functions that dispatch to __torch_function__]} (torch.overrides.get_overridable_functions)."""
-    return {ns: [f for f in fns.values() if _handles_protocol(getattr(f, "fget", f))] for ns, fns in _namespaces()}
+    # (torch lists no property here: its getset descriptors are not callable; get_testing_overrides has them)
+    return {ns: [f for f in fns.values() if _handles_protocol(f) and not isinstance(getattr(f, "__self__", None),
+                                                                                     property)]
+            for ns, fns in _namespaces()}
 
 
 def get_ignored_functions():
@@ -260,8 +291,13 @@ def resolve_name(f):
     """The public name of an overridable function ("ember.add", "ember.Tensor.add"), or None."""
     if isinstance(f, (classmethod, staticmethod)):
         f = f.__func__
+    owner = getattr(f, "__self__", None)
+    if isinstance(owner, property):          # `ember.Tensor.shape.__get__`, as torch names its getset descriptors'
+        name = _tensor_property_name(owner)
+        return f"ember.Tensor.{name}.{f.__name__}" if name else None
     mod = getattr(f, "__module__", "") or ""
-    if mod.startswith("ember._generated.variable_methods") or getattr(f, "__qualname__", "").startswith("Tensor."):
+    if mod.startswith("ember._generated.variable_methods") or getattr(f, "__qualname__", "").startswith("Tensor.") \
+            or getattr(Tensor, getattr(f, "__name__", "") or "_", None) is f:        # (TensorImpl's, as size)
         return f"ember.Tensor.{f.__name__}"
     if mod.startswith("ember._generated.torch_functions") or mod in ("ember.functional",):
         return f"ember.{f.__name__}"

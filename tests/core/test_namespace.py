@@ -97,8 +97,11 @@ def test_no_module_adds_attributes_to_tensor_or_ember():
                 tree = ast.parse(open(path, encoding="utf-8").read())
                 found += [(os.path.relpath(path, SRC), ln, s)
                           for ln, s in _assigns_attribute_of(tree, {"Tensor", "TensorImpl", "ember", "_ember", "E"})]
-    # TensorImpl._tensor_cls is the registration hook's own slot, set in its own module
-    found = [x for x in found if x[2] != "TensorImpl._tensor_cls"]
+    # TensorImpl._tensor_cls is the registration hook's own slot, set in its own module; _tensor.py switches the
+    # properties of Tensor's own instance attributes (dtype, grad_fn, _base: named in its class statement or
+    # TensorImpl's) in and out while a TorchFunctionMode is pushed (_switch_instance_props)
+    found = [x for x in found if x[2] != "TensorImpl._tensor_cls" and not (
+        x[0] == os.path.join("ember", "_tensor.py") and x[2] in ("setattr(Tensor, name, prop)", "Tensor.dtype"))]
     assert found == []
 
 

@@ -271,7 +271,7 @@ def test_compiled_function_with_a_subclass_gives_eager_results(backend):
         r = g(mod.arange(3.0).as_subclass(Sub))
         return _name(plain), _name(r), r.tolist(), [c for c in calls if c != "__get__"]
     got = case(ember, lambda f: ember.compile(f, backend=backend))
-    assert got == ("Tensor", "Sub", [1.0, 3.0, 5.0], ["mul", "add"])
+    assert got == ("Tensor", "Sub", [1.0, 3.0, 5.0], ["mul", "add", "tolist"])     # (torch eager's calls)
 
 
 def _functional_case(mod):

@@ -8,6 +8,10 @@ from .._core.tls import state as _tls
 from .engine import run_backward
 from .graph import AccumulateGrad, _clone_detached, gradient_edge
 from .._core.strides import same_shape
+from .._core import torch_function as _tf
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["backward", "grad"]
 
@@ -65,6 +69,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None and len(_tensor_or_tensors_to_tuple(inputs, 0)) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if _TF:     # torch's handle_torch_function(backward, tensors + inputs, ...): a mode sees the call, not the engine
+        inputs_tuple = () if inputs is None else (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        r = _tf.handle(backward, tensors + inputs_tuple, (tensors,),
+                       {"grad_tensors": grad_tensors, "retain_graph": retain_graph, "create_graph": create_graph,
+                        "inputs": inputs_tuple if inputs is not None else None})
+        if r is not _tf.NOT_HANDLED:
+            return r
     grads = _make_grads(tensors, _tensor_or_tensors_to_tuple(grad_tensors, len(tensors)))
     if retain_graph is None:
         retain_graph = create_graph
@@ -95,11 +106,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by ember.autograd.grad yet")
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
+    if _TF:     # torch's handle_torch_function(grad, outputs + inputs, ...)
+        r = _tf.handle(grad, outputs + inputs, (outputs, inputs),
+                       {"grad_outputs": grad_outputs, "retain_graph": retain_graph, "create_graph": create_graph,
+                        "only_inputs": only_inputs, "allow_unused": allow_unused,
+                        "is_grads_batched": is_grads_batched, "materialize_grads": materialize_grads})
+        if r is not _tf.NOT_HANDLED:
+            return r
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by ember.autograd.grad yet")
     grads = _make_grads(outputs, _tensor_or_tensors_to_tuple(grad_outputs, len(outputs)))
     if retain_graph is None:
         retain_graph = create_graph

@@ -11,7 +11,11 @@ import warnings
 import numpy as np
 
 from .._grad_mode import no_grad
+from .._core import torch_function as _tf
 from . import _tensor_util as U
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
@@ -48,12 +52,20 @@ def _write(tensor, arr):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    if _TF:      # torch's handle_torch_function(uniform_, (tensor,), tensor=..., ...): every argument by keyword
+        r = _tf.handle(uniform_, (tensor,), (), {"tensor": tensor, "a": a, "b": b, "generator": generator})
+        if r is not _tf.NOT_HANDLED:
+            return r
     with no_grad():
         U.uniform_(tensor, a, b, generator)
     return tensor
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    if _TF:
+        r = _tf.handle(normal_, (tensor,), (), {"tensor": tensor, "mean": mean, "std": std, "generator": generator})
+        if r is not _tf.NOT_HANDLED:
+            return r
     with no_grad():
         U.normal_(tensor, mean, std, generator)
     return tensor
@@ -93,6 +105,10 @@ def _erfinv(x):
 
 
 def constant_(tensor, val):
+    if _TF:
+        r = _tf.handle(constant_, (tensor,), (), {"tensor": tensor, "val": val})
+        if r is not _tf.NOT_HANDLED:
+            return r
     with no_grad():
         U.fill_(tensor, val)
     return tensor
@@ -169,6 +185,11 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if _TF:
+        r = _tf.handle(kaiming_uniform_, (tensor,), (), {"tensor": tensor, "a": a, "mode": mode,
+                                                          "nonlinearity": nonlinearity, "generator": generator})
+        if r is not _tf.NOT_HANDLED:
+            return r
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor

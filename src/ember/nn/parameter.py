@@ -12,6 +12,7 @@ import numpy as np
 from .._core.dispatch_keys import PYTHON_BIT
 from .._core.tensor_impl import FACTORY_REFUSAL
 from .._core.tls import state as _tls
+from .._core import torch_function as _tf
 from .._core.torch_function import _disabled_torch_function_impl
 from .._tensor import Tensor
 from . import _tensor_util as U
@@ -39,6 +40,10 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             data = _default_data()
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter.__new__ expected a Tensor as data, but got {type(data).__name__}")
+        if _tf.TF_ACTIVE[0] and not _tf.is_torch_function_all_disabled():
+            # torch's Tensor._make_subclass is not dispatched and reads nothing through the protocol
+            with _tf.DisableTorchFunction():
+                return Parameter.__new__(cls, data, requires_grad)
         t = U.alias(data, cls)
         if type(data) not in (Tensor, Parameter) and not issubclass(cls, type(data)):
             # custom tensor subclass: keep its class, flag it as a parameter

@@ -14,6 +14,10 @@ from ..._core import torch_function as _tf
 from ...kernels.common import _tname
 from ...kernels.cpu import linalg_matmul as _cpu
 from ...kernels.cpu.runtime import gemm as _gemm
+from ..._core import torch_function as _tf
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -116,6 +120,10 @@ def bilinear(input1, input2, weight, bias=None):
 
 def linear(input, weight, bias=None):
     # the generated binding's checks (torch's F.linear is the binding itself); this one skips a dispatch
+    if _TF:     # the binding's __torch_function__ check: a mode or subclass sees `linear`, not its insides
+        _r = _tf.bound(linear, locals(), ("input", "weight", "bias"), "ember._C._nn.linear")
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg("linear", "input", 1, "Tensor", input)
     if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
