@@ -14,10 +14,6 @@ from ..._core import torch_function as _tf
 from ...kernels.common import _tname
 from ...kernels.cpu import linalg_matmul as _cpu
 from ...kernels.cpu.runtime import gemm as _gemm
-from ..._core import torch_function as _tf
-
-_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
-_tf.register(globals())
 
 _AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -120,20 +116,19 @@ def bilinear(input1, input2, weight, bias=None):
 
 def linear(input, weight, bias=None):
     # the generated binding's checks (torch's F.linear is the binding itself); this one skips a dispatch
-    if _TF:     # the binding's __torch_function__ check: a mode or subclass sees `linear`, not its insides
+    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
+        # the binding's __torch_function__ check: a mode or an overriding subclass sees `linear`, not its
+        # insides (and never the direct path below, which returns a plain Tensor once mm's cache is warm)
         _r = _tf.bound(linear, locals(), ("input", "weight", "bias"), "ember._C._nn.linear")
         if _r is not _tf.NOT_HANDLED:
             return _r
+        return ember._nn.linear(input, weight, bias)
     if input.__class__ is not Tensor and not isinstance(input, Tensor):
         raise _bad_arg("linear", "input", 1, "Tensor", input)
     if weight.__class__ is not Tensor and not isinstance(weight, Tensor):
         raise _bad_arg("linear", "weight", 2, "Tensor", weight)
     if bias is not None and bias.__class__ is not Tensor and not isinstance(bias, Tensor):
         raise _bad_arg("linear", "bias", 3, "Tensor", bias)
-    if _TF and (_TFM or input.__class__ not in _TFP or weight.__class__ not in _TFP or bias.__class__ not in _TFP):
-        # a mode or an overriding subclass: the binding handles the protocol (the direct path below would
-        # return a plain Tensor once mm's dispatch cache is warm)
-        return ember._nn.linear(input, weight, bias)
     if _tls._include & _AUTOCAST_CPU_BIT:
         # under autocast, linear itself is on the lower-precision list: its weight (a leaf) is cast, and
         # cached for the region, before the transpose
