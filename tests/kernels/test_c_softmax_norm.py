@@ -204,6 +204,47 @@ def test_softmax_short_float32_rows_match_torch(torch, log, k):
     np.testing.assert_array_equal(one[0], y[3])
 
 
+def _has_avx512():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return " avx512f" in flags and " fma" in flags
+
+
+@needs_cc
+@pytest.mark.skipif(not _has_avx512(), reason="the short-row backward path is AVX-512 only")
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("k", [1, 15, 16, 17, 64, 65, 100, 128])
+def test_softmax_backward_short_float32_rows_have_the_documented_order(threads, log, k):
+    """csrc/softmax.c's AVX-512 backward of float32 rows of at most 128: the row sum (softmax: of g * y;
+    log_softmax: of g) in 16 float lanes, lane l adding j = l mod 16 in order, the lanes added pairwise
+    (+8, +4, +2, +1); bit for bit at 1 and 2 threads. log_softmax's output is 0 here (exp gives 1 exactly), so
+    its dx = g - sum shows the sum's bits."""
+    rows = 3000                                  # enough for the C pool's parts at 2 threads
+    g = RNG.standard_normal((rows, k)).astype(np.float32)
+    y = np.zeros((rows, k), np.float32) if log else RNG.random((rows, k)).astype(np.float32)
+    t = g if log else g * y
+    sv = np.zeros((rows, 16), np.float32)
+    for j0 in range(0, k, 16):
+        n = min(16, k - j0)
+        sv[:, :n] += t[:, j0:j0 + n]
+    for s in (8, 4, 2, 1):
+        sv[:, :s] += sv[:, s:2 * s]
+    st = sv[:, :1]
+    want = g - st if log else (g - st) * y
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        fn = ember.ops.aten._log_softmax_backward_data if log else ember.ops.aten._softmax_backward_data
+        got = fn.default(ember.tensor(g), ember.tensor(y), -1, ember.float32).numpy()
+    finally:
+        ember.set_num_threads(old)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
 @pytest.mark.parity
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("log", [False, True])
