@@ -955,3 +955,29 @@ def test_gpt_sized_layer_norm_and_softmax_match_torch(torch, threads):
                 np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
     finally:
         ember.set_num_threads(old)
+
+
+@needs_cc
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape", [(3, 7), (16, 4, 64, 64), (600, 65)])
+def test_softmax_backward_direct_path_equals_general_path(monkeypatch, threads, dt, log, shape):
+    """softmax.py's _backward_last_dim_direct (contiguous arrays of one dtype, last dim) runs the kernel the
+    general path runs on the same rows: the same bits, and it is really taken."""
+    from ember.kernels.cpu import softmax as S
+    g = RNG.standard_normal(shape).astype(dt)
+    y = (RNG.standard_normal(shape) if log else RNG.random(shape)).astype(dt)
+    fn = S._log_softmax_backward_data if log else S._softmax_backward_data
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        assert S._backward_last_dim_direct(ember.tensor(g), ember.tensor(y), -1, int(log)) is not None
+        fast = fn(ember.tensor(g), ember.tensor(y), -1, None).numpy()
+        monkeypatch.setattr(S, "_backward_last_dim_direct", lambda *a: None)
+        general = fn(ember.tensor(g), ember.tensor(y), -1, None).numpy()
+    finally:
+        ember.set_num_threads(old)
+    np.testing.assert_array_equal(fast.view(np.uint8), general.view(np.uint8))
+    assert S._backward_last_dim_direct(ember.tensor(g), ember.tensor(y.astype(np.float16)), -1, 0) is None
+    assert S._backward_last_dim_direct(ember.tensor(g[..., :1]), ember.tensor(y), -1, 0) is None
