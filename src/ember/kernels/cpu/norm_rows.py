@@ -22,9 +22,11 @@ _LN_MIN_SPLIT = 1 << 21
 # csrc/norm.c's part on ember's C pool instead (_ln_pool: workers that need no GIL and spin between jobs, where
 # the Python pool's hand-off cost what it saved), with one call's bits. A GPT's (16, 64, 128) float32 layer norm,
 # 2 threads, min / median us of 400 calls, load ~11: 67.5 / 68.3 on one thread -> 41 / 69 (torch 39 min).
-# The backward stays one call: split as dx by rows and dw/db by columns (each column's double sum over the rows
-# in order, to keep the bits) it read g and x twice and measured 129 us min against 98.5 on one thread at that
-# load (71 against 93 for the C call alone at load ~6); torch's takes 32-37 (its sums run in float lanes).
+# The float32 backward runs there too, as blocks of 16 rows whose dw/db float sums are added in block order
+# (csrc/norm.c's layer_norm_bwd_f32: one order for any split; it sums in float lanes as torch does). The same
+# (16, 64, 128) backward, min us, load ~11: 86 -> 51 on one thread (torch 55-59), 85 -> 41 on two (torch 31-40).
+# (Session 14 split the double-sum backward as dx by rows and dw/db by columns: reading g and x twice made it
+# slower, 129 us against 98.5.)
 _LN_POOL_MIN = 1 << 15
 _wrap_fresh = TensorImpl._wrap_fresh
 
@@ -154,11 +156,33 @@ def c_layer_norm_backward_last_dim(grad_out, input, normalized_shape, mean, rstd
     dx = np.empty(x.shape, x.dtype) if want_dx else None
     dw = np.zeros(k) if want_dw else None
     db = np.zeros(k) if want_db else None
-    fn(address(go), address(x), address(mu), address(rs), rows, k, None if w is None else address(w),
-       None if dx is None else address(dx), None if dw is None else address(dw), None if db is None else address(db))
+    _ln_bwd(fn, suf, go, x, mu, rs, w, dx, dw, db, rows, k)
     dt = input.dtype
     return (None if dx is None else _wrap_fresh(dx, dt), None if dw is None else _wrap_fresh(dw.astype(x.dtype), dt),
             None if db is None else _wrap_fresh(db.astype(x.dtype), dt))
+
+
+_LN_RB = 16          # csrc/norm.c's LN_RB: rows per block of the float32 backward's dw/db sums
+
+
+def _ln_bwd(fn, suf, go, x, mu, rs, w, dx, dw, db, rows, k):
+    """The C backward `fn` (layer_norm_bwd_<suf>) over contiguous arrays: dx filled, dw/db (float64 or None)
+    added to. A float32 one from _LN_POOL_MIN elements with 2+ threads runs as csrc/norm.c's block parts on
+    ember's C pool, each block's dw/db sums into a buffer then added in block order: one call's bits (the
+    kernel's order is fixed by blocks of _LN_RB rows, not by the split)."""
+    a = address
+    if suf == "f32" and x.size >= _LN_POOL_MIN and get_num_threads() > 1:
+        fold = clib.kernel("norm", "layer_norm_bwd_fold_f32", "pllpp")
+        nb = -(-rows // _LN_RB)
+        buf = np.empty(nb * 2 * k, np.float32) if dw is not None or db is not None else None
+        desc = (a(go), a(x), a(mu), a(rs), 0 if w is None else a(w), 0 if dx is None else a(dx),
+                0 if buf is None else a(buf), k, rows, int(dw is not None), int(db is not None))
+        if fold is not None and _ln_pool("bwd", suf, desc, nb, 0):
+            if buf is not None:
+                fold(a(buf), nb, k, None if dw is None else a(dw), None if db is None else a(db))
+            return
+    fn(a(go), a(x), a(mu), a(rs), rows, k, None if w is None else a(w), None if dx is None else a(dx),
+       None if dw is None else a(dw), None if db is None else a(db))
 
 
 def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):
@@ -171,6 +195,11 @@ def c_layer_norm_backward(x2, go2, mu2, rs2, w, dx2, want_dw, want_db):
     if fn is None:
         return None
     k, parts = x2.shape[1], []
+    if suf == "f32":                 # one order of sums whatever the thread count (see _ln_bwd)
+        dw = np.zeros(k) if want_dw else None
+        db = np.zeros(k) if want_db else None
+        _ln_bwd(fn, suf, go2, x2, mu2, rs2, w, dx2, dw, db, x2.shape[0], k)
+        return [(0, dw, db)]
 
     def chunk(gc, xc, mc, rc, idx, *dxc):
         dwp = np.zeros(k) if want_dw else None

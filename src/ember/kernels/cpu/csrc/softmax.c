@@ -9,17 +9,20 @@
 
 #include "blocked_sum.h"
 
-/* Short float32 rows (attention scores at a short context: one row of T per query and head, T <= 64) on
- * AVX-512: the row is held in at most four 16-lane registers loaded under a mask (lanes past the row read
+/* Short float32 rows (attention scores at a short context: one row of T per query and head, T <= 128; a
+ * log_softmax over a small vocabulary) on AVX-512: the row is held in at most eight 16-lane registers loaded under a mask (lanes past the row read
  * -inf, whose exp is 0), so no lane runs the scalar tail code that the general loop needs for a k that is
  * not a multiple of 16 (at k = 28 the tail was most of the row's time: (112, 28) rows 13.7 -> ~4 us). exp is
  * vm_expf's computation lane for lane (the same operations in the same order, so the same values); the row
  * sum is the float lanes' sum reduced by _mm512_reduce_add_ps (an order other than the general loop's: the
  * last bit may differ from it, never between calls). A NaN anywhere, a +inf or only -inf give a NaN row,
- * as in the general loop. Returns 0 (the general loop runs) elsewhere. */
+ * as in the general loop. Returns 0 (the general loop runs) elsewhere.
+ * Session 15 widened it from 64 to 128 (rows of 65..128 change in the last bit: this path's sum order) and
+ * fixed its tail lanes' subnormal exp; min us of the C call, 1 thread, load ~4: (1024, 65) log_softmax 88 ->
+ * 54 (the op 92 -> ~58, torch 51.5), (4096, 64) softmax 150 -> 122 (one body per vector count). */
 #if defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
-#define SMALL_K 64
+#define SMALL_K 128
 static inline __m512 vm_expf16(__m512 x) {
     const __m512 shift = _mm512_set1_ps(12582912.0f);
     x = _mm512_max_ps(_mm512_set1_ps(-110.0f), x);         /* NaN stays NaN: max/min return the second */
@@ -45,12 +48,11 @@ static inline __m512 vm_expf16(__m512 x) {
     return _mm512_mul_ps(_mm512_mul_ps(p, s1), s2);
 }
 
-static inline int softmax_small_f32(const float *xr, float *yr, int64_t k, int logm) {
-    if (k > SMALL_K) return 0;
-    const int nv = (int)((k + 15) / 16);
+static inline __attribute__((always_inline)) void softmax_small_nv(const float *xr, float *yr, int64_t k, int logm,
+                                                                   const int nv) {
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
-    __m512 v[4];
-    __mmask16 mk[4];
+    __m512 v[8];
+    __mmask16 mk[8];
     __m512 mv = ninf;
     for (int i = 0; i < nv; i++) {
         const int64_t left = k - 16 * i;
@@ -62,7 +64,9 @@ static inline int softmax_small_f32(const float *xr, float *yr, int64_t k, int l
     const __m512 vm = _mm512_set1_ps(m);
     __m512 sv = _mm512_setzero_ps();
     for (int i = 0; i < nv; i++) {
-        __m512 e = vm_expf16(_mm512_sub_ps(v[i], vm));
+        /* lanes past the row: exp(0) zeroed after, not exp(-inf - m) (clamped to exp(-110), whose subnormal
+           intermediate products cost a microcode assist each: 29 of a (1024, 65) log_softmax's 73 us) */
+        __m512 e = _mm512_maskz_mov_ps(mk[i], vm_expf16(_mm512_maskz_sub_ps(mk[i], v[i], vm)));
         sv = _mm512_add_ps(sv, e);
         if (!logm) v[i] = e;
     }
@@ -75,6 +79,72 @@ static inline int softmax_small_f32(const float *xr, float *yr, int64_t k, int l
         const __m512 inv = _mm512_set1_ps((float)(1.0 / s));
         for (int i = 0; i < nv; i++) _mm512_mask_storeu_ps(yr + 16 * i, mk[i], _mm512_mul_ps(v[i], inv));
     }
+}
+
+/* one copy of the body per vector count, so its loops unroll and the row stays in registers */
+static inline int softmax_small_f32(const float *xr, float *yr, int64_t k, int logm) {
+    if (k > SMALL_K) return 0;
+    switch ((int)((k + 15) / 16)) {
+    case 1: softmax_small_nv(xr, yr, k, logm, 1); break;
+    case 2: softmax_small_nv(xr, yr, k, logm, 2); break;
+    case 3: softmax_small_nv(xr, yr, k, logm, 3); break;
+    case 4: softmax_small_nv(xr, yr, k, logm, 4); break;
+    case 5: softmax_small_nv(xr, yr, k, logm, 5); break;
+    case 6: softmax_small_nv(xr, yr, k, logm, 6); break;
+    case 7: softmax_small_nv(xr, yr, k, logm, 7); break;
+    default: softmax_small_nv(xr, yr, k, logm, 8); break;
+    }
+    return 1;
+}
+
+/* The backward of short float32 rows (k <= SMALL_BK: attention probabilities' rows, log_softmax over a small
+ * vocabulary) on AVX-512, without the general loop's per-row cost (gcc's peeled and tail iterations, its
+ * reduction epilogue and the double block sum): the row's 16-float vectors, the last loaded under a mask.
+ * The sum (softmax: of g * y; log_softmax: of g) runs in 16 float lanes, lane l adding the elements
+ * j = l mod 16 in order of j, the lanes then added pairwise (+8, +4, +2, +1); dx is the general loop's
+ * expression lane for lane (exp is vm_expf16, vm_expf's values). Only the sum's order differs from the
+ * general loop's, so the last bit may differ from it, never between calls or thread counts. Min us of the op,
+ * torch 2.13 in the same process, 1 thread, load ~5-10: (16, 4, 64, 64) softmax backward 70 -> 49 (torch 47;
+ * the C call alone 44, about the bandwidth its 3 MB need); (1024, 65) log_softmax backward 51 -> 41 (torch 43). */
+#define SMALL_BK 128
+static inline float fold16_f32(__m512 v) {
+    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
+                                   _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    const __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    const __m128 d = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    return _mm_cvtss_f32(_mm_add_ss(d, _mm_shuffle_ps(d, d, 1)));
+}
+
+static inline int softmax_bwd_small_f32(const float *gr, const float *yr, float *dr, int64_t k, int logm) {
+    if (k > SMALL_BK) return 0;
+    const int64_t kf = k & ~(int64_t)15;
+    const __mmask16 mt = (__mmask16)((1u << (k - kf)) - 1u);
+    __m512 sv = _mm512_setzero_ps();
+    int64_t j = 0;
+    if (logm) {
+        for (; j < kf; j += 16) sv = _mm512_add_ps(sv, _mm512_loadu_ps(gr + j));
+        if (mt) sv = _mm512_mask_add_ps(sv, mt, sv, _mm512_maskz_loadu_ps(mt, gr + j));
+        const __m512 st = _mm512_set1_ps(fold16_f32(sv));
+        for (j = 0; j < kf; j += 16)
+            _mm512_storeu_ps(dr + j, _mm512_sub_ps(_mm512_loadu_ps(gr + j),
+                                                   _mm512_mul_ps(vm_expf16(_mm512_loadu_ps(yr + j)), st)));
+        if (mt)
+            _mm512_mask_storeu_ps(dr + j, mt, _mm512_sub_ps(_mm512_maskz_loadu_ps(mt, gr + j),
+                                  _mm512_mul_ps(vm_expf16(_mm512_maskz_loadu_ps(mt, yr + j)), st)));
+    } else {
+        for (; j < kf; j += 16)
+            sv = _mm512_add_ps(sv, _mm512_mul_ps(_mm512_loadu_ps(gr + j), _mm512_loadu_ps(yr + j)));
+        if (mt)
+            sv = _mm512_mask_add_ps(sv, mt, sv, _mm512_mul_ps(_mm512_maskz_loadu_ps(mt, gr + j),
+                                                              _mm512_maskz_loadu_ps(mt, yr + j)));
+        const __m512 st = _mm512_set1_ps(fold16_f32(sv));
+        for (j = 0; j < kf; j += 16)
+            _mm512_storeu_ps(dr + j, _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(gr + j), st),
+                                                   _mm512_loadu_ps(yr + j)));
+        if (mt)
+            _mm512_mask_storeu_ps(dr + j, mt, _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(mt, gr + j), st),
+                                                            _mm512_maskz_loadu_ps(mt, yr + j)));
+    }
     return 1;
 }
 #else
@@ -82,7 +152,17 @@ static inline int softmax_small_f32(const float *xr, float *yr, int64_t k, int l
     (void)xr; (void)yr; (void)k; (void)logm;
     return 0;
 }
+
+static inline int softmax_bwd_small_f32(const float *gr, const float *yr, float *dr, int64_t k, int logm) {
+    (void)gr; (void)yr; (void)dr; (void)k; (void)logm;
+    return 0;
+}
 #endif
+
+static inline int softmax_bwd_small_f64(const double *gr, const double *yr, double *dr, int64_t k, int logm) {
+    (void)gr; (void)yr; (void)dr; (void)k; (void)logm;
+    return 0;
+}
 
 static inline int softmax_small_f64(const double *xr, double *yr, int64_t k, int logm) {
     (void)xr; (void)yr; (void)k; (void)logm;
@@ -120,6 +200,7 @@ void softmax_bwd_##SUF(const T *g, const T *y, T *dx, int64_t rows, int64_t k, i
     for (int64_t r = 0; r < rows; r++) {                                                \
         const T *gr = g + r * k, *yr = y + r * k;                                       \
         T *dr = dx + r * k;                                                             \
+        if (softmax_bwd_small_##SUF(gr, yr, dr, k, logm)) continue;                     \
         if (logm) {                                                                     \
             BLOCKED_SUM(T, s, k, j, gr[j])                                              \
             const T st = (T)s;                                                          \
