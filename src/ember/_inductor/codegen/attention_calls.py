@@ -19,6 +19,7 @@ generated kernels run in the entry too: a masked attention has no Python call ei
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
+from .extern_plan import ExternPlan
 from ..index import contiguous_strides
 from . import blas_calls
 from .conv_calls import _copy_c
@@ -47,7 +48,7 @@ def _matrix_ok(lay, rows, cols):
             (cols <= 1 or lay.stride[3] == 1) and (rows <= 1 or lay.stride[2] >= max(1, cols)))
 
 
-class AttentionPlan:
+class AttentionPlan(ExternPlan):
     """The attention extern `buf` as C statements of the entry (see the module docstring)."""
 
     def __init__(self, buf, dtype, views, writes, dims, scale, causal, backward):
@@ -57,19 +58,6 @@ class AttentionPlan:
         self.writes = writes          # result name -> the MultiOutput it writes
         self.B, self.H, self.L, self.S, self.E = dims
         self.scale, self.causal, self.backward = scale, causal, backward
-
-    def buffer_names(self):
-        names = []
-        for v in self.views.values():
-            if v.buffer.name not in names:
-                names.append(v.buffer.name)
-        for b in self.writes.values():
-            if b.name not in names:
-                names.append(b.name)
-        return names
-
-    def written(self):
-        return list(self.writes.values())
 
     def c(self, uid, ptr, base_offset, threads):
         """(helper C, the entry's statements); ptr(buffer name) is the C expression of a buffer's first element,

@@ -33,6 +33,7 @@ import numpy as np
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
+from .extern_plan import ExternPlan
 from . import blas_calls, conv_gemm_calls
 from .conv_gemm_calls import GemmConv
 
@@ -110,7 +111,7 @@ class _WGrad:
         self.kern, self.in_sp, self.out, self.pd, self.dl = kern, in_sp, out, pd, dl
 
 
-class ConvPlan:
+class ConvPlan(ExternPlan):
     """The convolution (or convolution_backward) extern `buf` as C statements of the entry."""
 
     def __init__(self, buf, dtype, views, writes, runs):
@@ -119,20 +120,6 @@ class ConvPlan:
         self.views = views        # operand name -> BufferView it reads
         self.writes = writes      # result name -> the Buffer (the extern, or a MultiOutput) it writes
         self.runs = runs          # _Fwd / _WGrad, in order
-
-    def buffer_names(self):
-        """The buffers whose addresses the entry passes: the operands read, then those written."""
-        names = []
-        for v in self.views.values():
-            if v.buffer.name not in names:
-                names.append(v.buffer.name)
-        for b in self.writes.values():
-            if b.name not in names:
-                names.append(b.name)
-        return names
-
-    def written(self):
-        return list(self.writes.values())
 
     @property
     def needs_blas(self):

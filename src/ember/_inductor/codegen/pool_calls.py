@@ -24,6 +24,7 @@ import math
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
+from .extern_plan import ExternPlan
 from .conv_calls import _copy_c
 
 POOL_OPS = ("aten.max_pool2d_with_indices.default", "aten.max_pool2d_with_indices_backward.default")
@@ -58,7 +59,7 @@ def _pair(v, default=None):
     return v * 2 if len(v) == 1 else v
 
 
-class PoolPlan:
+class PoolPlan(ExternPlan):
     """The max pool extern `buf` as C statements of the entry (see the module docstring)."""
     needs_blas = False
 
@@ -72,19 +73,6 @@ class PoolPlan:
         self.geo = geo                # H W KH KW SH SW PH PW DH DW OH OW
         self.hw = geo[0] * geo[1]
         self.o = geo[10] * geo[11]
-
-    def buffer_names(self):
-        names = []
-        for v in self.views.values():
-            if v.buffer.name not in names:
-                names.append(v.buffer.name)
-        for b in self.writes.values():
-            if b.name not in names:
-                names.append(b.name)
-        return names
-
-    def written(self):
-        return list(self.writes.values())
 
     def c(self, uid, ptr, base_offset, threads):
         """(helper C functions, the entry's statements); ptr(buffer name) is the C expression of a buffer's first
