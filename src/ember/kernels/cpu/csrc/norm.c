@@ -204,7 +204,30 @@ static void ln_bwd_block_f32(const float *g, const float *x, const float *mean, 
                              int64_t k, const float *w, float *dx, float *pw, float *pb) {
     if (pw) for (int64_t j = 0; j < k; j++) pw[j] = 0.0f;
     if (pb) for (int64_t j = 0; j < k; j++) pb[j] = 0.0f;
-    for (int64_t r = 0; r < rows; r++) {
+    int64_t r = 0;
+    if (dx && w && pw && pb) {
+        /* the usual affine case two rows at a time: pw and pb loaded and stored once per pair, each still
+           adding row r then row r + 1 (the bits of row by row). C call alone, (1024, 128), min us in one
+           process, load ~6: 44.6 -> 42.4 and 50 -> 44 against row by row. */
+        for (; r + 2 <= rows; r += 2) {
+            const float *g0 = g + r * k, *x0 = x + r * k, *g1 = g0 + k, *x1 = x0 + k;
+            const float m0 = mean[r], q0 = rstd[r], m1 = mean[r + 1], q1 = rstd[r + 1];
+            float *d0 = dx + r * k, *d1 = d0 + k;
+            float a0, c0, a1, c1;
+            ln_row_sums_f32(g0, x0, w, m0, q0, k, &a0, &c0);
+            ln_row_sums_f32(g1, x1, w, m1, q1, k, &a1, &c1);
+            const float am0 = a0 / (float)k, cm0 = c0 / (float)k, am1 = a1 / (float)k, cm1 = c1 / (float)k;
+            _Pragma("omp simd")
+            for (int64_t j = 0; j < k; j++) {
+                const float h0 = (x0[j] - m0) * q0, h1 = (x1[j] - m1) * q1;
+                d0[j] = q0 * ((g0[j] * w[j] - am0) - h0 * cm0);
+                d1[j] = q1 * ((g1[j] * w[j] - am1) - h1 * cm1);
+                pw[j] = (pw[j] + g0[j] * h0) + g1[j] * h1;
+                pb[j] = (pb[j] + g0[j]) + g1[j];
+            }
+        }
+    }
+    for (; r < rows; r++) {
         const float *gr = g + r * k, *xr = x + r * k;
         const float m = mean[r], q = rstd[r];
         if (dx) {
