@@ -132,15 +132,8 @@ static inline float ln_fold_lanes(float *l) {
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-/* ln_fold_lanes in registers after its first step (v = lanes 0..15 + lanes 16..31): + 8, + 4, + 2, + 1 (a
- * store and 31 scalar adds per sum cost ~30 us of a (1024, 128) backward) */
-static inline float ln_fold16(__m512 v) {
-    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
-                                   _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-    const __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    const __m128 d = _mm_add_ps(q, _mm_movehl_ps(q, q));
-    return _mm_cvtss_f32(_mm_add_ss(d, _mm_shuffle_ps(d, d, 1)));
-}
+/* ln_fold_lanes in registers after its first step (v = lanes 0..15 + lanes 16..31): fold16_f32 */
+#include "fold16.h"
 
 static inline void ln_row_sums_f32(const float *gr, const float *xr, const float *w, float m, float q, int64_t k,
                                    float *pa, float *pc) {
@@ -176,8 +169,8 @@ static inline void ln_row_sums_f32(const float *gr, const float *xr, const float
         c0 = _mm512_mask_add_ps(c0, k0, c0, _mm512_mul_ps(g0, h0));
         c1 = _mm512_mask_add_ps(c1, k1, c1, _mm512_mul_ps(g1, h1));
     }
-    *pa = ln_fold16(_mm512_add_ps(a0, a1));
-    *pc = ln_fold16(_mm512_add_ps(c0, c1));
+    *pa = fold16_f32(_mm512_add_ps(a0, a1));
+    *pc = fold16_f32(_mm512_add_ps(c0, c1));
 }
 #else
 /* the portable form of the same sums (the same operations per lane, so the same bits) */

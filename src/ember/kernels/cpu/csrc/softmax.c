@@ -107,13 +107,7 @@ static inline int softmax_small_f32(const float *xr, float *yr, int64_t k, int l
  * torch 2.13 in the same process, 1 thread, load ~5-10: (16, 4, 64, 64) softmax backward 70 -> 49 (torch 47;
  * the C call alone 44, about the bandwidth its 3 MB need); (1024, 65) log_softmax backward 51 -> 41 (torch 43). */
 #define SMALL_BK 128
-static inline float fold16_f32(__m512 v) {
-    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
-                                   _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-    const __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    const __m128 d = _mm_add_ps(q, _mm_movehl_ps(q, q));
-    return _mm_cvtss_f32(_mm_add_ss(d, _mm_shuffle_ps(d, d, 1)));
-}
+#include "fold16.h"
 
 static inline int softmax_bwd_small_f32(const float *gr, const float *yr, float *dr, int64_t k, int logm) {
     if (k > SMALL_BK) return 0;
