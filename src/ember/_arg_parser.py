@@ -47,13 +47,30 @@ def _is_int(v):
 
 
 def _is_intseq(v):
-    """An unsized int[] argument: a list or tuple of ints (a lone int is refused, as torch does)."""
+    """An unsized int[] argument: a list or tuple of ints (a lone int is refused, as torch does). torch's parser
+    tests the first element only (`_first_int`: an int, an index, an integral one-element tensor) and unpacks the
+    others as any index: a bool or a one-element integral tensor passes after the first (`x.view(24, True)`,
+    `zeros(2, tensor([3]))`); `_bad_intseq` raises torch's errors for the rest."""
     if isinstance(v, (list, tuple)):
         for x in v:
             if x.__class__ is not int and not _is_int(x):
-                return False
+                return _is_odd_intseq(v)
         return True
     return False
+
+
+def _is_odd_intseq(v):
+    """_is_intseq for a list holding something other than ints and 0-dim integral tensors: True when torch takes
+    it (see _is_intseq); the caller's error path (_bad_arg -> _bad_intseq) raises torch's error otherwise."""
+    if not v or not _first_int(v[0]):
+        return False
+    for x in v:
+        if isinstance(x, _Tensor):
+            if x.numel() != 1 or x.dtype.is_floating_point or x.dtype.is_complex or x.dtype.name == "bool":
+                return False
+        elif not (x.__class__ is bool or _first_int(x)):
+            return False
+    return True
 
 
 def _is_intlist(v):
@@ -313,7 +330,11 @@ def _bad_intseq(fname, argname, position, value):
         return TypeError(f"{fname}(): argument '{argname}' (position {position}) must be tuple of ints, but found "
                          f"element of type {_argtype(value[0])} at pos 0")
     for i, x in enumerate(value):
-        if not (_first_int(x) or isinstance(x, bool)):
+        if isinstance(x, _Tensor) and x.numel() == 1 and x.dtype.name == "bool":
+            # (c10's item<int64_t>() of a bool: torch's internal check message, verbatim)
+            return RuntimeError("Expected scalar.isIntegral( false) to be true, but got false.  (Could this error "
+                                "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        if not (_first_int(x) or x.__class__ is bool):
             return TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
                              f"\"type must be tuple of ints,but got {_tp_name(x)}\"")
     return None
