@@ -257,7 +257,13 @@ def from_numpy(ndarray):
     # build a byte view spanning the array's extent, sharing memory
     isz = ndarray.itemsize
     if ndarray.size == 0:
-        return Tensor._wrap_np(ndarray, dt)
+        # torch's strides for an empty array are all 0 (tensor_from_numpy: an empty array's strides say nothing),
+        # where numpy's are its contiguous ones: from_numpy(np.zeros((0, 3))).stride() is (0, 0)
+        st = UntypedStorage._from_numpy(np.empty(0, np.uint8))
+        st._resizable = False
+        t = Tensor._from_storage(st, 0, ndarray.shape, (0,) * ndarray.ndim, dt)
+        t._np = ndarray
+        return t
     extent = 1 + sum((n - 1) * (s // isz) for n, s in zip(ndarray.shape, ndarray.strides))
     flat = np.lib.stride_tricks.as_strided(ndarray, shape=(extent,), strides=(isz,)) if ndarray.ndim else ndarray.reshape(1)
     st = UntypedStorage._from_numpy(flat.view(np.uint8))

@@ -94,3 +94,20 @@ def test_to_memory_format_aliases_by_the_suggested_format_like_torch():
                 out.append((y is x, y.stride()))
         return out
     assert cases(ember) == cases(torch)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_from_numpy_of_an_empty_array_has_torch_strides(shape, order):
+    """torch.from_numpy gives an empty array all-zero strides (numpy's are its layout's); ops on it follow."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    a = np.zeros(shape, np.float32, order=order)
+    t, e = torch.from_numpy(a), ember.from_numpy(a)
+    assert e.stride() == t.stride()
+    assert e.is_contiguous() == t.is_contiguous()
+    for f in (lambda x: x + 1, lambda x: x.clone(), lambda x: x.transpose(0, -1)):
+        assert f(e).stride() == f(t).stride()
+    e.add_(1)       # still a working tensor over the array's (empty) memory
+    assert e.shape == t.shape

@@ -205,7 +205,7 @@ def check_mem_overlap(out, *inputs):
     Cheap in the common case (issue 18): a contiguous `out` (`_stride` None) needs no internal check, and one
     that never had a view or a storage made (`_storage` None) shares memory with no other tensor."""
     st = out._stride
-    if st is not None and 0 in st:
+    if st is not None and 0 in st and 0 not in out._size:      # (an empty tensor is non-overlapping and dense)
         for n, s in zip(out._size, st):
             if s == 0 and n > 1:
                 raise RuntimeError(INTERNAL_OVERLAP)
