@@ -963,3 +963,32 @@ def test_nested_sequential_warns_like_torch(torch):
                 o.step()
                 s.step()
     assert got[0] == got[1] == ["Detected call of `lr_scheduler.step()` b"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("make", [
+    lambda lib, o: lib.optim.lr_scheduler.StepLR(o, 2),
+    lambda lib, o: lib.optim.lr_scheduler.ExponentialLR(o, 0.5),
+    lambda lib, o: lib.optim.lr_scheduler.LambdaLR(o, lambda e: 1.0),
+    lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingLR(o, 5),
+    lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 1.0, total_steps=10),
+    lambda lib, o: lib.optim.lr_scheduler.LinearLR(o),
+    lambda lib, o: lib.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1),
+], ids=["StepLR", "ExponentialLR", "LambdaLR", "CosineAnnealingLR", "OneCycleLR", "LinearLR", "CyclicLR"])
+def test_get_lr_outside_step_warns_from_the_scheduler_module(torch, make):
+    """get_lr() called by the user warns with stacklevel 2: the warning names the scheduler's own module (torch's
+    lr_scheduler.py; ember's lr_scheduler package), not the user's line, so a filter on the module applies."""
+    import os
+    import warnings
+
+    def where(lib):
+        s = make(lib, make_opt(lib))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s.get_lr()
+        assert len(w) == 1 and "please use `get_last_lr()`" in str(w[0].message)
+        return w[0].filename
+
+    t, e = where(torch), where(ember)
+    assert os.path.basename(t) == "lr_scheduler.py" and t != __file__
+    assert os.path.dirname(e) == os.path.dirname(L.__file__) and e != __file__

@@ -157,8 +157,10 @@ class LRScheduler:
             self._get_lr_called_within_step = False
 
     def _warn_if_outside_step(self):
+        # (stacklevel 2: the warning names the scheduler's get_lr, as torch's, whose helper warns with stacklevel 2
+        # from lr_scheduler.py; not the user's line)
         if not self._get_lr_called_within_step:
-            warnings.warn(_USE_GET_LAST_LR, UserWarning, stacklevel=3)
+            warnings.warn(_USE_GET_LAST_LR, UserWarning, stacklevel=2)
 
     # -- public API ----------------------------------------------------------------------------------
     def get_lr(self):
