@@ -387,16 +387,33 @@ def nonzero(input, *, out=None, as_tuple=False):
     return tuple(_F.nonzero(x).unbind(1))
 
 
-def where(condition, input=None, other=None, *, out=None):
+# torch.where's five signatures as its parser lists them (the generated binding merges the three Number forms
+# into the Tensor one and lists two)
+_WHERE_SIGS = ("(Tensor condition)", "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+               "(Tensor condition, Number self, Tensor other)", "(Tensor condition, Tensor input, Number other)",
+               "(Tensor condition, Number self, Number other)")
+
+
+def where(condition, input=None, other=None, *extra, out=None):
+    if extra:       # (torch's parser counts the most positional arguments any signature takes: 3)
+        raise TypeError(f"where() takes 3 positional arguments but {3 + len(extra)} were given")
     if _TF:
         _r = _tf_handle_locals(where, locals())
         if _r is not _NOT_HANDLED:
             return _r
     if input is None and other is None:
         return tuple(_F.where(condition))
-    if out is not None:
-        return _F.where(condition, input, other, out=out)
-    return _F.where(condition, input, other)
+    try:
+        if out is not None:
+            return _F.where(condition, input, other, out=out)
+        return _F.where(condition, input, other)
+    except TypeError as e:
+        if not str(e).startswith("where() received an invalid combination"):
+            raise
+        # (`where(c, x)` reads as other=None here: taken as the two-argument call torch reports, "got (Tensor,
+        # Tensor)"; an explicit `where(c, x, None)` is reported the same way)
+        args = (condition, input) if other is None else (condition, input, other)
+        raise _ap._no_match("where", args, {} if out is None else {"out": out}, _WHERE_SIGS, False) from None
 
 
 def _sublist_equation(args):

@@ -11,6 +11,14 @@ CALLS = {
     "tensors, out": lambda L, x: L.where(x > 1, x, L.tensor(0.), out=L.empty(4)),
     "other number": lambda L, x: L.where(x > 1, x, 0.),
     "both numbers": lambda L, x: L.where(x > 1, 1, 0.),
+    # torch's parser lists all five signatures, the Number ones annotated, and counts at most 3 positionals
+    "str other": lambda L, x: L.where(x > 1, x, "a"),
+    "str input": lambda L, x: L.where(x > 1, "a", x),
+    "str both": lambda L, x: L.where(x > 1, "a", "b"),
+    "str condition": lambda L, x: L.where("a", x, x),
+    "two arguments": lambda L, x: L.where(x > 1, x),
+    "four arguments": lambda L, x: L.where(x > 1, x, x, x),
+    "four with numbers": lambda L, x: L.where(x > 1, x, 1, 2),
 }
 
 
