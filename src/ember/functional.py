@@ -86,12 +86,64 @@ def _has_any(data):
     return True
 
 
+def _to_int_array(data, dt):
+    """Python data as an array of the integer dtype `dt`, as torch's tensor() stores it (see _int_leaves): numpy's
+    own conversion (which refuses an int out of range), after a probe of the data's kind for the dtypes narrower
+    than int64 (numpy would truncate -0.5 or 255.5 into uint8, torch refuses them); the per-number rules where the
+    data holds floats or numpy refused it. (A probe costs ~0.1 us on a 3-element list; int64 skips it: there
+    numpy's truncation and errors are torch's but for floats within 1 of the range's ends.)"""
+    npdt = dt._np
+    if npdt != np.int64:
+        try:
+            probe = np.array(data)
+        except (OverflowError, ValueError):
+            probe = None
+        if probe is None or probe.dtype.kind in "fO":
+            return np.array(_int_leaves(data, dt), dtype=npdt)
+    try:
+        return np.array(data, dtype=npdt)
+    except (OverflowError, ValueError):
+        return np.array(_int_leaves(data, dt), dtype=npdt)
+
+
+def _int_leaves(data, dt):
+    """`data` (nested lists of numbers) with each number converted as torch's tensor() stores it into the integer
+    dtype `dt` (tensor_new.cpp's store_scalar: an int is unpacked as a C long long, "Overflow when unpacking long
+    long" past int64, then c10's checked_convert: "value cannot be converted to type uint8 without overflow",
+    where an unsigned dtype also takes the negatives down to -max and wraps them: tensor([-2], dtype=uint8) is 254;
+    a float must lie within the dtype's range, not NaN, and is truncated). Run only where numpy refused the data,
+    so the common case pays nothing."""
+    if isinstance(data, (list, tuple)):
+        return [_int_leaves(x, dt) for x in data]
+    if isinstance(data, Tensor) or isinstance(data, np.ndarray):
+        return _to_numpy(data, dt)
+    info = np.iinfo(dt._np)
+    lo, hi = int(info.min), int(info.max)
+    if isinstance(data, (bool, np.bool_)):
+        return int(data)
+    if isinstance(data, (int, np.integer)):
+        v = int(data)
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        if v > hi or v < (-hi if lo == 0 else lo):
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        return v % (hi + 1) if lo == 0 else v
+    if isinstance(data, (float, np.floating)):
+        f = float(data)
+        if f != f or f < lo or f > hi:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        return int(f)
+    return data
+
+
 def _to_numpy(data, dt):
     if isinstance(data, Tensor):
         return data.numpy(force=True).astype(dt._np)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [_to_numpy(x, dt) for x in data]
     half = dt._np.kind == "V" or dt._np == np.float16
+    if dt._np.kind in "iu":
+        return _to_int_array(data, dt)
     arr = np.array(data, dtype=None if half else dt._np)
     if arr.dtype == object:
         raise ValueError("expected a sequence of equal-length sequences of numbers")

@@ -307,3 +307,26 @@ def test_empty_permuted_matches_torch(size, layout):
         except RuntimeError as e:
             got.append(str(e))
     assert got[0] == got[1]
+
+
+# tensor() of Python numbers into an integer dtype: an unsigned dtype wraps negatives down to -max (uint8: -2 is
+# 254), anything else out of range is c10's "value cannot be converted to type uint8 without overflow", an int past
+# int64 is "Overflow when unpacking long long" (also with the dtype inferred), floats are truncated within range
+_INT_VALUES = [-1, -2, -128, -129, -255, -256, 127, 128, 255, 256, 70000, 2 ** 31, 2 ** 63 - 1, 2 ** 63, 2 ** 64,
+               -2 ** 63 - 1, 2.5, -0.5, -0.9999, -1.5, 127.5, -128.5, 255.5, 255.9, 1e20, float("nan"), float("inf")]
+
+
+def _stored(lib, data, dtype):
+    try:
+        t = lib.tensor(data, dtype=None if dtype is None else getattr(lib, dtype))
+    except (RuntimeError, ValueError, OverflowError, TypeError) as e:
+        return type(e).__name__, str(e)
+    return str(t.dtype).split(".")[-1], repr(t.tolist())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64", "bool", "float32", None])
+@pytest.mark.parametrize("value", _INT_VALUES, ids=repr)
+def test_parity_tensor_integer_conversion(torch, dtype, value):
+    for data in ([value], value, [[1, value]], (0, value)):
+        assert _stored(ember, data, dtype) == _stored(torch, data, dtype), data
