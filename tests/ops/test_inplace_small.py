@@ -24,6 +24,8 @@ def _pair(mod, dt, shape):
 def _same(e, t):
     assert str(e.dtype) == str(t.dtype).replace("torch.", "ember.")
     assert tuple(e.shape) == tuple(t.shape) and e.stride() == t.stride()
+    if str(t.dtype) == "torch.bfloat16":
+        e, t = e.float(), t.float()
     np.testing.assert_array_equal(e.numpy(), t.numpy())
 
 
@@ -166,3 +168,38 @@ def test_clamp_left_to_the_general_path_matches_torch():
     assert type(y.grad_fn).__name__ == "ClampBackward1"
     y.sum().backward()
     assert w.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16", "int64", "uint8", "bool", "complex64"])
+@pytest.mark.parametrize("shape", [(4,), (), (2, 3), (1, 3), (0, 2)])
+def test_where_same_shape_tensors_matches_torch(dt, shape):
+    """where's small path (three contiguous same-shape tensors, one dtype) and its neighbours on the general
+    path: strided operands, broadcasting, mixed dtypes."""
+    n = int(np.prod(shape))
+    cond = (np.arange(n) % 3 == 1).reshape(shape).tolist()
+    (ea, eb), (ta, tb) = _pair(ember, dt, shape), _pair(torch, dt, shape)
+    ec, tc = ember.tensor(cond, dtype=ember.bool), torch.tensor(cond, dtype=torch.bool)
+    _same(ember.where(ec, ea, eb), torch.where(tc, ta, tb))
+    if len(shape) == 2:
+        _same(ember.where(ec.t(), ea.t(), eb.t()), torch.where(tc.t(), ta.t(), tb.t()))
+        _same(ember.where(ec[:1], ea, eb), torch.where(tc[:1], ta, tb))
+    if dt != "complex64":       # (torch warns of a complex-to-real cast there)
+        _same(ember.where(ec, ea, eb.double()), torch.where(tc, ta, tb.double()))
+    w = ember.tensor([1.0, 2.0], requires_grad=True)
+    y = ember.where(ember.tensor([True, False]), w, ember.tensor([5.0, 6.0]))
+    assert type(y.grad_fn).__name__ == "WhereBackward0" and y.tolist() == [1.0, 6.0]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16", "int64", "uint8"])
+@pytest.mark.parametrize("value", [0.0, -2.5, 3, -1, float("inf"), float("nan")])
+@pytest.mark.parametrize("shape", [(4,), (), (2, 3)])
+def test_masked_fill_same_shape_mask_matches_torch(dt, value, shape):
+    n = int(np.prod(shape))
+    mask = (np.arange(n) % 2 == 0).reshape(shape).tolist()
+    (ea, _), (ta, _) = _pair(ember, dt, shape), _pair(torch, dt, shape)
+    em, tm = ember.tensor(mask, dtype=ember.bool), torch.tensor(mask, dtype=torch.bool)
+    e, t = _both(lambda: ea.masked_fill(em, value), lambda: ta.masked_fill(tm, value))
+    if t is not None:
+        _same(e, t)
+    if len(shape) == 2:
+        _same(ea.t().masked_fill(em.t(), 7), ta.t().masked_fill(tm.t(), 7))
