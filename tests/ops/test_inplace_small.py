@@ -203,3 +203,51 @@ def test_masked_fill_same_shape_mask_matches_torch(dt, value, shape):
         _same(e, t)
     if len(shape) == 2:
         _same(ea.t().masked_fill(em.t(), 7), ta.t().masked_fill(tm.t(), 7))
+
+
+def _index_cases(mod):
+    m = mod.arange(24.0).reshape(4, 6)
+    return [
+        lambda: m.gather(1, mod.tensor([[0, 5, 1, 1, 2, 0]] * 4)),
+        lambda: m.gather(0, mod.tensor([[3, 0, 1, 2, 3, 0]] * 4)),
+        lambda: m.gather(-1, mod.tensor([[0, 5]] * 4)),                     # narrower along dim
+        lambda: m.gather(1, mod.tensor([[0, 5, 1]] * 2)),                   # smaller block: general path
+        lambda: m.t().gather(1, mod.tensor([[0, 3, 1, 1]] * 6)),             # strided input
+        lambda: m.gather(1, mod.tensor([[0, 1, 2, 3, 4, 5]] * 4, dtype=mod.int32)),
+        lambda: m.gather(1, mod.tensor([[0, -1, 1, 1, 2, 0]] * 4)),          # negative: torch's error
+        lambda: m.gather(1, mod.tensor([[0, 6, 1, 1, 2, 0]] * 4)),           # beyond: torch's error
+        lambda: m.gather(2, mod.tensor([[0, 1, 1, 1, 2, 0]] * 4)),
+        lambda: mod.arange(5).gather(0, mod.tensor([4, 0, 4])),
+        lambda: mod.tensor(3.0).gather(0, mod.tensor(0)),
+        lambda: m.gather(1, mod.zeros(4, 0, dtype=mod.int64)),
+        lambda: m.index_select(0, mod.tensor([3, 0, 3])),
+        lambda: m.index_select(-1, mod.tensor([5, 0])),
+        lambda: m.t().index_select(1, mod.tensor([1, 2])),
+        lambda: m.index_select(0, mod.tensor([1, 2], dtype=mod.int32)),
+        lambda: m.index_select(0, mod.tensor([-1])),                        # torch's IndexError
+        lambda: m.index_select(0, mod.tensor([4])),
+        lambda: m.index_select(2, mod.tensor([0])),
+        lambda: m.index_select(0, mod.tensor([], dtype=mod.int64)),
+        lambda: mod.tensor([True, False]).index_select(0, mod.tensor([1, 1, 0])),
+    ]
+
+
+def test_gather_and_index_select_match_torch():
+    for fe, ft in zip(_index_cases(ember), _index_cases(torch)):
+        try:
+            t = ft()
+        except (RuntimeError, IndexError) as err:
+            with pytest.raises(type(err), match=str(err)[:25].replace("(", r"\(").replace("[", r"\[")):
+                fe()
+            continue
+        _same(fe(), t)
+
+
+def test_gather_and_index_select_record_torch_nodes():
+    for mod in (ember, torch):
+        m = mod.arange(12.0).reshape(3, 4).requires_grad_()
+        g = m.gather(1, mod.tensor([[0, 0, 3, 1]] * 3))
+        s = m.index_select(0, mod.tensor([2, 2]))
+        assert type(g.grad_fn).__name__ == "GatherBackward0" and type(s.grad_fn).__name__ == "IndexSelectBackward0"
+        (g.sum() + s.sum()).backward()
+        assert m.grad.tolist() == [[2.0, 1.0, 0.0, 1.0], [2.0, 1.0, 0.0, 1.0], [4.0, 3.0, 2.0, 3.0]]
