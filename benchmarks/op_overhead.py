@@ -6,7 +6,11 @@ Workloads (issue 2): `a + b`, `relu`, 8x8 matmul, `x.sum()`, `a + b` with requir
 4-element tensors; plus `import ember` (and numpy, torch) in fresh interpreters, with bytecode cached and
 as this environment runs it (see `import_ms`). Issue 18's rows too: views (t(), view, select, slice, with
 and without requires_grad) on an 8x8 tensor, their backward next to a plain sum's, and the engine's time per
-node (a retained chain of 100 multiplications). Prints JSON.
+node (a retained chain of 100 multiplications). Session 16's single small ops: where, stack of 16 rows
+that need grad, mul_ by a float, add_, cat, clamp, masked_fill, index_select, gather, `a * 2.`, exp, mean
+over the last dim, softmax, max(dim=-1). `mul_(2.)` and `add_(b)` write `am` in place run after run: it
+reaches inf within 130 calls in both libraries and stays there (inf costs what a finite value costs; no
+subnormals). Prints JSON.
 """
 import argparse
 import json
@@ -37,7 +41,14 @@ def workloads(mod):
     m = mod.tensor([[float(i + j) for j in range(8)] for i in range(8)])
     ag = mod.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     mg = mod.tensor([[float(i + j) for j in range(8)] for i in range(8)], requires_grad=True)
-    g = {"mod": mod, "a": a, "b": b, "m": m, "ag": ag, "mg": mg}
+    c = a > 2.0
+    rows = [mod.tensor([float(i), 1.0, 2.0, 3.0], requires_grad=True) for i in range(16)]
+    idx = mod.tensor([2, 0, 1])
+    gidx = mod.tensor([[0, 1, 0, 2, 3, 1, 0, 7]] * 8)
+    am = mod.tensor([1.0, 2.0, 3.0, 4.0])
+    F = mod.nn.functional
+    g = {"mod": mod, "a": a, "b": b, "m": m, "ag": ag, "mg": mg, "c": c, "rows": rows, "idx": idx, "gidx": gidx,
+         "am": am, "F": F}
     out = {"a + b": "a + b", "relu": "mod.relu(a)", "matmul 8x8": "m @ m" if hasattr(type(m), "__matmul__") else None,
            "x.sum()": "a.sum()" if hasattr(a, "sum") else None, "a + b (requires_grad)": "ag + b",
            # views (issue 18: t(), view, slicing at or below 1.5x torch, forward and backward)
@@ -46,7 +57,14 @@ def workloads(mod):
            "x[1:3] (requires_grad)": "mg[1:3]",
            # backward: a view's share is the difference from the plain sum row
            "sum().backward()": "mg.sum().backward()", "t().sum().backward()": "mg.t().sum().backward()",
-           "x[2].sum().backward()": "mg[2].sum().backward()", "view(64).sum().backward()": "mg.view(64).sum().backward()"}
+           "x[2].sum().backward()": "mg[2].sum().backward()", "view(64).sum().backward()": "mg.view(64).sum().backward()",
+           # single small ops (issue 18, session 16): each against torch on 4-element tensors or the 8x8 one
+           "where(c, a, b)": "mod.where(c, a, b)", "stack 16 (requires_grad)": "mod.stack(rows)",
+           "mul_(2.)": "am.mul_(2.0)", "add_(b)": "am.add_(b)", "cat([a, b])": "mod.cat([a, b])",
+           "clamp(a, 0, 2)": "a.clamp(0.0, 2.0)", "masked_fill(c, 0.)": "a.masked_fill(c, 0.0)",
+           "index_select(m, 0, i)": "m.index_select(0, idx)", "gather(m, 1, i)": "m.gather(1, gidx)",
+           "a * 2.": "a * 2.0", "a.exp()": "a.exp()", "m.mean(-1)": "m.mean(-1)",
+           "F.softmax(m, -1)": "F.softmax(m, -1)", "m.max(dim=-1)": "m.max(dim=-1)"}
     return g, {k: v for k, v in out.items() if v is not None}
 
 

@@ -57,7 +57,53 @@ def _copy_out(r, out, name, rule=None):
 
 
 # ------------------------------------------------------------------ gather
+_UNSIGNED = {np.dtype(np.int64): np.uint64, np.dtype(np.int32): np.uint32}
+_umax = np.maximum.reduce
+_BASES = {}             # (index shape, input shape, dim) -> (linear offsets of the other dims, dim's stride, size)
+
+
+def _in_range(i, n):
+    """Every element of the int32/int64 array i (not empty) in [0, n): one reduction over i read as unsigned
+    (a negative index reads as a huge one). False sends the caller to the general path and its error."""
+    u = _UNSIGNED.get(i.dtype)
+    return u is not None and int(_umax(i.view(u), axis=None)) < n
+
+
+def _small_gather(self, dim, index):
+    """gather of a contiguous input by an int64 index of its shape except along dim (not a smaller block of
+    it) with every index in range: the index times dim's stride plus cached linear offsets of the other dims,
+    one `take` from the flat input; the general path's values and a fresh contiguous result (issue 18: 9.4 us
+    against torch's 1.6 for an (8, 8) input). None when it does not apply."""
+    a, i = self._np, index._np
+    if (self._stride is not None or a is None or i is None or index.dtype is not D.int64 or not 0 < i.size <= 4096
+            or dim.__class__ is not int):
+        return None
+    key = (i.shape, a.shape, dim)
+    ent = _BASES.get(key)
+    if ent is None:
+        nd = a.ndim
+        if not 0 < nd == i.ndim or not -nd <= dim < nd:
+            return None
+        d = dim + nd if dim < 0 else dim
+        if a.shape[:d] != i.shape[:d] or a.shape[d + 1:] != i.shape[d + 1:]:
+            return None
+        st = [x // a.itemsize for x in a.strides]
+        grid = np.indices(i.shape, sparse=True)
+        base = sum(g * s for k, (g, s) in enumerate(zip(grid, st)) if k != d) + np.zeros(i.shape, np.intp)
+        if len(_BASES) >= 256:
+            _BASES.clear()
+        ent = _BASES[key] = (base, st[d], a.shape[d])
+    base, sd, n = ent
+    if not _in_range(i, n):
+        return None
+    lin = i + base if sd == 1 else i * sd + base
+    return Tensor._wrap_fresh(a.reshape(-1).take(lin), self.dtype)
+
+
 def gather(self, dim, index, *, sparse_grad=False):
+    r = _small_gather(self, dim, index)
+    if r is not None:
+        return r
     d = M.gather_check(self, dim, index)
     if index.numel() == 0:
         return empty_tensor(index._size, self.dtype)
@@ -229,6 +275,15 @@ def scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, 
 
 # ------------------------------------------------------------------ index_select / index_add / index_copy / index_fill
 def index_select(self, dim, index):
+    # The small path (issue 18: 6.3 us against torch's 2.0 for 3 rows of an (8, 8) input): a 1-d int64 index
+    # with every entry in range, an input of at least one dim: one `take` (fresh and contiguous, as the
+    # general path's result); anything else, and the range error, on the general path.
+    a, i = self._np, index._np
+    if (dim.__class__ is int and i is not None and i.ndim == 1 and a is not None and a.ndim
+            and index.dtype is D.int64 and i.size):
+        d = dim + a.ndim if dim < 0 else dim
+        if 0 <= d < a.ndim and _in_range(i, a.shape[d]):
+            return Tensor._wrap_fresh(a.take(i, axis=d), self.dtype)
     d, shape = M.index_select_shape(self, dim, index)
     i = index._np.reshape(-1).astype(np.intp)
     n = self._size[d] if self.dim() else 1
@@ -414,7 +469,9 @@ def masked_fill_Scalar(self, mask, value):
             r = np.empty(a.shape, a.dtype)
             if _masked_fill_rep(a, m, value, r):
                 return Tensor._wrap_fresh(r, self.dtype)
-        if m.ndim < a.ndim and m.shape == a.shape[a.ndim - m.ndim:]:
+        # (a mask of the input's own shape below _REP_MIN too: the C kernel of _c_masked_fill starts there;
+        # `x.masked_fill(x > 2, 0.)` on 4 elements 6.8 -> ~2.5 us, torch 2.1)
+        if (m.ndim < a.ndim or a.size < _REP_MIN) and m.shape == a.shape[a.ndim - m.ndim:]:
             r = np.where(m, value, a)
             if r.dtype == a.dtype and r.flags.c_contiguous:
                 return Tensor._wrap_fresh(r, self.dtype)
