@@ -3,7 +3,7 @@ out=, copy/fill and full-reduction (sum, mean) ops on 1M and 4M elements, ember 
 process, as JSON.
 
     python benchmarks/elementwise_bandwidth.py [--threads N] [--sizes 1048576,4194304] [--reps 60] [--block 6]
-        [--out f.json]
+        [--gap-ms 20] [--out f.json]
 
 Both libraries get N intra-op threads (default 2): ember runs these ops on its C pool (kernels/cpu/runtime/flat.py,
 csrc/parallel.c) from 65536 elements (math, where, clamp from 4096), torch on its OpenMP threads. GB/s counts the
@@ -13,15 +13,23 @@ the fastest call (`*_gb_s`, what the machine allows when both cores are free) an
 (`*_gb_s_med`, what a loaded machine gives). Blocks rather than strict alternation: after a call each library's idle
 threads spin for a while (torch's OpenMP team, ember's C workers for 50 us), so a call that follows the
 other library's call shares the second core with the other's spinning thread; on 2 cores strict alternation measured
-the two pools fighting (torch's median 1M add took milliseconds, 0.5 GB/s) more than either library. On a machine
-shared with other jobs only a quiet run says how close ember is to torch: the load average is recorded.
+the two pools fighting (torch's median 1M add took milliseconds, 0.5 GB/s) more than either library. The blocks are
+`--gap-ms` apart (default 20): torch's OpenMP worker (libgomp, GOMP_SPINCOUNT's default) spins about 10 ms after its
+last parallel region (measured: an idle process burns 8-11 ms of cpu after a burst of 1M adds), so without a gap every
+ember block ran against it on the second core, where ember's woken worker waited for the spinner's time slice: at
+`--gap-ms 0` ember's worker was asleep at 60-87% of the split calls while it went to sleep only 0.1-0.2 times a call
+(each sleep spanned 5-8 calls of the block; `pool`'s `spun_out`/`preempted` below). With the gap each block starts
+with the other library's threads idle, its first call finding its own workers asleep (both libraries alike), as a
+program using one library sees them. On a machine shared with other jobs only a quiet run says how close ember is
+to torch: the load average is recorded.
 `ember_joined` is the fraction of ember's calls in which a pool worker took part (0: the caller did every chunk
 because the other core was busy elsewhere); `pool` says why (csrc/parallel.c's counters over the row's timed
 calls, runtime/flat.py's pool_stats): `asleep` the fraction of split calls published while the worker slept (it
 had spun out its budget), `wake_skipped` the fraction published without waking it (csrc/parallel.c's back-off
 while woken workers land on the caller's own cpu), `woke_late` / `same_cpu` the fractions of its wake-ups that
 found the job done / ran on the caller's cpu (the other core busy elsewhere: no parallelism),
-`caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
+`spun_out` / `preempted` the worker's sleeps per split call, after its idle spin budget ran out with no job / after
+another thread took its cpu while it spun, `caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
 caller waited for the worker after its own chunks and `wait_us` the mean wait (a worker preempted mid-chunk).
 `--spin-us` sets the workers' idle spin budget (default 50 us of wall time) to compare policies;
 `--stream-mb` the size from which an op writes its output with streaming stores (runtime/flat.py's
@@ -90,6 +98,9 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=60)
     ap.add_argument("--block", type=int, default=6,
                     help="calls of one library in a row (1: strict alternation, see the module docstring)")
+    ap.add_argument("--gap-ms", type=float, default=20.0,
+                    help="ms between one library's block and the other's: torch's OpenMP worker spins ~10 ms "
+                         "after its last call (see the module docstring); 0: blocks back to back")
     ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--spin-us", type=float, default=None,
                     help="the C pool workers' idle spin budget in us of wall time (csrc/parallel.c; default 50)")
@@ -125,7 +136,7 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     ember.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
-    results = {"threads": args.threads, "block": args.block, "spin_us": args.spin_us,
+    results = {"threads": args.threads, "block": args.block, "gap_ms": args.gap_ms, "spin_us": args.spin_us,
                "stream_mb": None if sb is None else round(sb / (1 << 20), 1),
                "load_before": [round(x, 2) for x in os.getloadavg()]}
     for n in (int(s) for s in args.sizes.split(",")):
@@ -143,6 +154,8 @@ def main(argv=None):
             pool_stats(reset=True)
             for _ in range(-(-args.reps // block)):
                 for k, lib in libs.items():
+                    if args.gap_ms:
+                        time.sleep(args.gap_ms / 1e3)
                     for _ in range(block):
                         t = time.perf_counter()
                         fn(lib, *ops[k])
@@ -160,6 +173,8 @@ def main(argv=None):
             if st and st["jobs"]:
                 row["pool"] = {"asleep": round(st["asleep"] / st["jobs"], 2),
                                "wake_skipped": round(st["wake_skipped"] / st["jobs"], 2),
+                               "spun_out": round(st.get("spun_out", 0) / st["jobs"], 2),
+                               "preempted": round(st.get("preempted", 0) / st["jobs"], 2),
                                "woke_late": round(st["woke_late"] / max(1, st["woke"]), 2),
                                "same_cpu": round(st["same_cpu"] / max(1, st["woke"]), 2),
                                "caller_share": round(st["caller_chunks"] / st["chunks"], 2),

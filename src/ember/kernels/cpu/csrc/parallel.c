@@ -89,6 +89,7 @@ static struct {
     /* counters for benchmarks (ember_parallel_stats): the caller's written under `busy`, the workers' atomic */
     int64_t st[EP_NSTATS];
     _Atomic int64_t st_woke, st_woke_late, st_same_cpu, st_moved;
+    _Atomic int64_t st_spun_out, st_preempted, st_gave_way;     /* why an idle worker stopped spinning */
     _Atomic int caller_cpu;        /* the cpu the caller last ran on (at publishing, after each chunk), or -1 */
     _Atomic int woke_where;        /* wake-ups since the caller last looked: 1 on the caller's cpu, 2 elsewhere */
     int backoff, wake_skip;        /* the caller's wake-up back-off (ep_wake_policy), under `busy` */
@@ -243,7 +244,7 @@ static void *ep_worker(void *arg) {
         if (g == seen) {
             const int64_t t0 = ep_now_ns(), budget = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
             int64_t last = t0;
-            int spins = 0, preempted = 0;
+            int spins = 0, preempted = 0, spun_out = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
                 if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
@@ -254,11 +255,17 @@ static void *ep_worker(void *arg) {
                         break;
                     }
                     last = t;
-                    if (t - t0 > budget || (ep_on_callers_cpu() && !ep_move_off()))
+                    if (t - t0 > budget) {
+                        spun_out = 1;
+                        break;
+                    }
+                    if (ep_on_callers_cpu() && !ep_move_off())
                         break;
                 }
             }
             if (g == seen) {
+                atomic_fetch_add_explicit(preempted ? &P.st_preempted : spun_out ? &P.st_spun_out : &P.st_gave_way, 1,
+                                          memory_order_relaxed);
                 ep_spin_adapt(preempted, -1);
                 const int64_t ts = ep_now_ns();
                 pthread_mutex_lock(&P.mu);
@@ -491,6 +498,16 @@ void ember_parallel_stats(int64_t *out, int reset) {
     out[EP_NSTATS + 1] = reset ? atomic_exchange(&P.st_woke_late, 0) : atomic_load(&P.st_woke_late);
     out[EP_NSTATS + 2] = reset ? atomic_exchange(&P.st_same_cpu, 0) : atomic_load(&P.st_same_cpu);
     out[EP_NSTATS + 3] = reset ? atomic_exchange(&P.st_moved, 0) : atomic_load(&P.st_moved);
+}
+
+/* Why idle workers went to sleep since the last reset, into out[0 .. 2]: their spin budget ran out
+   (`spun_out`: no job came within it), another thread took their cpu while they spun (`preempted`), or they
+   stopped on the caller's cpu (`gave_way`); reset when `reset` is set. A separate call so that
+   ember_parallel_stats' buffer (EP_NSTATS + 4 counters) keeps its size for callers built against it. */
+void ember_parallel_sleep_stats(int64_t *out, int reset) {
+    _Atomic int64_t *c[3] = {&P.st_spun_out, &P.st_preempted, &P.st_gave_way};
+    for (int i = 0; i < 3; i++)
+        out[i] = reset ? atomic_exchange(c[i], 0) : atomic_load(c[i]);
 }
 
 /* Sets how many ns (wall time) an idle worker spins before it sleeps (0: sleep at once); returns the previous

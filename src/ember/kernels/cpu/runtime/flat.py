@@ -338,14 +338,23 @@ def pool_stats(reset=False):
     (`woke`), those that found their job already done (`woke_late`), and those that ran on the caller's cpu
     (`same_cpu`: on a loaded machine the scheduler puts a woken worker beside the caller, where it preempts
     the caller and a split gains nothing; csrc/parallel.c's ep_on_callers_cpu), and the workers' moves off
-    the caller's cpu (`moved`: ep_move_off).
+    the caller's cpu (`moved`: ep_move_off); then why idle workers stopped spinning and slept: their budget ran
+    out with no job (`spun_out`), another thread took their cpu while they spun (`preempted`: on 2 cores, another
+    process, or torch's OpenMP thread spinning after its own op in the same process), or they were on the
+    caller's cpu (`gave_way`).
     None when C is off."""
     if _parallel_for() is None:
         return None
     f = clib.kernel("parallel", "ember_parallel_stats", "pi")
     out = np.zeros(len(_STAT_NAMES), np.int64)
     f(out.ctypes.data, 1 if reset else 0)
-    return dict(zip(_STAT_NAMES, out.tolist()))
+    g = clib.kernel("parallel", "ember_parallel_sleep_stats", "pi")
+    why = np.zeros(len(_SLEEP_NAMES), np.int64)
+    g(why.ctypes.data, 1 if reset else 0)
+    return dict(zip(_STAT_NAMES + _SLEEP_NAMES, out.tolist() + why.tolist()))
+
+
+_SLEEP_NAMES = ("spun_out", "preempted", "gave_way")
 
 
 def set_spin_us(us):
