@@ -19,7 +19,7 @@ generated kernels run in the entry too: a masked attention has no Python call ei
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
-from .extern_plan import ExternPlan
+from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
 from ..index import contiguous_strides
 from . import blas_calls
 from .conv_calls import _copy_c
@@ -28,7 +28,6 @@ ATTENTION_OPS = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
                  "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
 _CTYPE = {_dt.float32: "float", _dt.float64: "double"}
 _SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
-_ROW_FNS = ("attn_softmax_fwd", "attn_probs", "attn_softmax_bwd")
 
 
 def _library():
@@ -204,34 +203,24 @@ def attention_plan(buf, multi_outputs=()):
     return AttentionPlan(buf, dtype, views, writes, (B, H, L, S, E), float(scale), causal, backward)
 
 
+def _decls():
+    """(kernel, C pointer type) of the attention row kernels, in `bind`'s order."""
+    out = []
+    for sfx, t in (("f32", "float"), ("f64", "double")):
+        out += [(f"attn_softmax_fwd_{sfx}", f"void (*)({t}*, {t}*, int64_t, int64_t, int64_t, int64_t, double, int)"),
+                (f"attn_probs_{sfx}", f"void (*)({t}*, const {t}*, int64_t, int64_t, int64_t, int64_t, double, int)"),
+                (f"attn_softmax_bwd_{sfx}",
+                 f"void (*)(const {t}*, {t}*, const {t}*, int64_t, int64_t, int64_t, int64_t, double, int)")]
+    return out
+
+
 def preamble():
     """C declarations of the attention row kernels' pointers and `ember_set_attention`, which the loader calls."""
-    lines = ["/* ember's attention row kernels (kernels/cpu/csrc/attention.c): set by the loader "
-             "(codegen/attention_calls.py) */", "#include <stdlib.h>"]
-    names = []
-    for sfx, t in (("f32", "float"), ("f64", "double")):
-        lines.append(f"static void (*ember_attn_softmax_fwd_{sfx})({t}*, {t}*, int64_t, int64_t, int64_t, int64_t, "
-                     "double, int);")
-        lines.append(f"static void (*ember_attn_probs_{sfx})({t}*, const {t}*, int64_t, int64_t, int64_t, int64_t, "
-                     "double, int);")
-        lines.append(f"static void (*ember_attn_softmax_bwd_{sfx})(const {t}*, {t}*, const {t}*, int64_t, int64_t, "
-                     "int64_t, int64_t, double, int);")
-        names += [f"ember_{fn}_{sfx}" for fn in _ROW_FNS]
-    body = "".join(f"    *(void**)&{nm} = f[{i}];\n" for i, nm in enumerate(names))
-    lines.append(f"void ember_set_attention(void** f)\n{{\n{body}}}")
-    return "\n".join(lines) + "\n"
+    return pointer_preamble("ember_set_attention", "ember's attention row kernels (kernels/cpu/csrc/attention.c)",
+                            _decls())
 
 
 def bind(lib):
     """Give a loaded library the addresses of the attention row kernels (RuntimeError when they are missing)."""
-    import ctypes
-    att = _library()
-    if att is None:
-        raise RuntimeError("ember._inductor: the generated C calls ember's attention row kernels (attention.c), "
-                           "which are not available in this process")
-    names = [f"{fn}_{sfx}" for sfx in ("f32", "f64") for fn in _ROW_FNS]
-    addrs = (ctypes.c_void_p * len(names))(*(ctypes.cast(getattr(att, nm), ctypes.c_void_p).value for nm in names))
-    fn = lib["ember_set_attention"]
-    fn.argtypes = [ctypes.c_void_p]
-    fn.restype = None
-    fn(ctypes.cast(addrs, ctypes.c_void_p))
+    bind_pointers(lib, "ember_set_attention", _library(), [n for n, _ in _decls()],
+                  "ember's attention row kernels (attention.c)")

@@ -33,7 +33,7 @@ import numpy as np
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
-from .extern_plan import ExternPlan
+from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
 from . import blas_calls, conv_gemm_calls
 from .conv_gemm_calls import GemmConv
 
@@ -424,23 +424,20 @@ def conv_plan(buf, multi_outputs=(), threads=None):
     return ConvPlan(buf, dtype, named, writes, runs)
 
 
-def preamble():
-    """C declarations of dconv's function pointers and `ember_set_dconv`, which the loader calls."""
+def _decls():
+    """(kernel, C pointer type) of dconv's functions, in _BIND_NAMES order."""
     sig = ("int (*)(const {t}*, {t}*, const {t}*, const {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, "
            "int64_t, int64_t)")
     wsig = "int (*)(const {t}*, const {t}*, {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t)"
     csig = "int (*)(const {t}*, {t}*, const {t}*, const {t}*, const int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t)"
-    lines = ["/* ember's direct convolution (kernels/cpu/csrc/dconv.c): set by the loader (codegen/conv_calls.py) */",
-             "#include <stdlib.h>"]
-    names = []
-    for sfx, t in (("f32", "float"), ("f64", "double")):
-        for kind, s in (("fwd", sig), ("wgrad", wsig), ("wgradc", wsig), ("fwdc", csig)):
-            decl = s.format(t=t).replace("(*)", f"(*ember_dconv_{kind}_{sfx})", 1)
-            lines.append(f"static {decl};")
-            names.append(f"ember_dconv_{kind}_{sfx}")
-    body = "".join(f"    *(void**)&{nm} = f[{i}];\n" for i, nm in enumerate(names))
-    lines.append(f"void ember_set_dconv(void** f)\n{{\n{body}}}")
-    return "\n".join(lines) + "\n" + conv_gemm_calls.preamble()
+    return [(f"dconv_{kind}_{sfx}", s.format(t=t)) for sfx, t in (("f32", "float"), ("f64", "double"))
+            for kind, s in (("fwd", sig), ("wgrad", wsig), ("wgradc", wsig), ("fwdc", csig))]
+
+
+def preamble():
+    """C declarations of dconv's function pointers and `ember_set_dconv`, which the loader calls."""
+    return (pointer_preamble("ember_set_dconv", "ember's direct convolution (kernels/cpu/csrc/dconv.c)", _decls()) +
+            conv_gemm_calls.preamble())
 
 
 _BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_wgradc_f32", "dconv_fwdc_f32", "dconv_fwd_f64",
@@ -449,14 +446,5 @@ _BIND_NAMES = ("dconv_fwd_f32", "dconv_wgrad_f32", "dconv_wgradc_f32", "dconv_fw
 
 def bind(lib):
     """Give a loaded library the addresses of dconv's functions (RuntimeError when ember's dconv is not there)."""
-    import ctypes
-    dconv = _library()
-    if dconv is None:
-        raise RuntimeError("ember._inductor: the generated C calls ember's direct convolution (dconv.c), "
-                           "which is not available in this process")
-    addrs = (ctypes.c_void_p * len(_BIND_NAMES))(*(ctypes.cast(getattr(dconv, nm), ctypes.c_void_p).value for nm in _BIND_NAMES))
-    fn = lib["ember_set_dconv"]
-    fn.argtypes = [ctypes.c_void_p]
-    fn.restype = None
-    fn(ctypes.cast(addrs, ctypes.c_void_p))
+    bind_pointers(lib, "ember_set_dconv", _library(), _BIND_NAMES, "ember's direct convolution (dconv.c)")
     conv_gemm_calls.bind(lib)

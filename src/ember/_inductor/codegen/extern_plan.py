@@ -1,13 +1,18 @@
 """torch/_inductor/ir.py's ExternKernel buffers, as ember's C entry passes them: the part every extern call plan
-(convolution, pooling, attention) shares.
+(convolution, pooling, attention, softmax, loss) shares.
 
 A plan holds `views` (operand name -> the BufferView it reads) and `writes` (result name -> the Buffer it writes);
 the entry passes each distinct buffer's address once, the operands read first, then those written.
+
+The generated C reaches eager's kernels through static function pointers, one per kernel of an ember library
+(`ember_<kernel>`), that the loader sets by calling the module's `ember_set_<what>(void** f)` with their
+addresses: `pointer_preamble` writes those declarations and the setter, `bind_pointers` calls it.
 """
 
 
 class ExternPlan:
-    """Base of ConvPlan, PoolPlan and AttentionPlan: the buffers an extern call's C statements use."""
+    """Base of ConvPlan, PoolPlan, AttentionPlan and the row-kernel plans: the buffers an extern call's C
+    statements use."""
 
     def buffer_names(self):
         """The buffers whose addresses the entry passes: the operands read, then those written, each once."""
@@ -22,3 +27,29 @@ class ExternPlan:
 
     def written(self):
         return list(self.writes.values())
+
+
+def pointer_preamble(setter, source, decls):
+    """C declarations of the pointers to a library's kernels and of `void <setter>(void** f)`, which sets them in
+    order. `source` names the library in a comment; `decls` is a list of (kernel name in the library, its C type
+    with `(*)` where the pointer's name goes), e.g. ("max_pool2d_f32", "void (*)(const float*, int64_t)")."""
+    lines = [f"/* {source}: set by the loader ({setter}) */", "#include <stdlib.h>"]
+    for name, sig in decls:
+        lines.append("static " + sig.replace("(*)", f"(*ember_{name})", 1) + ";")
+    body = "".join(f"    *(void**)&ember_{name} = f[{i}];\n" for i, (name, _) in enumerate(decls))
+    lines.append(f"void {setter}(void** f)\n{{\n{body}}}")
+    return "\n".join(lines) + "\n"
+
+
+def bind_pointers(lib, setter, library, names, what):
+    """Give a loaded module the addresses of `names` in the ember library `library` (a clib.library, or None when
+    C kernels are off) through its `setter`; RuntimeError naming `what` when the library is missing."""
+    import ctypes
+    if library is None:
+        raise RuntimeError(f"ember._inductor: the generated C calls {what}, which is not available in this process")
+    addrs = (ctypes.c_void_p * len(names))(*(ctypes.cast(getattr(library, nm), ctypes.c_void_p).value
+                                             for nm in names))
+    fn = lib[setter]
+    fn.argtypes = [ctypes.c_void_p]
+    fn.restype = None
+    fn(ctypes.cast(addrs, ctypes.c_void_p))

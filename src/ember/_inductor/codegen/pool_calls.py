@@ -24,7 +24,7 @@ import math
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
-from .extern_plan import ExternPlan
+from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
 from .conv_calls import _copy_c
 
 POOL_OPS = ("aten.max_pool2d_with_indices.default", "aten.max_pool2d_with_indices_backward.default")
@@ -198,30 +198,21 @@ def pool_plan(buf, multi_outputs=()):
     return PoolPlan(buf, dtype, views, {"y": y, "idx": ix}, False, planes, geo)
 
 
+def _decls():
+    """(kernel, C pointer type) of pool.c's max pool functions, in _BIND_NAMES order."""
+    out = []
+    for sfx, t in (("f32", "float"), ("f64", "double")):
+        out.append((f"max_pool2d_{sfx}", f"void (*)(const {t}*, {t}*, int64_t*, const int64_t*, int64_t)"))
+        out.append((f"max_pool2d_backward_{sfx}",
+                    f"int64_t (*)(const {t}*, const int64_t*, {t}*, int64_t, int64_t, int64_t)"))
+    return out
+
+
 def preamble():
     """C declarations of pool.c's function pointers and `ember_set_pool`, which the loader calls."""
-    lines = ["/* eager's max pool (kernels/cpu/csrc/pool.c): set by the loader (codegen/pool_calls.py) */",
-             "#include <stdlib.h>"]
-    for sfx, t in (("f32", "float"), ("f64", "double")):
-        lines.append(f"static void (*ember_max_pool2d_{sfx})(const {t}*, {t}*, int64_t*, const int64_t*, int64_t);")
-        lines.append(f"static int64_t (*ember_max_pool2d_backward_{sfx})(const {t}*, const int64_t*, {t}*, "
-                     "int64_t, int64_t, int64_t);")
-    names = ["ember_" + n for n in _BIND_NAMES]
-    body = "".join(f"    *(void**)&{nm} = f[{i}];\n" for i, nm in enumerate(names))
-    lines.append(f"void ember_set_pool(void** f)\n{{\n{body}}}")
-    return "\n".join(lines) + "\n"
+    return pointer_preamble("ember_set_pool", "eager's max pool (kernels/cpu/csrc/pool.c)", _decls())
 
 
 def bind(lib):
     """Give a loaded library the addresses of pool.c's max pool functions (RuntimeError when they are missing)."""
-    import ctypes
-    pool = _library()
-    if pool is None:
-        raise RuntimeError("ember._inductor: the generated C calls ember's max pool (pool.c), which is not "
-                           "available in this process")
-    addrs = (ctypes.c_void_p * len(_BIND_NAMES))(*(ctypes.cast(getattr(pool, nm), ctypes.c_void_p).value
-                                                   for nm in _BIND_NAMES))
-    fn = lib["ember_set_pool"]
-    fn.argtypes = [ctypes.c_void_p]
-    fn.restype = None
-    fn(ctypes.cast(addrs, ctypes.c_void_p))
+    bind_pointers(lib, "ember_set_pool", _library(), _BIND_NAMES, "ember's max pool (pool.c)")
