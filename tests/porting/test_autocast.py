@@ -128,3 +128,56 @@ def test_grad_scaler_stage_errors_and_disabled_cuda_scaler():
     assert off.scale(loss) is loss and off.get_scale() == 1.0 and off.state_dict() == {}
     with pytest.warns(FutureWarning, match="torch.cuda.amp.GradScaler"):
         ember.cuda.amp.GradScaler()
+
+
+_RNNS = {
+    "GRUCell": (lambda t: t.nn.GRUCell(2, 3), (3, 2), None),
+    "LSTMCell": (lambda t: t.nn.LSTMCell(2, 3), (3, 2), None),
+    "GRU": (lambda t: t.nn.GRU(2, 3, num_layers=2, bidirectional=True), (4, 2, 2), None),
+    "GRU_batch_first": (lambda t: t.nn.GRU(2, 3, batch_first=True), (2, 4, 2), None),
+    "LSTM": (lambda t: t.nn.LSTM(2, 3, num_layers=2, bidirectional=True), (4, 2, 2), None),
+    "LSTM_hx": (lambda t: t.nn.LSTM(2, 3), (4, 2, 2), lambda t: (t.zeros(1, 2, 3), t.ones(1, 2, 3))),
+    "LSTM_proj": (lambda t: t.nn.LSTM(2, 3, proj_size=2), (4, 2, 2), None),
+    "LSTM_packed": (lambda t: t.nn.LSTM(2, 3), (4, 2, 2), "packed"),
+    "GRU_packed": (lambda t: t.nn.GRU(2, 3), (4, 2, 2), "packed"),
+}
+
+
+def _rnn_under_autocast(t, name):
+    ctor, shape, hx = _RNNS[name]
+    mod = ctor(t)
+    with t.no_grad():
+        for i, p in enumerate(mod.parameters()):
+            p.copy_(t.linspace(-0.7, 0.6 + 0.01 * i, p.numel()).reshape(p.shape))
+    x = t.tensor(np.sin(np.arange(np.prod(shape))).reshape(shape).astype(np.float32), requires_grad=True)
+    with t.autocast("cpu", dtype=t.bfloat16):
+        if hx == "packed":
+            out = mod(t.nn.utils.rnn.pack_padded_sequence(x, [shape[0], shape[0] - 1]))
+            out = (out[0].data, out[1])
+        else:
+            out = mod(x) if hx is None else mod(x, hx(t))
+    flat = []
+    def walk(v):
+        if isinstance(v, (tuple, list)):
+            for a in v:
+                walk(a)
+        else:
+            flat.append(v)
+    walk(out)
+    sum(o.float().sum() for o in flat).backward()
+    first = next(iter(mod.parameters()))
+    return ([str(o.dtype).split(".")[-1] for o in flat], [o.detach().float().numpy() for o in flat],
+            x.grad.numpy(), str(first.grad.dtype).split(".")[-1], first.grad.numpy())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", sorted(_RNNS))
+def test_recurrent_layers_under_cpu_autocast_match_torch(torch, name):
+    """torch's CPU LSTM runs its layers through mkldnn_rnn_layer (lower-precision list: bfloat16 output and
+    state) unless packed or projected; GRU, those LSTMs and the cells take the math cells, whose float32 state
+    stays float32. ember's fused cells used to refuse the bfloat16 gates next to a float32 state."""
+    got, want = _rnn_under_autocast(ember, name), _rnn_under_autocast(torch, name)
+    assert got[0] == want[0]                       # output / state dtypes
+    assert got[3] == want[3] == "float32"          # gradients reach the float32 parameters in float32
+    for a, b in zip(got[1] + [got[2], got[4]], want[1] + [want[2], want[4]]):
+        np.testing.assert_allclose(a, b, rtol=0.05, atol=0.03)     # bfloat16 rounding differs, not the math

@@ -1,10 +1,21 @@
 """CompositeImplicitAutograd kernels of the recurrent cells (torch's RNN.cpp): the cells as two linear maps and
 the fused pointwise op (the path torch takes on CUDA), the fused backward's composite wrapper and the
 differentiable backwards (ember ops, used under create_graph)."""
-from ..._core.tls import KEYS_ACTIVE
+from ..._core.dispatch_keys import DispatchKey
+from ..._core.tls import KEYS_ACTIVE, state as _tls
 from ..._ops import ops
 
 aten = ops.aten
+_AUTOCAST_CPU_BIT = 1 << DispatchKey.AutocastCPU
+
+
+def autocast_cpu_active():
+    """True when CPU autocast applies to the ops a kernel here calls. Torch's CPU cells are always the math ones
+    (the fused pointwise op is its CUDA path): under autocast their linear maps give bfloat16/float16 gates while
+    the hidden state keeps its dtype, and type promotion in the pointwise tail decides the result's dtype (a
+    float32 `cy` and `hy` for a float32 state). The fused cell would refuse the mixed dtypes, so these kernels
+    take the math cells then."""
+    return bool(_tls._include & _AUTOCAST_CPU_BIT) and not _tls._exclude & _AUTOCAST_CPU_BIT
 
 
 def _check_input(input, input_size):
@@ -69,6 +80,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
             return _math_lstm(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
     if not KEYS_ACTIVE[0]:
         return _one_step(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh, 2)
+    if autocast_cpu_active():
+        return _math_lstm(input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
     igates = aten.mm.default(input, aten.t.default(w_ih))
     hgates = aten.mm.default(hx[0], aten.t.default(w_hh))
     hy, cy, _ = aten._thnn_fused_lstm_cell.default(igates, hgates, hx[1], b_ih, b_hh)
@@ -96,6 +109,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
             return _math_gru(input, hx, w_ih, w_hh, b_ih, b_hh)
     if not KEYS_ACTIVE[0]:
         return _one_step(input, hx, None, w_ih, w_hh, b_ih, b_hh, 3)
+    if autocast_cpu_active():
+        return _math_gru(input, hx, w_ih, w_hh, b_ih, b_hh)
     igates = aten.mm.default(input, aten.t.default(w_ih))
     hgates = aten.mm.default(hx, aten.t.default(w_hh))
     return aten._thnn_fused_gru_cell.default(igates, hgates, hx, b_ih, b_hh)[0]

@@ -20,6 +20,7 @@ from ..utils.rnn import PackedSequence, _pack_like, pad_packed_sequence
 from .module import Module
 from ..._ops import ops as _ops
 from ..._core.tls import KEYS_ACTIVE as _KEYS_ACTIVE
+from ...kernels.decompositions.rnn import autocast_cpu_active as _autocast_cpu_active
 
 _aten = _ops.aten
 _PROJ_WARNED = []      # torch warns about LSTM projections once per process
@@ -134,9 +135,22 @@ class RNNBase(Module):
             raise RuntimeError(msg.format(expected, list(hx.shape)))
 
     # ------------------------------------------------------------------ recurrence
-    def _cell(self, gi, h, c, w_hh, b_ih, b_hh, w_hr):
+    def _cell(self, gi, h, c, w_hh, b_ih, b_hh, w_hr, fused=True):
         """One step. gi: (N, G) precomputed input gates (without b_ih for LSTM and GRU, whose fused cell adds
-        both biases, as torch's fused kernels do); h: (N, H_out); c: (N, H) for LSTM."""
+        both biases, as torch's fused kernels do); h: (N, H_out); c: (N, H) for LSTM. fused=False (under CPU
+        autocast) is torch's CPU math cell instead, op for op: gi then holds b_ih, the gates come out of the
+        linear maps in the autocast dtype and the state keeps its own (a float32 `c`; GRU's `h`)."""
+        if not fused and self.mode == "LSTM":
+            i, f, g, o = (gi + F.linear(h, w_hh, b_hh)).unsafe_chunk(4, 1)
+            c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
+            h = ember.sigmoid(o) * ember.tanh(c)
+            return (h if w_hr is None else F.linear(h, w_hr)), c
+        if not fused and self.mode == "GRU":
+            ir, iz, in_ = gi.unsafe_chunk(3, 1)
+            hr, hz, hn = F.linear(h, w_hh, b_hh).unsafe_chunk(3, 1)
+            r, z = ember.sigmoid(hr + ir), ember.sigmoid(hz + iz)
+            n = ember.tanh(in_ + hn * r)
+            return (h - n) * z + n, None
         if self.mode == "LSTM":
             h, c, _ = _aten._thnn_fused_lstm_cell.default(gi, F.linear(h, w_hh), c, b_ih, b_hh)
             if w_hr is not None:
@@ -171,7 +185,12 @@ class RNNBase(Module):
             masks = [(lt > t).unsqueeze(1) for t in range(L)]       # (N, 1) bool per step
         hs, cs = [], []
         layer_in = x
-        whole = masks is None and self.mode in _LAYER_MODES and not _KEYS_ACTIVE[0]
+        # Under CPU autocast torch runs an LSTM's layers through mkldnn_rnn_layer (on autocast's lower-precision
+        # list: a bfloat16 output and state) unless it is packed or has projections; a GRU, and those LSTMs, step
+        # through its math cells (a float32 state stays float32)
+        autocast = bool(_KEYS_ACTIVE[0]) and _autocast_cpu_active()
+        whole = masks is None and self.mode in _LAYER_MODES and (
+            not _KEYS_ACTIVE[0] or (autocast and self.mode == "LSTM" and self.proj_size == 0))
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
@@ -187,12 +206,12 @@ class RNNBase(Module):
                     hs.append(h)
                     cs.append(c)
                     continue
-                fused = self.mode in ("LSTM", "GRU")                  # biases go to the fused cell
+                fused = self.mode in ("LSTM", "GRU") and not autocast   # biases go to the fused cell
                 gi_all = F.linear(layer_in, w_ih, None if fused else b_ih)    # (L, N, G): one matmul for all steps
                 steps = range(L - 1, -1, -1) if d == 1 else range(L)
                 out = [None] * L
                 for t in steps:
-                    nh, nc = self._cell(gi_all[t], h, c, w_hh, b_ih, b_hh, w_hr)
+                    nh, nc = self._cell(gi_all[t], h, c, w_hh, b_ih, b_hh, w_hr, fused)
                     if masks is not None:
                         nh = ember.where(masks[t], nh, h)
                         if nc is not None:
