@@ -175,8 +175,8 @@ def norm_backward(grad, self, p, result, dim=None, keepdim=False):
         return const_zeros_like(self)
     if p == 1.0:
         return const_sgn(self) * g
-    if p == 2.0:
-        return masked_grad(r != 0, self * (g / r))
+    if p == 2.0:        # (torch's association, grad * (self / norm): the bits, and [finfo.max]'s gradient 1)
+        return masked_grad(r != 0, g * (self / r))
     if p == float("inf") or p == float("-inf"):
         mask = (self.abs() == r).to(grad.dtype)
         dims = _dims(dim, self.dim())
@@ -184,11 +184,13 @@ def norm_backward(grad, self, p, result, dim=None, keepdim=False):
         return const_sgn(self) * mask * (g / count)
     if p < 1.0:
         return masked_grad(self != 0, const_sgn(self) * self.abs().pow(p - 1) * g * r.pow(1 - p))
-    return masked_grad(r != 0, self * self.abs().pow(p - 2) * g / r.pow(p - 1))
+    # torch's forms: sgn(x) |x|^(p-1) for 1 < p < 2, x |x|^(p-2) above, each times grad / norm^(p-1)
+    scaled = const_sgn(self) * self.abs().pow(p - 1) if p < 2.0 else self * self.abs().pow(p - 2)
+    return masked_grad(r != 0, scaled * (g / r.pow(p - 1)))
 
 
 def _norm2_backward_all(grad, self, result):
-    """The 2-norm's backward over every element (`x.norm()`) with no graph to record: `self * (grad / result)`,
+    """The 2-norm's backward over every element (`x.norm()`) with no graph to record: `grad * (self / result)`,
     zero where result is 0, in numpy: one division of the two scalars and one product, each element's value the
     one the general path's expanded ops give (~10 us instead of ~45); None when the general path is needed."""
     if _needs_history(grad, self, result) or _state.mode_stack or "_fw_tangent" in grad.__dict__:
@@ -201,7 +203,7 @@ def _norm2_backward_all(grad, self, result):
     if r == 0:
         return Tensor._wrap_fresh(np.zeros(s.shape, s.dtype), self.dtype)
     with np.errstate(all="ignore"):
-        return Tensor._wrap_fresh(np.multiply(s, g / r), self.dtype)
+        return Tensor._wrap_fresh(np.multiply(g, s / r), self.dtype)
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):

@@ -23,12 +23,12 @@ from .runtime import clib
 _INT64_MIN = np.iinfo(np.int64).min
 
 
-_LIBM_NAMES = {np.arccos: "acos", np.cos: "cos", np.sin: "sin"}
+_LIBM_NAMES = {np.arccos: "acos", np.cos: "cos", np.sin: "sin", np.log: "log", np.log1p: "log1p"}
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 
 
 def _libm(f, v):
-    """f(v) (np.arccos, np.cos or np.sin) by libm's scalar function of v's dtype (csrc/libm.c: acosf, cosf, sinf
+    """f(v) (np.arccos, np.cos, np.sin, np.log or np.log1p) by libm's scalar function of v's dtype (csrc/libm.c: acosf, cosf, sinf
     as torch calls them): numpy's own float32/float64 versions take vectorised paths that differ by an ulp
     between AVX2 and AVX-512 machines, an error the trigonometric form multiplies by n. Without a C compiler,
     an 80-bit long double evaluation rounded to v's dtype (the same bits on every CPU; within an ulp of libm)."""

@@ -62,11 +62,37 @@ def binary_cross_entropy(self, target, weight=None, reduction=1):
         raise RuntimeError(f"Found dtype {_tname(target.dtype)} but expected {_tname(self.dtype)}")
     x, t, dt = _pair(self, target, reduction, "binary_cross_entropy")
     _check_bce_range(x, t)
-    with np.errstate(divide="ignore"):
-        loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
-    if weight is not None:
-        loss = loss * acc(weight)
-    return wrap(reduce(loss, reduction), dt)
+    return wrap(reduce(_bce_elements(self, target, weight), reduction), dt)
+
+
+def _bce_elements(self, target, weight):
+    """torch's binary_cross_entropy_out_cpu, element by element: (t - 1) * max(log1p(-x), -100) - t *
+    max(log(x), -100) in the tensor's own dtype, each operation rounded to it (a float16 loss rounds after every
+    step, as c10::Half's operators do), the logs by libm's scalar logf/log1pf (log/log1p for float64: torch's
+    scalar loop calls std::log, numpy's vectorised log differed in the last bit of ~9% of float32 losses),
+    computed in float32 for half precision and rounded; then `loss * weight`. Half-precision losses are returned
+    in float32 (exactly their values) for the reduction, which torch accumulates in float."""
+    from .elementwise_polynomial import _libm
+    x, t = self._np, target._np
+    sd = x.dtype
+    cd = sd if sd == np.float32 or sd == np.float64 else np.dtype(np.float32)
+    if cd == sd and x.shape == t.shape:
+        fn = clib.kernel("libm", "bce_f32" if sd == np.float32 else "bce_f64", "pppl")
+        if fn is not None:      # the whole formula in one C loop (csrc/libm.c)
+            x, t = np.ascontiguousarray(x), np.ascontiguousarray(t)
+            loss = np.empty(x.shape, sd)
+            if loss.size:
+                fn(clib.address(x), clib.address(t), clib.address(loss), loss.size)
+            if weight is not None:
+                loss = loss * weight._np.astype(sd, copy=False)
+            return loss
+    lg = _libm(np.log, x.astype(cd)).astype(sd, copy=False)
+    l1 = _libm(np.log1p, (-x).astype(cd)).astype(sd, copy=False)
+    with np.errstate(invalid="ignore"):
+        loss = (t - sd.type(1)) * np.maximum(l1, sd.type(-100)) - t * np.maximum(lg, sd.type(-100))
+        if weight is not None:
+            loss = loss * weight._np.astype(sd, copy=False)
+    return loss if cd == sd else loss.astype(np.float32)
 
 
 def _check_bce_range(x, t):

@@ -376,7 +376,7 @@ count_nonzero_dim_IntList = count_nonzero
 
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if ord == 2 and dim is None and dtype is None and keepdim is False and \
-            ((d := self.dtype) is D.float32 or d is D.float64) and (a := self._np).ndim == 1 and a.size:
+            ((d := self.dtype) is D.float32 or d is D.float64) and (a := self._np).ndim == 1 and a.size > 1:
         # the 2-norm of a float vector (`x.norm()`, `x / x.norm()`): the general path's own ufunc calls, as quiet,
         # without its dtype rules, axis tuples and np.errstate's cost (3.4 us instead of 8)
         return _wrap_fresh(_asarray(_QUIET_ALL(_norm2, a)), d)
@@ -406,7 +406,12 @@ def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     if a.size == 0 and ord in (float("inf"), float("-inf")) and builtins.any(a.shape[i] == 0 for i in axes):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
                            "operation does not have an identity")
-    if ord == float("inf"):
+    if builtins.all(a.shape[i] == 1 for i in axes):
+        # each result reduces one element: torch's is |x| itself for every ord but 0 (x != 0), not a power's
+        # round trip, so the 2-norm of [finfo.max] is finfo.max (squaring would overflow) and the 3-norm of
+        # [3.] is 3. exactly (its grad and clip_grad_norm_ follow)
+        r = np.sum(a != 0, axis=axes) if ord == 0 else np.max(a, axis=axes)
+    elif ord == float("inf"):
         r = np.max(a, axis=axes) if a.size else np.zeros(shape)
     elif ord == float("-inf"):
         r = np.min(a, axis=axes)
@@ -429,7 +434,9 @@ def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
     rdt = M_reduction.norm_dtype(self, dtype, "linalg.matrix_norm")
     axes, shape = M_reduction.matrix_norm_spec(self, dim, keepdim)
     a = np.moveaxis(self._np, axes, (-2, -1)).astype(rdt._np if dtype is not None else self._np.dtype, copy=False)
-    if ord == "fro":
+    if ord == "fro" and a.shape[-2:] == (1, 1):
+        r = np.abs(a)[..., 0, 0]        # one element: |x|, as the vector norm's (_vector_norm)
+    elif ord == "fro":
         r = np.sqrt(np.sum(np.abs(a) ** 2, axis=(-2, -1)))
     elif ord == "nuc" or ord in (2, -2):
         s = np.linalg.svd(a, compute_uv=False)

@@ -124,3 +124,75 @@ def _no_bool_neg(fn):
 
 
 neg, neg_, neg_out = _no_bool_neg(neg), _no_bool_neg(neg_), _no_bool_neg(neg_out)    # noqa: F821
+
+
+# ---- torch's meta kernels for the bitwise ops, shifts and floor division are its Python refs (torch._refs), not
+# the cpu kernels' dtype switches: bitwise_and/or/xor take floats and complex there (the result is the promoted
+# dtype; only the cpu kernel refuses it), floor division refuses two bools, and an in-place or out= result that cannot hold the result's dtype gets the
+# refs' "Attempting to cast" message.
+from ..._core.device import META                                           # noqa: E402
+from ..common import empty_tensor                                            # noqa: E402
+from .elementwise_common import binary_spec                                  # noqa: E402
+
+
+def ref_cast_check(rdt, target):
+    """torch._refs' _safe_copy_out / in-place rule: `rdt` must be safely castable to `target`'s dtype."""
+    from .elementwise_common import can_cast
+    if not can_cast(rdt, target.dtype):
+        raise RuntimeError(f"Attempting to cast from {rdt} to out tensor with dtype {target.dtype}, but this can't "
+                           "be cast because it is not safe!")
+
+
+def ref_binary(name, check=None):
+    """(functional, in-place, out) meta kernels of a refs-style binary op: `check(self, other)` first, then the
+    promoted dtype (ARITH), an in-place result checked by shape then by ref_cast_check."""
+    from ..common import check_out
+
+    def spec(self, other):
+        if check is not None:
+            check(self, other)
+        return binary_spec(self, other, ARITH, name)
+
+    def f(self, other, *args, **kwargs):
+        shape, _, rdt = spec(self, other)
+        return empty_tensor(shape, rdt, META, out_strides(shape, self, other))
+
+    def f_(self, other, *args, **kwargs):
+        shape, _, rdt = spec(self, other)
+        if tuple(shape) != tuple(self._size):
+            raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast shape {list(shape)}")
+        ref_cast_check(rdt, self)
+        return self
+
+    def f_out(self, other, *args, out=None, **kwargs):
+        shape, _, rdt = spec(self, other)
+        ref_cast_check(rdt, out)
+        check_out(out, shape, out.dtype, name)
+        return out
+    f.__name__, f_.__name__, f_out.__name__ = name, name + "_", name + "_out"
+    return f, f_, f_out
+
+
+def _no_two_bools(self, other):
+    def is_bool(v):
+        return v.dtype is _BOOL if isinstance(v, Tensor) else v.__class__ is bool
+    if is_bool(self) and is_bool(other):
+        raise RuntimeError(f"{_BOOL} not supported for floor_divide")
+
+
+for _n in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = ref_binary(_n)
+floor_divide, floor_divide_, floor_divide_out = ref_binary("floor_divide", _no_two_bools)
+
+
+def _div_mode_checked(fn):
+    def meta(self, other, *args, **kwargs):
+        if (args[0] if args else kwargs.get("rounding_mode")) == "floor":
+            _no_two_bools(self, other)
+        return fn(self, other, *args, **kwargs)
+    meta.__name__ = fn.__name__
+    return meta
+
+
+div_mode, div_mode_, div_mode_out = (_div_mode_checked(div_mode), _div_mode_checked(div_mode_),   # noqa: F821
+                                     _div_mode_checked(div_mode_out))                             # noqa: F821

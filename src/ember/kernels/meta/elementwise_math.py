@@ -267,3 +267,53 @@ def frexp_out(self, *, mantissa, exponent):
     check_out(mantissa, self._size, self.dtype, "frexp")
     check_out(exponent, self._size, D.int32, "frexp")
     return mantissa, exponent
+
+
+# ------------------------------------------------------------------ torch's refs as meta kernels
+# (see meta/elementwise.py's ref_binary) torch's meta gcd/lcm/heaviside take any dtype and promote (only its cpu
+# kernels refuse floats or mixed dtypes), and so do bitwise_left_shift / bitwise_right_shift (only torch's operator
+# forms, aten.__lshift__ and kin, check "lshift: Expected input tensor to have an integral dtype": ember's `<<` is
+# bitwise_left_shift itself, so `f << 1` on meta is float32 here); lerp takes integer tensors and
+# checks `end` (and a weight that is not 0-d) against self's dtype with a message of its own.
+from .elementwise import ref_binary, ref_cast_check     # noqa: E402
+
+
+def _integral(dt):
+    return not (dt.is_floating_point or dt.is_complex or dt is D.bool_)
+
+
+for _n in ("gcd", "lcm", "heaviside"):
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = ref_binary(_n)
+for _n, _op in (("bitwise_left_shift", "lshift"), ("bitwise_right_shift", "rshift")):
+    globals()[_n], globals()[_n + "_"], globals()[_n + "_out"] = ref_binary(_op)
+
+
+def _lerp_spec(self, end, weight):
+    for what, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not self.dtype and (what == "end" or t._size):
+            raise RuntimeError(f"expected dtype {self.dtype} for `{what}`, but got dtype {t.dtype}")
+    return broadcast_shapes(shape_of(self), shape_of(end), shape_of(weight)), self.dtype
+
+
+def _lerp(self, end, weight, **kw):
+    shape, rdt = _lerp_spec(self, end, weight)
+    return empty_tensor(shape, rdt, META, out_strides(shape, self, end, weight))
+
+
+def _lerp_(self, end, weight, **kw):
+    shape, rdt = _lerp_spec(self, end, weight)
+    if tuple(shape) != tuple(self._size):
+        raise RuntimeError(f"output with shape {list(self._size)} doesn't match the broadcast shape {list(shape)}")
+    return self
+
+
+def _lerp_out(self, end, weight, out=None, **kw):
+    shape, rdt = _lerp_spec(self, end, weight)
+    ref_cast_check(rdt, out)
+    check_out(out, shape, out.dtype, "lerp")
+    return out
+
+
+lerp_Scalar = lerp_Tensor = _lerp
+lerp__Scalar = lerp__Tensor = _lerp_
+lerp_Scalar_out = lerp_Tensor_out = _lerp_out
