@@ -1,6 +1,8 @@
 """The small in-place paths (kernels/cpu/elementwise.py: make_binary's `inplace`, `_small_clamp`; _fallbacks.py's
 `_inplace_kernel`) against torch: values, dtypes, version counters, errors and the cases left to the general path
 (overlapping views, broadcasting, dtype casts, inference tensors, integer true division)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -33,8 +35,8 @@ def _both(fe, ft):
     """fe() on ember and ft() on torch: the same result or the same exception type and message start."""
     try:
         t = ft()
-    except (RuntimeError, TypeError) as err:
-        with pytest.raises(type(err), match=str(err)[:30].replace("(", r"\(").replace("[", r"\[")):
+    except (RuntimeError, TypeError, IndexError) as err:
+        with pytest.raises(type(err), match=re.escape(str(err)[:30])):
             fe()
         return None, None
     return fe(), t
@@ -237,7 +239,7 @@ def test_gather_and_index_select_match_torch():
         try:
             t = ft()
         except (RuntimeError, IndexError) as err:
-            with pytest.raises(type(err), match=str(err)[:25].replace("(", r"\(").replace("[", r"\[")):
+            with pytest.raises(type(err), match=re.escape(str(err)[:25])):
                 fe()
             continue
         _same(fe(), t)
@@ -251,3 +253,37 @@ def test_gather_and_index_select_record_torch_nodes():
         assert type(g.grad_fn).__name__ == "GatherBackward0" and type(s.grad_fn).__name__ == "IndexSelectBackward0"
         (g.sum() + s.sum()).backward()
         assert m.grad.tolist() == [[2.0, 1.0, 0.0, 1.0], [2.0, 1.0, 0.0, 1.0], [4.0, 3.0, 2.0, 3.0]]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(5,), (3, 7), (2, 3, 4), (1, 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_mean_over_one_dim_matches_numpy_bits_and_torch(dt, shape, keepdim):
+    """mean(dim) of a small float tensor: np.mean's bits (the general path's), torch's shape, dtype, strides."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(dt) * 1e3
+    x.reshape(-1)[0] = np.nan if x.size > 3 else x.reshape(-1)[0]
+    for dim in range(-len(shape), len(shape)):
+        e = ember.tensor(x).mean(dim, keepdim)
+        t = torch.tensor(x).mean(dim, keepdim)
+        assert str(e.dtype) == str(t.dtype).replace("torch.", "ember.") and e.shape == t.shape
+        assert e.stride() == t.stride()
+        np.testing.assert_array_equal(e.numpy(), np.mean(x, axis=dim, keepdims=keepdim, dtype=x.dtype))
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+    for bad in (len(shape), -len(shape) - 1):
+        _both(lambda: ember.tensor(x).mean(bad), lambda: torch.tensor(x).mean(bad))
+
+
+def test_mean_over_one_dim_neighbours_match_torch():
+    _both(lambda: ember.arange(4).mean(0), lambda: torch.arange(4).mean(0))        # integer: torch's error
+    _same(ember.ones(2, 3, dtype=ember.float16).mean(1), torch.ones(2, 3, dtype=torch.float16).mean(1))
+    _same(ember.ones(0, 3).mean(1), torch.ones(0, 3).mean(1))
+    _same(ember.ones(2, 0).mean(1), torch.ones(2, 0).mean(1))                      # nan: 0 / 0
+    _same(ember.tensor(2.0).mean(0), torch.tensor(2.0).mean(0))
+    _same(ember.ones(2, 3).mean([1]), torch.ones(2, 3).mean([1]))
+    for mod in (ember, torch):
+        w = mod.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+        y = w.mean(-1)
+        assert type(y.grad_fn).__name__ == "MeanBackward1" and y.tolist() == [1.5, 4.0]
+        y.sum().backward()
+        assert w.grad.tolist() == [[0.5, 0.5], [0.5, 0.5]]
