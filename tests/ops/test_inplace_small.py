@@ -287,3 +287,32 @@ def test_mean_over_one_dim_neighbours_match_torch():
         assert type(y.grad_fn).__name__ == "MeanBackward1" and y.tolist() == [1.5, 4.0]
         y.sum().backward()
         assert w.grad.tolist() == [[0.5, 0.5], [0.5, 0.5]]
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (3, 1), (1, 4), (2, 3, 4)])
+def test_where_of_contiguous_views_matches_torch(shape):
+    """Rows of a bigger tensor (contiguous views, `_stride` set) take where's small path unless a dim has size 1."""
+    (ea, eb), (ta, tb) = _pair(ember, "float32", (2,) + shape), _pair(torch, "float32", (2,) + shape)
+    for i in range(2):
+        _same(ember.where(ea[i] > 2, ea[i], eb[i]), torch.where(ta[i] > 2, ta[i], tb[i]))
+        if len(shape) == 2:         # a strided other: the general path's strides
+            _same(ember.where(ea[i] > 2, ea[i], eb[1 - i].t().contiguous().t()),
+                  torch.where(ta[i] > 2, ta[i], tb[1 - i].t().contiguous().t()))
+    w = ember.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+    h = w * 1.0
+    r = h[1]
+    y = ember.where(r > 0, r, 0.1 * r)
+    y.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [[0.0, 0.0], [1.0, 0.1]], rtol=1e-6)
+
+
+def test_norm_of_a_vector_and_int_dims_dispatch_as_torch():
+    for mod in (ember, torch):
+        x = mod.tensor([3.0, 4.0], requires_grad=True)
+        n = x.norm()
+        assert n.item() == 5.0 and type(n.grad_fn).__name__ == "LinalgVectorNormBackward0"
+        n.backward()
+        np.testing.assert_allclose(x.grad.numpy(), [0.6, 0.8], rtol=1e-6)
+        m = mod.arange(6.0).reshape(2, 3)
+        assert m.sum(0).tolist() == [3.0, 5.0, 7.0] and m.sum((0,)).tolist() == [3.0, 5.0, 7.0]
+        assert m.amax(-1).tolist() == [2.0, 5.0] and m.norm(dim=1).shape == (2,)

@@ -327,9 +327,12 @@ class Overload:
         for x in self.fn.func.arguments.flat_positional:
             b = _base(x.type)
             if _is_intlist(x.type):
-                # an int list given as one int (`x.mean(-1)`, `x.sum(0)`) holds no tensor: the key set is the
-                # other arguments'; a list or tuple (which could hold a 0-dim tensor) takes the OpOverload call
-                guards.append(f" and {self.pyname(x)}.__class__ is int")
+                # an int list given as one int (`x.mean(-1)`, `x.sum(0)`) or None (`x.norm()`) holds no tensor:
+                # the key set is the other arguments'; a list or tuple (which could hold a 0-dim tensor) takes
+                # the OpOverload call
+                v = self.pyname(x)
+                guards.append(f" and ({v} is None or {v}.__class__ is int)" if isinstance(x.type, OptionalType)
+                              else f" and {v}.__class__ is int")
                 continue
             if not isinstance(b, BaseType):
                 return None

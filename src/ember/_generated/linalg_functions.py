@@ -1518,7 +1518,7 @@ def linalg_tensorsolve(input, other, dims=None, *, out=None):
             return _op_linalg_tensorsolve_out(input, other, dims, out=out)
         _ks = input._ks
         _ks |= other._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dims is None or dims.__class__ is int):
             _k = _c_linalg_tensorsolve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, other, dims)
@@ -1547,7 +1547,7 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
             _ks = input._ks
             if ord.__class__ in _TENSOR_TYPES and ord._ks != _ks:
                 _ks |= ord._ks
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
                 _k = _c_linalg_vector_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(input, ord, dim, keepdim)

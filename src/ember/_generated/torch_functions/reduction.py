@@ -154,7 +154,7 @@ def _sum_c1(input, dim, keepdim=False, *, dtype=None, out=None):
 def _sum_b1(input, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_sum_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, keepdim)
@@ -263,7 +263,7 @@ def _mean_c1(input, dim, keepdim=False, *, dtype=None, out=None):
 def _mean_b1(input, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim, keepdim)
@@ -936,7 +936,7 @@ def _all_b2(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_dims_out(input, dim, keepdim, out=out)
     _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_all_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
@@ -1068,7 +1068,7 @@ def _any_b2(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_dims_out(input, dim, keepdim, out=out)
     _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_any_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, keepdim)
@@ -1180,7 +1180,7 @@ def _var_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_var_out(input, dim, unbiased, keepdim, out=out)
     _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_var_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, unbiased, keepdim)
@@ -1203,7 +1203,7 @@ def _var_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
 def _var_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
         _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_var_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim)
@@ -1322,7 +1322,7 @@ def _std_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_std_out(input, dim, unbiased, keepdim, out=out)
     _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_std_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, unbiased, keepdim)
@@ -1345,7 +1345,7 @@ def _std_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
 def _std_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
         _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_std_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim)
@@ -1462,7 +1462,7 @@ def _var_mean_c1(input, dim, unbiased=True, keepdim=False):
 
 def _var_mean_b1(input, dim, unbiased=True, keepdim=False):
     _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_var_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, unbiased, keepdim)
@@ -1485,7 +1485,7 @@ def _var_mean_c2(input, dim=None, *, correction=None, keepdim=False):
 def _var_mean_b2(input, dim=None, *, correction=None, keepdim=False):
     if correction is None and keepdim is False:
         _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_var_mean_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim)
@@ -1596,7 +1596,7 @@ def _std_mean_c1(input, dim, unbiased=True, keepdim=False):
 
 def _std_mean_b1(input, dim, unbiased=True, keepdim=False):
     _ks = input._ks
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_std_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(input, dim, unbiased, keepdim)
@@ -1619,7 +1619,7 @@ def _std_mean_c2(input, dim=None, *, correction=None, keepdim=False):
 def _std_mean_b2(input, dim=None, *, correction=None, keepdim=False):
     if correction is None and keepdim is False:
         _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_std_mean_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(input, dim)

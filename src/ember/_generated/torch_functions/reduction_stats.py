@@ -88,7 +88,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
             raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
         if out is None and dtype is None:
             _ks = input._ks
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
                 _k = _c_nansum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(input, dim, keepdim)
@@ -120,7 +120,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
         if out is None and dtype is None:
             _ks = input._ks
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
                 _k = _c_nanmean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(input, dim, keepdim)

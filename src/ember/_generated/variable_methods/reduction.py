@@ -132,7 +132,7 @@ def __m_sum_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 def __m_sum_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_sum_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, keepdim)
@@ -241,7 +241,7 @@ def __m_mean_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 def __m_mean_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim, keepdim)
@@ -892,7 +892,7 @@ def __m_all_b2(self, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_dims_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_all_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
@@ -1020,7 +1020,7 @@ def __m_any_b2(self, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_dims_out(self, dim, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_any_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, keepdim)
@@ -1130,7 +1130,7 @@ def __m_var_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_var_out(self, dim, unbiased, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_var_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, unbiased, keepdim)
@@ -1151,7 +1151,7 @@ def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
 def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_var_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)
@@ -1262,7 +1262,7 @@ def __m_std_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_std_out(self, dim, unbiased, keepdim, out=out)
     _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
         _k = _c_std_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
         if _k is not None:
             return _k(self, dim, unbiased, keepdim)
@@ -1283,7 +1283,7 @@ def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
 def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
         _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
             _k = _c_std_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
             if _k is not None:
                 return _k(self, dim)

@@ -84,7 +84,7 @@ def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
             raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
         if out is None and dtype is None:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
                 _k = _c_nansum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim, keepdim)
@@ -114,7 +114,7 @@ def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None, out=None):
             raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
         if out is None and dtype is None:
             _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
                 _k = _c_nanmean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
                 if _k is not None:
                     return _k(self, dim, keepdim)
