@@ -195,3 +195,42 @@ def test_next_functions_with_outputs_other_than_0_as_torch():
     (e, ge), (t, gt) = names(ember), names(torch)
     assert e == t
     np.testing.assert_allclose(ge, gt, rtol=1e-5)
+
+
+def test_tensor_list_leaves_make_no_accumulator_until_read():
+    """stack/cat of leaf rows (a Tensor[] argument) keep the leaves as their entries too (autograd._kernel.edges):
+    no AccumulateGrad per row per call; next_functions and backward resolve them as torch's."""
+    rows = [ember.tensor([float(i), 1.0], requires_grad=True) for i in range(4)]
+    gc.collect()
+    before = len(_accumulators())
+    y = ember.stack(rows)
+    z = ember.cat(rows)
+    assert len(_accumulators()) == before
+    fns = y.grad_fn.next_functions
+    assert [type(f).__name__ for f, _ in fns] == ["AccumulateGrad"] * 4 and [n for _, n in fns] == [0] * 4
+    assert fns[2][0].variable is rows[2]
+    assert z.grad_fn.next_functions[2][0] is fns[2][0]           # one AccumulateGrad per leaf, shared
+    (y.sum() * 2 + z.sum()).backward()
+    assert [r.grad.tolist() for r in rows] == [[3.0, 3.0]] * 4
+
+
+@pytest.mark.parity
+def test_tensor_list_edges_of_leaves_views_and_results_match_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(mod):
+        a = mod.tensor([[1.0, -2.0], [3.0, 0.5]], requires_grad=True)
+        b = mod.tensor([0.5, 0.25], requires_grad=True)
+        c = mod.tensor([4.0, 5.0])
+        parts = [a[0], b, c, a[1] * 2, (a.t() * b)[1], b.exp()]
+        y = mod.stack(parts) * mod.arange(1.0, 7.0).unsqueeze(1)
+        z = mod.cat(parts[::-1])
+        stack_node = y.grad_fn.next_functions[0][0]
+        names = [None if f is None else (type(f).__name__, n) for f, n in stack_node.next_functions]
+        (y.sum() + (z * z).sum()).backward()
+        return names, a.grad.numpy(), b.grad.numpy()
+
+    e, t = run(ember), run(torch)
+    assert e[0] == t[0]
+    np.testing.assert_allclose(e[1], t[1], rtol=1e-6)
+    np.testing.assert_allclose(e[2], t[2], rtol=1e-6)

@@ -1,6 +1,8 @@
 """The small in-place paths (kernels/cpu/elementwise.py: make_binary's `inplace`, `_small_clamp`; _fallbacks.py's
 `_inplace_kernel`) against torch: values, dtypes, version counters, errors and the cases left to the general path
 (overlapping views, broadcasting, dtype casts, inference tensors, integer true division)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -33,8 +35,8 @@ def _both(fe, ft):
     """fe() on ember and ft() on torch: the same result or the same exception type and message start."""
     try:
         t = ft()
-    except (RuntimeError, TypeError) as err:
-        with pytest.raises(type(err), match=str(err)[:30].replace("(", r"\(").replace("[", r"\[")):
+    except (RuntimeError, TypeError, IndexError) as err:
+        with pytest.raises(type(err), match=re.escape(str(err)[:30])):
             fe()
         return None, None
     return fe(), t
@@ -237,7 +239,7 @@ def test_gather_and_index_select_match_torch():
         try:
             t = ft()
         except (RuntimeError, IndexError) as err:
-            with pytest.raises(type(err), match=str(err)[:25].replace("(", r"\(").replace("[", r"\[")):
+            with pytest.raises(type(err), match=re.escape(str(err)[:25])):
                 fe()
             continue
         _same(fe(), t)
@@ -251,3 +253,66 @@ def test_gather_and_index_select_record_torch_nodes():
         assert type(g.grad_fn).__name__ == "GatherBackward0" and type(s.grad_fn).__name__ == "IndexSelectBackward0"
         (g.sum() + s.sum()).backward()
         assert m.grad.tolist() == [[2.0, 1.0, 0.0, 1.0], [2.0, 1.0, 0.0, 1.0], [4.0, 3.0, 2.0, 3.0]]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(5,), (3, 7), (2, 3, 4), (1, 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_mean_over_one_dim_matches_numpy_bits_and_torch(dt, shape, keepdim):
+    """mean(dim) of a small float tensor: np.mean's bits (the general path's), torch's shape, dtype, strides."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(dt) * 1e3
+    x.reshape(-1)[0] = np.nan if x.size > 3 else x.reshape(-1)[0]
+    for dim in range(-len(shape), len(shape)):
+        e = ember.tensor(x).mean(dim, keepdim)
+        t = torch.tensor(x).mean(dim, keepdim)
+        assert str(e.dtype) == str(t.dtype).replace("torch.", "ember.") and e.shape == t.shape
+        assert e.stride() == t.stride()
+        np.testing.assert_array_equal(e.numpy(), np.mean(x, axis=dim, keepdims=keepdim, dtype=x.dtype))
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+    for bad in (len(shape), -len(shape) - 1):
+        _both(lambda: ember.tensor(x).mean(bad), lambda: torch.tensor(x).mean(bad))
+
+
+def test_mean_over_one_dim_neighbours_match_torch():
+    _both(lambda: ember.arange(4).mean(0), lambda: torch.arange(4).mean(0))        # integer: torch's error
+    _same(ember.ones(2, 3, dtype=ember.float16).mean(1), torch.ones(2, 3, dtype=torch.float16).mean(1))
+    _same(ember.ones(0, 3).mean(1), torch.ones(0, 3).mean(1))
+    _same(ember.ones(2, 0).mean(1), torch.ones(2, 0).mean(1))                      # nan: 0 / 0
+    _same(ember.tensor(2.0).mean(0), torch.tensor(2.0).mean(0))
+    _same(ember.ones(2, 3).mean([1]), torch.ones(2, 3).mean([1]))
+    for mod in (ember, torch):
+        w = mod.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+        y = w.mean(-1)
+        assert type(y.grad_fn).__name__ == "MeanBackward1" and y.tolist() == [1.5, 4.0]
+        y.sum().backward()
+        assert w.grad.tolist() == [[0.5, 0.5], [0.5, 0.5]]
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (3, 1), (1, 4), (2, 3, 4)])
+def test_where_of_contiguous_views_matches_torch(shape):
+    """Rows of a bigger tensor (contiguous views, `_stride` set) take where's small path unless a dim has size 1."""
+    (ea, eb), (ta, tb) = _pair(ember, "float32", (2,) + shape), _pair(torch, "float32", (2,) + shape)
+    for i in range(2):
+        _same(ember.where(ea[i] > 2, ea[i], eb[i]), torch.where(ta[i] > 2, ta[i], tb[i]))
+        if len(shape) == 2:         # a strided other: the general path's strides
+            _same(ember.where(ea[i] > 2, ea[i], eb[1 - i].t().contiguous().t()),
+                  torch.where(ta[i] > 2, ta[i], tb[1 - i].t().contiguous().t()))
+    w = ember.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+    h = w * 1.0
+    r = h[1]
+    y = ember.where(r > 0, r, 0.1 * r)
+    y.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [[0.0, 0.0], [1.0, 0.1]], rtol=1e-6)
+
+
+def test_norm_of_a_vector_and_int_dims_dispatch_as_torch():
+    for mod in (ember, torch):
+        x = mod.tensor([3.0, 4.0], requires_grad=True)
+        n = x.norm()
+        assert n.item() == 5.0 and type(n.grad_fn).__name__ == "LinalgVectorNormBackward0"
+        n.backward()
+        np.testing.assert_allclose(x.grad.numpy(), [0.6, 0.8], rtol=1e-6)
+        m = mod.arange(6.0).reshape(2, 3)
+        assert m.sum(0).tolist() == [3.0, 5.0, 7.0] and m.sum((0,)).tolist() == [3.0, 5.0, 7.0]
+        assert m.amax(-1).tolist() == [2.0, 5.0] and m.norm(dim=1).shape == (2,)

@@ -741,7 +741,7 @@ def emit_kernel(w, e, fn, cls, uses, saved, inplace):
     for a in e.inputs:
         if e.is_list(a):
             w.w(f"    _n.n_{a.name} = len({a.name})")
-            edges.append(f"*[_edge(_t) for _t in {a.name}]")
+            edges.append(f"*_edges({a.name})")
         else:
             # a non-leaf, non-view input's entry (graph.py: the grad_fn alone for output 0, no tuple; else
             # (grad_fn, output_nr)): inline; a view's via gradient_entry; a leaf input needing grad goes in as
@@ -990,7 +990,7 @@ PRELUDE = [
     "from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge",
     "from ember.autograd._saved import SavedVariable as _SV",
     "from ember.autograd.graph import _clone_detached as _clone",
-    "from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,",
+    "from ember.autograd._kernel import (rg as _rg, edge as _edge, edges as _edges, below_ks as _below_ks, set_history as _set_history,",
     "                                    check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,",
     "                                    saved_clone as _saved_clone, no_requires_grad as _no_rg)",
     "from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported",

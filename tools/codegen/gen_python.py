@@ -323,8 +323,17 @@ class Overload:
         if self.varargs:
             return self.varargs_dispatch(opvar, wrap)
         args = []
+        guards = []
         for x in self.fn.func.arguments.flat_positional:
             b = _base(x.type)
+            if _is_intlist(x.type):
+                # an int list given as one int (`x.mean(-1)`, `x.sum(0)`) or None (`x.norm()`) holds no tensor:
+                # the key set is the other arguments'; a list or tuple (which could hold a 0-dim tensor) takes
+                # the OpOverload call
+                v = self.pyname(x)
+                guards.append(f" and ({v} is None or {v}.__class__ is int)" if isinstance(x.type, OptionalType)
+                              else f" and {v}.__class__ is int")
+                continue
             if not isinstance(b, BaseType):
                 return None
             v = "self" if x.name == "self" and self.method else self.pyname(x)
@@ -355,7 +364,7 @@ class Overload:
         call_args = self.call_args(self.fn, positional_only=True)
         cache = "_c" + opvar[3:]
         # (GRAD_OFF first: while grad mode is on everywhere, the Autograd bit is not even tested)
-        lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:",
+        lines += ["if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]" + "".join(guards) + ":",
                   f"    _k = {cache}.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)",
                   "    if _k is not None:",
                   f"        return {wrap('_k(' + call_args + ')')}",
@@ -796,7 +805,11 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
         lines.append(f"def {b}({ov.signature()}):")
         lines.append(ov.body(_opvar(ov.fn), _opvar(ov.out_fn) if ov.out_fn else None, rt))
         lines.append("")
-        entries.append(f"({c}, {b})")
+        # the most positional arguments the overload binds (a `*size` one: any number): the loop below skips an
+        # overload a call gives more, whose matcher would raise TypeError (~1 us each: `x.mean(-1)` tried
+        # `mean(*, dtype)` first)
+        most = 1 << 20 if ov.varargs else len(ov.positional) + (1 if ov.method else 0)
+        entries.append(f"({c}, {b}, {most})")
     errs = []
     for i, ov in enumerate(ovs):
         e = f"_{defname}_e{i}"
@@ -865,7 +878,10 @@ def _emit_group(pyname, defname, ovs, lines, method, prefix="ember"):
     if method:
         lines.append("    args = _va if self is _NO_DEFAULT else (self, *_va)")
     lines.append("    best = None")
-    lines.append(f"    for c, b in _{defname}_ovs:")
+    lines.append("    _na = len(args)")
+    lines.append(f"    for c, b, _most in _{defname}_ovs:")
+    lines.append("        if _na > _most:")
+    lines.append("            continue")
     lines.append("        try:")
     lines.append("            s = c(*args, **kwargs)")
     lines.append("        except TypeError:")

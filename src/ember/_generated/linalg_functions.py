@@ -629,7 +629,7 @@ def _linalg_pinv_e3(input, rcond, hermitian=False, *, out=None):
     return None
 
 _linalg_pinv_errs = ((1, 5, _linalg_pinv_e0), (1, 5, _linalg_pinv_e1), (2, 4, _linalg_pinv_e2), (2, 4, _linalg_pinv_e3),)
-_linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0), (_linalg_pinv_c1, _linalg_pinv_b1), (_linalg_pinv_c2, _linalg_pinv_b2), (_linalg_pinv_c3, _linalg_pinv_b3),)
+_linalg_pinv_ovs = ((_linalg_pinv_c0, _linalg_pinv_b0, 1), (_linalg_pinv_c1, _linalg_pinv_b1, 1), (_linalg_pinv_c2, _linalg_pinv_b2, 3), (_linalg_pinv_c3, _linalg_pinv_b3, 3),)
 _linalg_pinv_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor rcond, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float rcond, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_pinv(*args, **kwargs):
@@ -639,7 +639,10 @@ def linalg_pinv(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _linalg_pinv_ovs:
+        _na = len(args)
+        for c, b, _most in _linalg_pinv_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -810,7 +813,7 @@ def _linalg_matrix_rank_e3(input, tol, hermitian=False, *, out=None):
     return None
 
 _linalg_matrix_rank_errs = ((1, 5, _linalg_matrix_rank_e0), (1, 5, _linalg_matrix_rank_e1), (2, 4, _linalg_matrix_rank_e2), (2, 4, _linalg_matrix_rank_e3),)
-_linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3),)
+_linalg_matrix_rank_ovs = ((_linalg_matrix_rank_c0, _linalg_matrix_rank_b0, 1), (_linalg_matrix_rank_c1, _linalg_matrix_rank_b1, 1), (_linalg_matrix_rank_c2, _linalg_matrix_rank_b2, 3), (_linalg_matrix_rank_c3, _linalg_matrix_rank_b3, 3),)
 _linalg_matrix_rank_sigs = ('(Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)', '(Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)', '(Tensor input, float tol, bool hermitian = False, *, Tensor out = None)')
 
 def linalg_matrix_rank(*args, **kwargs):
@@ -820,7 +823,10 @@ def linalg_matrix_rank(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _linalg_matrix_rank_ovs:
+        _na = len(args)
+        for c, b, _most in _linalg_matrix_rank_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1105,7 +1111,7 @@ def _linalg_cond_e1(input, p, *, out=None):
     return None
 
 _linalg_cond_errs = ((1, 3, _linalg_cond_e0), (2, 3, _linalg_cond_e1),)
-_linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0), (_linalg_cond_c1, _linalg_cond_b1),)
+_linalg_cond_ovs = ((_linalg_cond_c0, _linalg_cond_b0, 2), (_linalg_cond_c1, _linalg_cond_b1, 2),)
 _linalg_cond_sigs = ('(Tensor input, Number p = None, *, Tensor out = None)', '(Tensor input, str p, *, Tensor out = None)')
 
 def linalg_cond(*args, **kwargs):
@@ -1115,7 +1121,10 @@ def linalg_cond(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _linalg_cond_ovs:
+        _na = len(args)
+        for c, b, _most in _linalg_cond_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1507,6 +1516,12 @@ def linalg_tensorsolve(input, other, dims=None, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('linalg_tensorsolve', 'out', None, 'Tensor', out)
             return _op_linalg_tensorsolve_out(input, other, dims, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dims is None or dims.__class__ is int):
+            _k = _c_linalg_tensorsolve_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other, dims)
         return _op_linalg_tensorsolve_default(input, other, dims)
     except TypeError:
         _r = _tf_duck_bound(linalg_tensorsolve, locals(), ('input', 'other', 'out'), 'ember._C._linalg.linalg_tensorsolve')
@@ -1529,6 +1544,13 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
         if keepdim.__class__ is not bool:
             raise _bad_arg('linalg_vector_norm', 'keepdim', 4, 'bool', keepdim)
         if out is None and dtype is None:
+            _ks = input._ks
+            if ord.__class__ in _TENSOR_TYPES and ord._ks != _ks:
+                _ks |= ord._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+                _k = _c_linalg_vector_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, ord, dim, keepdim)
             return _op_linalg_vector_norm_default(input, ord, dim, keepdim)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('linalg_vector_norm', 'dtype', None, 'ember.dtype', dtype)
@@ -1561,6 +1583,13 @@ def _linalg_matrix_norm_c0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=Non
 
 def _linalg_matrix_norm_b0(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = input._ks
+        if ord.__class__ in _TENSOR_TYPES and ord._ks != _ks:
+            _ks |= ord._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_linalg_matrix_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, ord, dim, keepdim)
         return _op_linalg_matrix_norm_default(input, ord, dim, keepdim)
     if out is not None:
         return _op_linalg_matrix_norm_out(input, ord, dim, keepdim, dtype=dtype, out=out)
@@ -1582,6 +1611,11 @@ def _linalg_matrix_norm_c1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dty
 
 def _linalg_matrix_norm_b1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_linalg_matrix_norm_str_ord.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, ord, dim, keepdim)
         return _op_linalg_matrix_norm_str_ord(input, ord, dim, keepdim)
     if out is not None:
         return _op_linalg_matrix_norm_str_ord_out(input, ord, dim, keepdim, dtype=dtype, out=out)
@@ -1618,7 +1652,7 @@ def _linalg_matrix_norm_e1(input, ord='fro', dim=(-2, -1), keepdim=False, *, dty
     return None
 
 _linalg_matrix_norm_errs = ((2, 6, _linalg_matrix_norm_e0), (1, 6, _linalg_matrix_norm_e1),)
-_linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1),)
+_linalg_matrix_norm_ovs = ((_linalg_matrix_norm_c0, _linalg_matrix_norm_b0, 4), (_linalg_matrix_norm_c1, _linalg_matrix_norm_b1, 4),)
 _linalg_matrix_norm_sigs = ('(Tensor input, Number ord, tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)', "(Tensor input, str ord = 'fro', tuple of ints dim = [-2,-1], bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)")
 
 def linalg_matrix_norm(*args, **kwargs):
@@ -1628,7 +1662,10 @@ def linalg_matrix_norm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _linalg_matrix_norm_ovs:
+        _na = len(args)
+        for c, b, _most in _linalg_matrix_norm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -767,6 +767,11 @@ def im2col(input, kernel_size, dilation, padding, stride):
             raise _bad_arg('im2col', 'padding', 4, 'tuple of ints', padding)
         if not _is_intlist(stride):
             raise _bad_arg('im2col', 'stride', 5, 'tuple of ints', stride)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and dilation.__class__ is int and padding.__class__ is int and stride.__class__ is int:
+            _k = _c_im2col_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, dilation, padding, stride)
         return _op_im2col_default(input, kernel_size, dilation, padding, stride)
     except TypeError:
         _r = _tf_duck_bound(im2col, locals(), ('input',), 'ember._C._nn.im2col')
@@ -792,6 +797,11 @@ def col2im(input, output_size, kernel_size, dilation, padding, stride):
             raise _bad_arg('col2im', 'padding', 5, 'tuple of ints', padding)
         if not _is_intlist(stride):
             raise _bad_arg('col2im', 'stride', 6, 'tuple of ints', stride)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int and kernel_size.__class__ is int and dilation.__class__ is int and padding.__class__ is int and stride.__class__ is int:
+            _k = _c_col2im_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size, kernel_size, dilation, padding, stride)
         return _op_col2im_default(input, output_size, kernel_size, dilation, padding, stride)
     except TypeError:
         _r = _tf_duck_bound(col2im, locals(), ('input',), 'ember._C._nn.col2im')
@@ -851,6 +861,15 @@ def __upsample_bilinear2d_aa_c1(input, output_size, align_corners, scales_h=None
     return s
 
 def __upsample_bilinear2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    _ks = input._ks
+    if scales_h.__class__ in _TENSOR_TYPES and scales_h._ks != _ks:
+        _ks |= scales_h._ks
+    if scales_w.__class__ in _TENSOR_TYPES and scales_w._ks != _ks:
+        _ks |= scales_w._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+        _k = _c__upsample_bilinear2d_aa_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, output_size, align_corners, scales_h, scales_w)
     return _op__upsample_bilinear2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
 
 def __upsample_bilinear2d_aa_e0(input, output_size, align_corners, scale_factors):
@@ -876,7 +895,7 @@ def __upsample_bilinear2d_aa_e1(input, output_size, align_corners, scales_h=None
     return None
 
 __upsample_bilinear2d_aa_errs = ((4, 4, __upsample_bilinear2d_aa_e0), (3, 5, __upsample_bilinear2d_aa_e1),)
-__upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinear2d_aa_b0), (__upsample_bilinear2d_aa_c1, __upsample_bilinear2d_aa_b1),)
+__upsample_bilinear2d_aa_ovs = ((__upsample_bilinear2d_aa_c0, __upsample_bilinear2d_aa_b0, 4), (__upsample_bilinear2d_aa_c1, __upsample_bilinear2d_aa_b1, 5),)
 __upsample_bilinear2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bilinear2d_aa(*args, **kwargs):
@@ -886,7 +905,10 @@ def _upsample_bilinear2d_aa(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in __upsample_bilinear2d_aa_ovs:
+        _na = len(args)
+        for c, b, _most in __upsample_bilinear2d_aa_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -945,6 +967,15 @@ def __upsample_bicubic2d_aa_c1(input, output_size, align_corners, scales_h=None,
     return s
 
 def __upsample_bicubic2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    _ks = input._ks
+    if scales_h.__class__ in _TENSOR_TYPES and scales_h._ks != _ks:
+        _ks |= scales_h._ks
+    if scales_w.__class__ in _TENSOR_TYPES and scales_w._ks != _ks:
+        _ks |= scales_w._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+        _k = _c__upsample_bicubic2d_aa_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, output_size, align_corners, scales_h, scales_w)
     return _op__upsample_bicubic2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
 
 def __upsample_bicubic2d_aa_e0(input, output_size, align_corners, scale_factors):
@@ -970,7 +1001,7 @@ def __upsample_bicubic2d_aa_e1(input, output_size, align_corners, scales_h=None,
     return None
 
 __upsample_bicubic2d_aa_errs = ((4, 4, __upsample_bicubic2d_aa_e0), (3, 5, __upsample_bicubic2d_aa_e1),)
-__upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d_aa_b0), (__upsample_bicubic2d_aa_c1, __upsample_bicubic2d_aa_b1),)
+__upsample_bicubic2d_aa_ovs = ((__upsample_bicubic2d_aa_c0, __upsample_bicubic2d_aa_b0, 4), (__upsample_bicubic2d_aa_c1, __upsample_bicubic2d_aa_b1, 5),)
 __upsample_bicubic2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_bicubic2d_aa(*args, **kwargs):
@@ -980,7 +1011,10 @@ def _upsample_bicubic2d_aa(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in __upsample_bicubic2d_aa_ovs:
+        _na = len(args)
+        for c, b, _most in __upsample_bicubic2d_aa_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1039,6 +1073,15 @@ def __upsample_lanczos2d_aa_c1(input, output_size, align_corners, scales_h=None,
     return s
 
 def __upsample_lanczos2d_aa_b1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    _ks = input._ks
+    if scales_h.__class__ in _TENSOR_TYPES and scales_h._ks != _ks:
+        _ks |= scales_h._ks
+    if scales_w.__class__ in _TENSOR_TYPES and scales_w._ks != _ks:
+        _ks |= scales_w._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+        _k = _c__upsample_lanczos2d_aa_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, output_size, align_corners, scales_h, scales_w)
     return _op__upsample_lanczos2d_aa_default(input, output_size, align_corners, scales_h, scales_w)
 
 def __upsample_lanczos2d_aa_e0(input, output_size, align_corners, scale_factors):
@@ -1064,7 +1107,7 @@ def __upsample_lanczos2d_aa_e1(input, output_size, align_corners, scales_h=None,
     return None
 
 __upsample_lanczos2d_aa_errs = ((4, 4, __upsample_lanczos2d_aa_e0), (3, 5, __upsample_lanczos2d_aa_e1),)
-__upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d_aa_b0), (__upsample_lanczos2d_aa_c1, __upsample_lanczos2d_aa_b1),)
+__upsample_lanczos2d_aa_ovs = ((__upsample_lanczos2d_aa_c0, __upsample_lanczos2d_aa_b0, 4), (__upsample_lanczos2d_aa_c1, __upsample_lanczos2d_aa_b1, 5),)
 __upsample_lanczos2d_aa_sigs = ('(Tensor input, tuple of ints output_size, bool align_corners, tuple of floats scale_factors)', '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, float scales_w = None)')
 
 def _upsample_lanczos2d_aa(*args, **kwargs):
@@ -1074,7 +1117,10 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in __upsample_lanczos2d_aa_ovs:
+        _na = len(args)
+        for c, b, _most in __upsample_lanczos2d_aa_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1611,6 +1657,13 @@ def pad(input, pad, mode='constant', value=None):
             raise _bad_arg('pad', 'mode', 3, 'str', mode)
         if value is not None and value.__class__ is not float and not _is_double(value):
             raise _bad_arg('pad', 'value', 4, 'float', value)
+        _ks = input._ks
+        if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
+            _ks |= value._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and pad.__class__ is int:
+            _k = _c_pad_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, pad, mode, value)
         return _op_pad_default(input, pad, mode, value)
     except TypeError:
         _r = _tf_duck_bound(_G['pad'], locals(), ('input',), 'ember._C._nn.pad')
@@ -1628,6 +1681,11 @@ def _pad_circular(input, pad):
             raise _bad_arg('_pad_circular', 'input', 1, 'Tensor', input)
         if not _is_intseq(pad):
             raise _bad_arg('_pad_circular', 'pad', 2, 'tuple of ints', pad)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and pad.__class__ is int:
+            _k = _c__pad_circular_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, pad)
         return _op__pad_circular_default(input, pad)
     except TypeError:
         _r = _tf_duck_bound(_pad_circular, locals(), ('input',), 'ember._C._nn._pad_circular')
@@ -1645,6 +1703,11 @@ def reflection_pad1d(input, padding):
             raise _bad_arg('reflection_pad1d', 'input', 1, 'Tensor', input)
         if not _is_intlist(padding):
             raise _bad_arg('reflection_pad1d', 'padding', 2, 'tuple of ints', padding)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and padding.__class__ is int:
+            _k = _c_reflection_pad1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, padding)
         return _op_reflection_pad1d_default(input, padding)
     except TypeError:
         _r = _tf_duck_bound(reflection_pad1d, locals(), ('input',), 'ember._C._nn.reflection_pad1d')
@@ -1662,6 +1725,11 @@ def reflection_pad2d(input, padding):
             raise _bad_arg('reflection_pad2d', 'input', 1, 'Tensor', input)
         if not _is_intlist(padding):
             raise _bad_arg('reflection_pad2d', 'padding', 2, 'tuple of ints', padding)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and padding.__class__ is int:
+            _k = _c_reflection_pad2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, padding)
         return _op_reflection_pad2d_default(input, padding)
     except TypeError:
         _r = _tf_duck_bound(reflection_pad2d, locals(), ('input',), 'ember._C._nn.reflection_pad2d')
@@ -1679,6 +1747,11 @@ def reflection_pad3d(input, padding):
             raise _bad_arg('reflection_pad3d', 'input', 1, 'Tensor', input)
         if not _is_intlist(padding):
             raise _bad_arg('reflection_pad3d', 'padding', 2, 'tuple of ints', padding)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and padding.__class__ is int:
+            _k = _c_reflection_pad3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, padding)
         return _op_reflection_pad3d_default(input, padding)
     except TypeError:
         _r = _tf_duck_bound(reflection_pad3d, locals(), ('input',), 'ember._C._nn.reflection_pad3d')
@@ -1696,6 +1769,11 @@ def replication_pad1d(input, padding):
             raise _bad_arg('replication_pad1d', 'input', 1, 'Tensor', input)
         if not _is_intlist(padding):
             raise _bad_arg('replication_pad1d', 'padding', 2, 'tuple of ints', padding)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and padding.__class__ is int:
+            _k = _c_replication_pad1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, padding)
         return _op_replication_pad1d_default(input, padding)
     except TypeError:
         _r = _tf_duck_bound(replication_pad1d, locals(), ('input',), 'ember._C._nn.replication_pad1d')
@@ -1713,6 +1791,11 @@ def replication_pad2d(input, padding):
             raise _bad_arg('replication_pad2d', 'input', 1, 'Tensor', input)
         if not _is_intlist(padding):
             raise _bad_arg('replication_pad2d', 'padding', 2, 'tuple of ints', padding)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and padding.__class__ is int:
+            _k = _c_replication_pad2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, padding)
         return _op_replication_pad2d_default(input, padding)
     except TypeError:
         _r = _tf_duck_bound(replication_pad2d, locals(), ('input',), 'ember._C._nn.replication_pad2d')
@@ -1730,6 +1813,11 @@ def replication_pad3d(input, padding):
             raise _bad_arg('replication_pad3d', 'input', 1, 'Tensor', input)
         if not _is_intlist(padding):
             raise _bad_arg('replication_pad3d', 'padding', 2, 'tuple of ints', padding)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and padding.__class__ is int:
+            _k = _c_replication_pad3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, padding)
         return _op_replication_pad3d_default(input, padding)
     except TypeError:
         _r = _tf_duck_bound(replication_pad3d, locals(), ('input',), 'ember._C._nn.replication_pad3d')
@@ -1757,6 +1845,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
             raise _bad_arg('max_pool2d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
         if ceil_mode.__class__ is not bool:
             raise _bad_arg('max_pool2d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_max_pool2d_with_indices_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, dilation, ceil_mode)
         return _op_max_pool2d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
     except TypeError:
         _r = _tf_duck_bound(max_pool2d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool2d_with_indices')
@@ -1786,6 +1879,13 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
             raise _bad_arg('avg_pool2d', 'count_include_pad', 6, 'bool', count_include_pad)
         if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
             raise _bad_arg('avg_pool2d', 'divisor_override', 7, 'int', divisor_override)
+        _ks = input._ks
+        if divisor_override.__class__ in _TENSOR_TYPES and divisor_override._ks != _ks:
+            _ks |= divisor_override._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int:
+            _k = _c_avg_pool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return _op_avg_pool2d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except TypeError:
         _r = _tf_duck_bound(avg_pool2d, locals(), ('input',), 'ember._C._nn.avg_pool2d')
@@ -1803,6 +1903,11 @@ def adaptive_avg_pool2d(input, output_size):
             raise _bad_arg('adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_adaptive_avg_pool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op_adaptive_avg_pool2d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(adaptive_avg_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool2d')
@@ -1820,6 +1925,11 @@ def adaptive_max_pool2d(input, output_size):
             raise _bad_arg('adaptive_max_pool2d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('adaptive_max_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_adaptive_max_pool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op_adaptive_max_pool2d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(adaptive_max_pool2d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool2d')
@@ -1839,6 +1949,12 @@ def max_unpool2d(input, indices, output_size):
             raise _bad_arg('max_unpool2d', 'indices', 2, 'Tensor', indices)
         if not _is_intlist(output_size):
             raise _bad_arg('max_unpool2d', 'output_size', 3, 'tuple of ints', output_size)
+        _ks = input._ks
+        _ks |= indices._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_max_unpool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, indices, output_size)
         return _op_max_unpool2d_default(input, indices, output_size)
     except TypeError:
         _r = _tf_duck_bound(max_unpool2d, locals(), ('input', 'indices'), 'ember._C._nn.max_unpool2d')
@@ -1866,6 +1982,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=(), padding=(0, 0, 0), di
             raise _bad_arg('max_pool3d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
         if ceil_mode.__class__ is not bool:
             raise _bad_arg('max_pool3d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_max_pool3d_with_indices_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, dilation, ceil_mode)
         return _op_max_pool3d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
     except TypeError:
         _r = _tf_duck_bound(max_pool3d_with_indices, locals(), ('input',), 'ember._C._nn.max_pool3d_with_indices')
@@ -1895,6 +2016,13 @@ def avg_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), ceil_mode=False
             raise _bad_arg('avg_pool3d', 'count_include_pad', 6, 'bool', count_include_pad)
         if divisor_override is not None and divisor_override.__class__ is not int and not _is_int(divisor_override):
             raise _bad_arg('avg_pool3d', 'divisor_override', 7, 'int', divisor_override)
+        _ks = input._ks
+        if divisor_override.__class__ in _TENSOR_TYPES and divisor_override._ks != _ks:
+            _ks |= divisor_override._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int:
+            _k = _c_avg_pool3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return _op_avg_pool3d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except TypeError:
         _r = _tf_duck_bound(avg_pool3d, locals(), ('input',), 'ember._C._nn.avg_pool3d')
@@ -1912,6 +2040,11 @@ def adaptive_avg_pool3d(input, output_size):
             raise _bad_arg('adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_adaptive_avg_pool3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op_adaptive_avg_pool3d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(adaptive_avg_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_avg_pool3d')
@@ -1929,6 +2062,11 @@ def adaptive_max_pool3d(input, output_size):
             raise _bad_arg('adaptive_max_pool3d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('adaptive_max_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_adaptive_max_pool3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op_adaptive_max_pool3d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(adaptive_max_pool3d, locals(), ('input',), 'ember._C._nn.adaptive_max_pool3d')
@@ -1950,6 +2088,12 @@ def fractional_max_pool2d(input, kernel_size, output_size, random_samples):
             raise _bad_arg('fractional_max_pool2d', 'output_size', 3, 'tuple of ints', output_size)
         if random_samples.__class__ not in _TENSOR_TYPES:
             raise _bad_arg('fractional_max_pool2d', 'random_samples', 4, 'Tensor', random_samples)
+        _ks = input._ks
+        _ks |= random_samples._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and output_size.__class__ is int:
+            _k = _c_fractional_max_pool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, output_size, random_samples)
         return _op_fractional_max_pool2d_default(input, kernel_size, output_size, random_samples)
     except TypeError:
         _r = _tf_duck_bound(fractional_max_pool2d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool2d')
@@ -1971,6 +2115,12 @@ def fractional_max_pool3d(input, kernel_size, output_size, random_samples):
             raise _bad_arg('fractional_max_pool3d', 'output_size', 3, 'tuple of ints', output_size)
         if random_samples.__class__ not in _TENSOR_TYPES:
             raise _bad_arg('fractional_max_pool3d', 'random_samples', 4, 'Tensor', random_samples)
+        _ks = input._ks
+        _ks |= random_samples._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and output_size.__class__ is int:
+            _k = _c_fractional_max_pool3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, output_size, random_samples)
         return _op_fractional_max_pool3d_default(input, kernel_size, output_size, random_samples)
     except TypeError:
         _r = _tf_duck_bound(fractional_max_pool3d, locals(), ('input', 'random_samples'), 'ember._C._nn.fractional_max_pool3d')

@@ -53,6 +53,29 @@ def edge(t):
     return None
 
 
+def edges(ts):
+    """[edge(t) for t in ts] for a Tensor[] argument (stack, cat), each entry as the generated kernels make a
+    single tensor's: a non-view input's grad_fn (or `(grad_fn, output_nr)`) inline, a view's through
+    gradient_entry, a leaf needing grad as itself, its AccumulateGrad made when the edge is first read
+    (graph.leaf_edges). `stack` of 16 leaf rows made 16 AccumulateGrads per call before (issue 18: 16.7 us
+    against torch's 5.4)."""
+    out = []
+    for t in ts:
+        if t.__class__ in _TENSOR_TYPES and t._requires_grad:
+            if t._base is not None:
+                out.append(gradient_entry(t))
+            else:
+                fn = t.grad_fn
+                if fn is None:
+                    out.append(t)
+                else:
+                    nr = t._output_nr
+                    out.append(fn if nr == 0 else (fn, nr))
+        else:
+            out.append(None)
+    return out
+
+
 def no_requires_grad(t, arg, fn):
     """torch's check_no_requires_grad: an input the op has no derivative for must not require grad (rather
     than silently getting no gradient)."""

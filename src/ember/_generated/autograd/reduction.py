@@ -7,7 +7,7 @@ from ember._generated.linalg_functions import *
 from ember.autograd.graph import Node as _Node, gradient_entry as _gedge, leaf_edge as _leaf_edge
 from ember.autograd._saved import SavedVariable as _SV
 from ember.autograd.graph import _clone_detached as _clone
-from ember.autograd._kernel import (rg as _rg, edge as _edge, below_ks as _below_ks, set_history as _set_history,
+from ember.autograd._kernel import (rg as _rg, edge as _edge, edges as _edges, below_ks as _below_ks, set_history as _set_history,
                                     check_inplace as _check_inplace, rebase_history as _rebase_history, bump as _bump,
                                     saved_clone as _saved_clone, no_requires_grad as _no_rg)
 from ember.autograd.forward_ad import _FW, fw_has as _fw_has, fw_unsupported as _fw_unsupported

@@ -52,6 +52,16 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             raise _bad_arg('convolution', 'output_padding', 8, 'tuple of ints', output_padding)
         if groups.__class__ is not int and not _is_int(groups):
             raise _bad_arg('convolution', 'groups', 9, 'int', groups)
+        _ks = input._ks
+        _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+            _ks |= groups._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int and output_padding.__class__ is int:
+            _k = _c_convolution_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         return _op_convolution_default(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     except TypeError:
         _r = _tf_duck_bound(convolution, locals(), ('input', 'weight', 'bias'), 'ember.convolution')
@@ -78,6 +88,16 @@ def _conv1d_c0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,
     return s
 
 def _conv1d_b0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+        _ks |= bias._ks
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+        _k = _c_conv1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, weight, bias, stride, padding, dilation, groups)
     return _op_conv1d_default(input, weight, bias, stride, padding, dilation, groups)
 
 def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
@@ -99,6 +119,16 @@ def _conv1d_c1(input, weight, bias=None, stride=(1,), padding='valid', dilation=
     return s
 
 def _conv1d_b1(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+        _ks |= bias._ks
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and dilation.__class__ is int:
+        _k = _c_conv1d_padding.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, weight, bias, stride, padding, dilation, groups)
     return _op_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
 
 def _conv1d_e0(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
@@ -136,7 +166,7 @@ def _conv1d_e1(input, weight, bias=None, stride=(1,), padding='valid', dilation=
     return None
 
 _conv1d_errs = ((2, 7, _conv1d_e0), (2, 7, _conv1d_e1),)
-_conv1d_ovs = ((_conv1d_c0, _conv1d_b0), (_conv1d_c1, _conv1d_b1),)
+_conv1d_ovs = ((_conv1d_c0, _conv1d_b0, 7), (_conv1d_c1, _conv1d_b1, 7),)
 _conv1d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv1d(*args, **kwargs):
@@ -146,7 +176,10 @@ def conv1d(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _conv1d_ovs:
+        _na = len(args)
+        for c, b, _most in _conv1d_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -196,6 +229,16 @@ def _conv2d_c0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation
     return s
 
 def _conv2d_b0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+        _ks |= bias._ks
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+        _k = _c_conv2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, weight, bias, stride, padding, dilation, groups)
     return _op_conv2d_default(input, weight, bias, stride, padding, dilation, groups)
 
 def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
@@ -217,6 +260,16 @@ def _conv2d_c1(input, weight, bias=None, stride=(1, 1), padding='valid', dilatio
     return s
 
 def _conv2d_b1(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+        _ks |= bias._ks
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and dilation.__class__ is int:
+        _k = _c_conv2d_padding.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, weight, bias, stride, padding, dilation, groups)
     return _op_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
 
 def _conv2d_e0(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
@@ -254,7 +307,7 @@ def _conv2d_e1(input, weight, bias=None, stride=(1, 1), padding='valid', dilatio
     return None
 
 _conv2d_errs = ((2, 7, _conv2d_e0), (2, 7, _conv2d_e1),)
-_conv2d_ovs = ((_conv2d_c0, _conv2d_b0), (_conv2d_c1, _conv2d_b1),)
+_conv2d_ovs = ((_conv2d_c0, _conv2d_b0, 7), (_conv2d_c1, _conv2d_b1, 7),)
 _conv2d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv2d(*args, **kwargs):
@@ -264,7 +317,10 @@ def conv2d(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _conv2d_ovs:
+        _na = len(args)
+        for c, b, _most in _conv2d_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -314,6 +370,16 @@ def _conv3d_c0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), di
     return s
 
 def _conv3d_b0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+        _ks |= bias._ks
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+        _k = _c_conv3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, weight, bias, stride, padding, dilation, groups)
     return _op_conv3d_default(input, weight, bias, stride, padding, dilation, groups)
 
 def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
@@ -335,6 +401,16 @@ def _conv3d_c1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dila
     return s
 
 def _conv3d_b1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    _ks = input._ks
+    _ks |= weight._ks
+    if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+        _ks |= bias._ks
+    if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+        _ks |= groups._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and dilation.__class__ is int:
+        _k = _c_conv3d_padding.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, weight, bias, stride, padding, dilation, groups)
     return _op_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
 
 def _conv3d_e0(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
@@ -372,7 +448,7 @@ def _conv3d_e1(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dila
     return None
 
 _conv3d_errs = ((2, 7, _conv3d_e0), (2, 7, _conv3d_e1),)
-_conv3d_ovs = ((_conv3d_c0, _conv3d_b0), (_conv3d_c1, _conv3d_b1),)
+_conv3d_ovs = ((_conv3d_c0, _conv3d_b0, 7), (_conv3d_c1, _conv3d_b1, 7),)
 _conv3d_sigs = ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, tuple of ints dilation = 1, int groups = 1)', '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", tuple of ints dilation = 1, int groups = 1)')
 
 def conv3d(*args, **kwargs):
@@ -382,7 +458,10 @@ def conv3d(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _conv3d_ovs:
+        _na = len(args)
+        for c, b, _most in _conv3d_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -435,6 +514,16 @@ def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output
             raise _bad_arg('conv_transpose1d', 'groups', 7, 'int', groups)
         if not _is_intlist(dilation):
             raise _bad_arg('conv_transpose1d', 'dilation', 8, 'tuple of ints', dilation)
+        _ks = input._ks
+        _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+            _ks |= groups._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and output_padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_conv_transpose1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
         return _op_conv_transpose1d_default(input, weight, bias, stride, padding, output_padding, groups, dilation)
     except TypeError:
         _r = _tf_duck_bound(conv_transpose1d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose1d')
@@ -464,6 +553,16 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
             raise _bad_arg('conv_transpose2d', 'groups', 7, 'int', groups)
         if not _is_intlist(dilation):
             raise _bad_arg('conv_transpose2d', 'dilation', 8, 'tuple of ints', dilation)
+        _ks = input._ks
+        _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+            _ks |= groups._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and output_padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_conv_transpose2d_input.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
         return _op_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
     except TypeError:
         _r = _tf_duck_bound(conv_transpose2d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose2d')
@@ -493,6 +592,16 @@ def conv_transpose3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 
             raise _bad_arg('conv_transpose3d', 'groups', 7, 'int', groups)
         if not _is_intlist(dilation):
             raise _bad_arg('conv_transpose3d', 'dilation', 8, 'tuple of ints', dilation)
+        _ks = input._ks
+        _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if groups.__class__ in _TENSOR_TYPES and groups._ks != _ks:
+            _ks |= groups._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and stride.__class__ is int and padding.__class__ is int and output_padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_conv_transpose3d_input.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
         return _op_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
     except TypeError:
         _r = _tf_duck_bound(conv_transpose3d, locals(), ('input', 'weight', 'bias'), 'ember.conv_transpose3d')

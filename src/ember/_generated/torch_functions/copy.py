@@ -153,7 +153,7 @@ def _fill__e1(input, value):
     return None
 
 _fill__errs = ((2, 2, _fill__e0), (2, 2, _fill__e1),)
-_fill__ovs = ((_fill__c0, _fill__b0), (_fill__c1, _fill__b1),)
+_fill__ovs = ((_fill__c0, _fill__b0, 2), (_fill__c1, _fill__b1, 2),)
 _fill__sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill_(*args, **kwargs):
@@ -163,7 +163,10 @@ def fill_(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _fill__ovs:
+        _na = len(args)
+        for c, b, _most in _fill__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -246,7 +249,7 @@ def _fill_e1(input, value):
     return None
 
 _fill_errs = ((2, 2, _fill_e0), (2, 2, _fill_e1),)
-_fill_ovs = ((_fill_c0, _fill_b0), (_fill_c1, _fill_b1),)
+_fill_ovs = ((_fill_c0, _fill_b0, 2), (_fill_c1, _fill_b1, 2),)
 _fill_sigs = ('(Tensor input, Tensor value)', '(Tensor input, Number value)')
 
 def fill(*args, **kwargs):
@@ -256,7 +259,10 @@ def fill(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _fill_ovs:
+        _na = len(args)
+        for c, b, _most in _fill_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

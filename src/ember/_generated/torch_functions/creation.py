@@ -356,7 +356,7 @@ def _arange_e2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
     return None
 
 _arange_errs = ((1, 7, _arange_e0), (2, 7, _arange_e1), (2, 9, _arange_e2),)
-_arange_ovs = ((_arange_c0, _arange_b0), (_arange_c1, _arange_b1), (_arange_c2, _arange_b2),)
+_arange_ovs = ((_arange_c0, _arange_b0, 1), (_arange_c1, _arange_b1, 2), (_arange_c2, _arange_b2, 3),)
 _arange_sigs = ('(Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(Number start, Number end, Number step = 1, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def arange(*args, **kwargs):
@@ -366,7 +366,10 @@ def arange(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _arange_ovs:
+        _na = len(args)
+        for c, b, _most in _arange_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -490,7 +493,7 @@ def _eye_e1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
     return None
 
 _eye_errs = ((1, 7, _eye_e0), (2, 8, _eye_e1),)
-_eye_ovs = ((_eye_c0, _eye_b0), (_eye_c1, _eye_b1),)
+_eye_ovs = ((_eye_c0, _eye_b0, 1), (_eye_c1, _eye_b1, 2),)
 _eye_sigs = ('(int n, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, int m, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def eye(*args, **kwargs):
@@ -500,7 +503,10 @@ def eye(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _eye_ovs:
+        _na = len(args)
+        for c, b, _most in _eye_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -586,7 +592,7 @@ def _hann_window_e1(window_length, periodic, *, dtype=None, layout=None, device=
     return None
 
 _hann_window_errs = ((1, 6, _hann_window_e0), (2, 7, _hann_window_e1),)
-_hann_window_ovs = ((_hann_window_c0, _hann_window_b0), (_hann_window_c1, _hann_window_b1),)
+_hann_window_ovs = ((_hann_window_c0, _hann_window_b0, 1), (_hann_window_c1, _hann_window_b1, 2),)
 _hann_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hann_window(*args, **kwargs):
@@ -596,7 +602,10 @@ def hann_window(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _hann_window_ovs:
+        _na = len(args)
+        for c, b, _most in _hann_window_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -752,7 +761,7 @@ def _hamming_window_e3(window_length, periodic, alpha, beta, *, dtype=None, layo
     return None
 
 _hamming_window_errs = ((1, 6, _hamming_window_e0), (2, 7, _hamming_window_e1), (3, 8, _hamming_window_e2), (4, 9, _hamming_window_e3),)
-_hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0), (_hamming_window_c1, _hamming_window_b1), (_hamming_window_c2, _hamming_window_b2), (_hamming_window_c3, _hamming_window_b3),)
+_hamming_window_ovs = ((_hamming_window_c0, _hamming_window_b0, 1), (_hamming_window_c1, _hamming_window_b1, 2), (_hamming_window_c2, _hamming_window_b2, 3), (_hamming_window_c3, _hamming_window_b3, 4),)
 _hamming_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float alpha, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def hamming_window(*args, **kwargs):
@@ -762,7 +771,10 @@ def hamming_window(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _hamming_window_ovs:
+        _na = len(args)
+        for c, b, _most in _hamming_window_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -848,7 +860,7 @@ def _blackman_window_e1(window_length, periodic, *, dtype=None, layout=None, dev
     return None
 
 _blackman_window_errs = ((1, 6, _blackman_window_e0), (2, 7, _blackman_window_e1),)
-_blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0), (_blackman_window_c1, _blackman_window_b1),)
+_blackman_window_ovs = ((_blackman_window_c0, _blackman_window_b0, 1), (_blackman_window_c1, _blackman_window_b1, 2),)
 _blackman_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def blackman_window(*args, **kwargs):
@@ -858,7 +870,10 @@ def blackman_window(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _blackman_window_ovs:
+        _na = len(args)
+        for c, b, _most in _blackman_window_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -944,7 +959,7 @@ def _bartlett_window_e1(window_length, periodic, *, dtype=None, layout=None, dev
     return None
 
 _bartlett_window_errs = ((1, 6, _bartlett_window_e0), (2, 7, _bartlett_window_e1),)
-_bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0), (_bartlett_window_c1, _bartlett_window_b1),)
+_bartlett_window_ovs = ((_bartlett_window_c0, _bartlett_window_b0, 1), (_bartlett_window_c1, _bartlett_window_b1, 2),)
 _bartlett_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def bartlett_window(*args, **kwargs):
@@ -954,7 +969,10 @@ def bartlett_window(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _bartlett_window_ovs:
+        _na = len(args)
+        for c, b, _most in _bartlett_window_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1073,7 +1091,7 @@ def _kaiser_window_e2(window_length, periodic, beta, *, dtype=None, layout=None,
     return None
 
 _kaiser_window_errs = ((1, 6, _kaiser_window_e0), (2, 7, _kaiser_window_e1), (3, 8, _kaiser_window_e2),)
-_kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0), (_kaiser_window_c1, _kaiser_window_b1), (_kaiser_window_c2, _kaiser_window_b2),)
+_kaiser_window_ovs = ((_kaiser_window_c0, _kaiser_window_b0, 1), (_kaiser_window_c1, _kaiser_window_b1, 2), (_kaiser_window_c2, _kaiser_window_b2, 3),)
 _kaiser_window_sigs = ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)', '(int window_length, bool periodic, float beta, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None)')
 
 def kaiser_window(*args, **kwargs):
@@ -1083,7 +1101,10 @@ def kaiser_window(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _kaiser_window_ovs:
+        _na = len(args)
+        for c, b, _most in _kaiser_window_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1367,7 +1388,7 @@ def _logspace_e1(start, end, steps, base=10.0, *, dtype=None, layout=None, devic
     return None
 
 _logspace_errs = ((3, 10, _logspace_e0), (3, 9, _logspace_e1), (3, 9, None), (3, 9, None),)
-_logspace_ovs = ((_logspace_c0, _logspace_b0), (_logspace_c1, _logspace_b1),)
+_logspace_ovs = ((_logspace_c0, _logspace_b0, 4), (_logspace_c1, _logspace_b1, 4),)
 _logspace_sigs = ('(Tensor start, Tensor end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(Number start, Number end, int steps, float base = 10.0, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def logspace(*args, **kwargs):
@@ -1377,7 +1398,10 @@ def logspace(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _logspace_ovs:
+        _na = len(args)
+        for c, b, _most in _logspace_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

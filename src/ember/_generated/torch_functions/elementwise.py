@@ -523,7 +523,7 @@ def _div_e1(input, other, *, rounding_mode, out=None):
     return None
 
 _div_errs = ((2, 3, _div_e0), (3, 4, _div_e1),)
-_div_ovs = ((_div_c0, _div_b0), (_div_c1, _div_b1),)
+_div_ovs = ((_div_c0, _div_b0, 2), (_div_c1, _div_b1, 2),)
 _div_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def div(*args, **kwargs):
@@ -533,7 +533,10 @@ def div(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _div_ovs:
+        _na = len(args)
+        for c, b, _most in _div_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -632,7 +635,7 @@ def _rsub_e1(input, other, alpha=1):
     return None
 
 _rsub_errs = ((2, 3, _rsub_e0), (2, 3, _rsub_e1),)
-_rsub_ovs = ((_rsub_c0, _rsub_b0), (_rsub_c1, _rsub_b1),)
+_rsub_ovs = ((_rsub_c0, _rsub_b0, 2), (_rsub_c1, _rsub_b1, 3),)
 _rsub_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1)', '(Tensor input, Number other, Number alpha = 1)')
 
 def rsub(*args, **kwargs):
@@ -642,7 +645,10 @@ def rsub(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _rsub_ovs:
+        _na = len(args)
+        for c, b, _most in _rsub_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1759,7 +1765,7 @@ def _clamp_e1(input, min=None, max=None, *, out=None):
     return None
 
 _clamp_errs = ((1, 4, _clamp_e0), (1, 4, _clamp_e1),)
-_clamp_ovs = ((_clamp_c0, _clamp_b0), (_clamp_c1, _clamp_b1),)
+_clamp_ovs = ((_clamp_c0, _clamp_b0, 3), (_clamp_c1, _clamp_b1, 3),)
 _clamp_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clamp(*args, **kwargs):
@@ -1769,7 +1775,10 @@ def clamp(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clamp_ovs:
+        _na = len(args)
+        for c, b, _most in _clamp_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1867,7 +1876,7 @@ def _clamp__e1(input, min=None, max=None):
     return None
 
 _clamp__errs = ((1, 3, _clamp__e0), (1, 3, _clamp__e1),)
-_clamp__ovs = ((_clamp__c0, _clamp__b0), (_clamp__c1, _clamp__b1),)
+_clamp__ovs = ((_clamp__c0, _clamp__b0, 3), (_clamp__c1, _clamp__b1, 3),)
 _clamp__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clamp_(*args, **kwargs):
@@ -1877,7 +1886,10 @@ def clamp_(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clamp__ovs:
+        _na = len(args)
+        for c, b, _most in _clamp__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1968,7 +1980,7 @@ def _clamp_min_e1(input, min, *, out=None):
     return None
 
 _clamp_min_errs = ((2, 3, _clamp_min_e0), (2, 3, _clamp_min_e1),)
-_clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0), (_clamp_min_c1, _clamp_min_b1),)
+_clamp_min_ovs = ((_clamp_min_c0, _clamp_min_b0, 2), (_clamp_min_c1, _clamp_min_b1, 2),)
 _clamp_min_sigs = ('(Tensor input, Tensor min, *, Tensor out = None)', '(Tensor input, Number min, *, Tensor out = None)')
 
 def clamp_min(*args, **kwargs):
@@ -1978,7 +1990,10 @@ def clamp_min(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clamp_min_ovs:
+        _na = len(args)
+        for c, b, _most in _clamp_min_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2069,7 +2084,7 @@ def _clamp_max_e1(input, max, *, out=None):
     return None
 
 _clamp_max_errs = ((2, 3, _clamp_max_e0), (2, 3, _clamp_max_e1),)
-_clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0), (_clamp_max_c1, _clamp_max_b1),)
+_clamp_max_ovs = ((_clamp_max_c0, _clamp_max_b0, 2), (_clamp_max_c1, _clamp_max_b1, 2),)
 _clamp_max_sigs = ('(Tensor input, Tensor max, *, Tensor out = None)', '(Tensor input, Number max, *, Tensor out = None)')
 
 def clamp_max(*args, **kwargs):
@@ -2079,7 +2094,10 @@ def clamp_max(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clamp_max_ovs:
+        _na = len(args)
+        for c, b, _most in _clamp_max_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2186,7 +2204,7 @@ def _where_e1(condition):
     return None
 
 _where_errs = ((3, 4, _where_e0), (3, 3, None), (3, 3, None), (3, 3, None), (1, 1, _where_e1),)
-_where_ovs = ((_where_c0, _where_b0), (_where_c1, _where_b1),)
+_where_ovs = ((_where_c0, _where_b0, 3), (_where_c1, _where_b1, 1),)
 _where_sigs = ('(Tensor condition)', '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)')
 
 def where(*args, **kwargs):
@@ -2196,7 +2214,10 @@ def where(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _where_ovs:
+        _na = len(args)
+        for c, b, _most in _where_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2695,7 +2716,7 @@ def _round_e1(input, *, decimals, out=None):
     return None
 
 _round_errs = ((1, 2, _round_e0), (2, 3, _round_e1),)
-_round_ovs = ((_round_c0, _round_b0), (_round_c1, _round_b1),)
+_round_ovs = ((_round_c0, _round_b0, 1), (_round_c1, _round_b1, 1),)
 _round_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, *, int decimals, Tensor out = None)')
 
 def round(*args, **kwargs):
@@ -2705,7 +2726,10 @@ def round(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _round_ovs:
+        _na = len(args)
+        for c, b, _most in _round_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2774,7 +2798,7 @@ def _round__e1(input, *, decimals):
     return None
 
 _round__errs = ((1, 1, _round__e0), (2, 2, _round__e1),)
-_round__ovs = ((_round__c0, _round__b0), (_round__c1, _round__b1),)
+_round__ovs = ((_round__c0, _round__b0, 1), (_round__c1, _round__b1, 1),)
 _round__sigs = ('(Tensor input)', '(Tensor input, *, int decimals)')
 
 def round_(*args, **kwargs):
@@ -2784,7 +2808,10 @@ def round_(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _round__ovs:
+        _na = len(args)
+        for c, b, _most in _round__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -3743,7 +3770,7 @@ def _lerp_e1(input, end, weight, *, out=None):
     return None
 
 _lerp_errs = ((3, 4, _lerp_e0), (3, 4, _lerp_e1),)
-_lerp_ovs = ((_lerp_c0, _lerp_b0), (_lerp_c1, _lerp_b1),)
+_lerp_ovs = ((_lerp_c0, _lerp_b0, 3), (_lerp_c1, _lerp_b1, 3),)
 _lerp_sigs = ('(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)', '(Tensor input, Tensor end, Number weight, *, Tensor out = None)')
 
 def lerp(*args, **kwargs):
@@ -3753,7 +3780,10 @@ def lerp(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _lerp_ovs:
+        _na = len(args)
+        for c, b, _most in _lerp_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4097,7 +4127,7 @@ def _isin_e2(element, test_elements, *, assume_unique=False, invert=False, out=N
     return None
 
 _isin_errs = ((2, 5, _isin_e0), (2, 5, _isin_e1), (2, 5, _isin_e2),)
-_isin_ovs = ((_isin_c0, _isin_b0), (_isin_c1, _isin_b1), (_isin_c2, _isin_b2),)
+_isin_ovs = ((_isin_c0, _isin_b0, 2), (_isin_c1, _isin_b1, 2), (_isin_c2, _isin_b2, 2),)
 _isin_sigs = ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)', '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)')
 
 def isin(*args, **kwargs):
@@ -4107,7 +4137,10 @@ def isin(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _isin_ovs:
+        _na = len(args)
+        for c, b, _most in _isin_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4338,7 +4371,7 @@ def _clamp_min__e1(input, min):
     return None
 
 _clamp_min__errs = ((2, 2, _clamp_min__e0), (2, 2, _clamp_min__e1),)
-_clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0), (_clamp_min__c1, _clamp_min__b1),)
+_clamp_min__ovs = ((_clamp_min__c0, _clamp_min__b0, 2), (_clamp_min__c1, _clamp_min__b1, 2),)
 _clamp_min__sigs = ('(Tensor input, Tensor min)', '(Tensor input, Number min)')
 
 def clamp_min_(*args, **kwargs):
@@ -4348,7 +4381,10 @@ def clamp_min_(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clamp_min__ovs:
+        _na = len(args)
+        for c, b, _most in _clamp_min__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4431,7 +4467,7 @@ def _clamp_max__e1(input, max):
     return None
 
 _clamp_max__errs = ((2, 2, _clamp_max__e0), (2, 2, _clamp_max__e1),)
-_clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0), (_clamp_max__c1, _clamp_max__b1),)
+_clamp_max__ovs = ((_clamp_max__c0, _clamp_max__b0, 2), (_clamp_max__c1, _clamp_max__b1, 2),)
 _clamp_max__sigs = ('(Tensor input, Tensor max)', '(Tensor input, Number max)')
 
 def clamp_max_(*args, **kwargs):
@@ -4441,7 +4477,10 @@ def clamp_max_(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clamp_max__ovs:
+        _na = len(args)
+        for c, b, _most in _clamp_max__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -5463,7 +5502,7 @@ def _clip_e1(input, min=None, max=None, *, out=None):
     return None
 
 _clip_errs = ((1, 4, _clip_e0), (1, 4, _clip_e1),)
-_clip_ovs = ((_clip_c0, _clip_b0), (_clip_c1, _clip_b1),)
+_clip_ovs = ((_clip_c0, _clip_b0, 3), (_clip_c1, _clip_b1, 3),)
 _clip_sigs = ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)', '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')
 
 def clip(*args, **kwargs):
@@ -5473,7 +5512,10 @@ def clip(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clip_ovs:
+        _na = len(args)
+        for c, b, _most in _clip_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -5571,7 +5613,7 @@ def _clip__e1(input, min=None, max=None):
     return None
 
 _clip__errs = ((1, 3, _clip__e0), (1, 3, _clip__e1),)
-_clip__ovs = ((_clip__c0, _clip__b0), (_clip__c1, _clip__b1),)
+_clip__ovs = ((_clip__c0, _clip__b0, 3), (_clip__c1, _clip__b1, 3),)
 _clip__sigs = ('(Tensor input, Tensor min = None, Tensor max = None)', '(Tensor input, Number min = None, Number max = None)')
 
 def clip_(*args, **kwargs):
@@ -5581,7 +5623,10 @@ def clip_(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _clip__ovs:
+        _na = len(args)
+        for c, b, _most in _clip__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -5689,7 +5734,7 @@ def _subtract_e1(input, other, alpha=1):
     return None
 
 _subtract_errs = ((2, 4, _subtract_e0), (2, 3, _subtract_e1),)
-_subtract_ovs = ((_subtract_c0, _subtract_b0), (_subtract_c1, _subtract_b1),)
+_subtract_ovs = ((_subtract_c0, _subtract_b0, 2), (_subtract_c1, _subtract_b1, 3),)
 _subtract_sigs = ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)', '(Tensor input, Number other, Number alpha = 1)')
 
 def subtract(*args, **kwargs):
@@ -5699,7 +5744,10 @@ def subtract(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _subtract_ovs:
+        _na = len(args)
+        for c, b, _most in _subtract_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -5862,7 +5910,7 @@ def _divide_e1(input, other, *, rounding_mode, out=None):
     return None
 
 _divide_errs = ((2, 3, _divide_e0), (3, 4, _divide_e1),)
-_divide_ovs = ((_divide_c0, _divide_b0), (_divide_c1, _divide_b1),)
+_divide_ovs = ((_divide_c0, _divide_b0, 2), (_divide_c1, _divide_b1, 2),)
 _divide_sigs = ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)')
 
 def divide(*args, **kwargs):
@@ -5872,7 +5920,10 @@ def divide(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _divide_ovs:
+        _na = len(args)
+        for c, b, _most in _divide_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -167,7 +167,7 @@ def _embedding_bag_e1(weight, indices, offsets, scale_grad_by_freq, mode, sparse
     return None
 
 _embedding_bag_errs = ((3, 8, _embedding_bag_e0), (9, 9, _embedding_bag_e1),)
-_embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0), (_embedding_bag_c1, _embedding_bag_b1),)
+_embedding_bag_ovs = ((_embedding_bag_c0, _embedding_bag_b0, 8), (_embedding_bag_c1, _embedding_bag_b1, 9),)
 _embedding_bag_sigs = ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor per_sample_weights, bool include_last_offset, int padding_idx)', '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)')
 
 def embedding_bag(*args, **kwargs):
@@ -177,7 +177,10 @@ def embedding_bag(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _embedding_bag_ovs:
+        _na = len(args)
+        for c, b, _most in _embedding_bag_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

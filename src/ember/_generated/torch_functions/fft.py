@@ -43,6 +43,13 @@ def _fft_r2c(input, dim, normalization, onesided, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('_fft_r2c', 'out', None, 'Tensor', out)
             return _op__fft_r2c_out(input, dim, normalization, onesided, out=out)
+        _ks = input._ks
+        if normalization.__class__ in _TENSOR_TYPES and normalization._ks != _ks:
+            _ks |= normalization._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c__fft_r2c_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, normalization, onesided)
         return _op__fft_r2c_default(input, dim, normalization, onesided)
     except TypeError:
         _r = _tf_duck_bound(_fft_r2c, locals(), ('input', 'out'), 'ember._fft_r2c')
@@ -68,6 +75,15 @@ def _fft_c2r(input, dim, normalization, last_dim_size, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('_fft_c2r', 'out', None, 'Tensor', out)
             return _op__fft_c2r_out(input, dim, normalization, last_dim_size, out=out)
+        _ks = input._ks
+        if normalization.__class__ in _TENSOR_TYPES and normalization._ks != _ks:
+            _ks |= normalization._ks
+        if last_dim_size.__class__ in _TENSOR_TYPES and last_dim_size._ks != _ks:
+            _ks |= last_dim_size._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c__fft_c2r_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, normalization, last_dim_size)
         return _op__fft_c2r_default(input, dim, normalization, last_dim_size)
     except TypeError:
         _r = _tf_duck_bound(_fft_c2r, locals(), ('input', 'out'), 'ember._fft_c2r')
@@ -93,6 +109,13 @@ def _fft_c2c(input, dim, normalization, forward, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('_fft_c2c', 'out', None, 'Tensor', out)
             return _op__fft_c2c_out(input, dim, normalization, forward, out=out)
+        _ks = input._ks
+        if normalization.__class__ in _TENSOR_TYPES and normalization._ks != _ks:
+            _ks |= normalization._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c__fft_c2c_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, normalization, forward)
         return _op__fft_c2c_default(input, dim, normalization, forward)
     except TypeError:
         _r = _tf_duck_bound(_fft_c2c, locals(), ('input', 'out'), 'ember._fft_c2c')

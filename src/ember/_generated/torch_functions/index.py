@@ -247,7 +247,7 @@ def _scatter_e3(input, dim, index, value, *, reduce, out=None):
     return None
 
 _scatter_errs = ((4, 5, _scatter_e0), (4, 5, _scatter_e1), (5, 6, _scatter_e2), (5, 6, _scatter_e3),)
-_scatter_ovs = ((_scatter_c0, _scatter_b0), (_scatter_c1, _scatter_b1), (_scatter_c2, _scatter_b2), (_scatter_c3, _scatter_b3),)
+_scatter_ovs = ((_scatter_c0, _scatter_b0, 4), (_scatter_c1, _scatter_b1, 4), (_scatter_c2, _scatter_b2, 4), (_scatter_c3, _scatter_b3, 4),)
 _scatter_sigs = ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)', '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')
 
 def scatter(*args, **kwargs):
@@ -257,7 +257,10 @@ def scatter(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _scatter_ovs:
+        _na = len(args)
+        for c, b, _most in _scatter_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -539,7 +542,7 @@ def _index_fill_e1(input, dim, index, value):
     return None
 
 _index_fill_errs = ((4, 4, _index_fill_e0), (4, 4, _index_fill_e1),)
-_index_fill_ovs = ((_index_fill_c0, _index_fill_b0), (_index_fill_c1, _index_fill_b1),)
+_index_fill_ovs = ((_index_fill_c0, _index_fill_b0, 4), (_index_fill_c1, _index_fill_b1, 4),)
 _index_fill_sigs = ('(Tensor input, int dim, Tensor index, Tensor value)', '(Tensor input, int dim, Tensor index, Number value)')
 
 def index_fill(*args, **kwargs):
@@ -549,7 +552,10 @@ def index_fill(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _index_fill_ovs:
+        _na = len(args)
+        for c, b, _most in _index_fill_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -642,7 +648,7 @@ def _masked_fill_e1(input, mask, value):
     return None
 
 _masked_fill_errs = ((3, 3, _masked_fill_e0), (3, 3, _masked_fill_e1),)
-_masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0), (_masked_fill_c1, _masked_fill_b1),)
+_masked_fill_ovs = ((_masked_fill_c0, _masked_fill_b0, 3), (_masked_fill_c1, _masked_fill_b1, 3),)
 _masked_fill_sigs = ('(Tensor input, Tensor mask, Tensor value)', '(Tensor input, Tensor mask, Number value)')
 
 def masked_fill(*args, **kwargs):
@@ -652,7 +658,10 @@ def masked_fill(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _masked_fill_ovs:
+        _na = len(args)
+        for c, b, _most in _masked_fill_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -37,6 +37,11 @@ def affine_grid_generator(theta, size, align_corners):
             raise _bad_arg('affine_grid_generator', 'size', 2, 'tuple of ints', size)
         if align_corners.__class__ is not bool:
             raise _bad_arg('affine_grid_generator', 'align_corners', 3, 'bool', align_corners)
+        _ks = theta._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int:
+            _k = _c_affine_grid_generator_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(theta, size, align_corners)
         return _op_affine_grid_generator_default(theta, size, align_corners)
     except TypeError:
         _r = _tf_duck_bound(affine_grid_generator, locals(), ('theta',), 'ember.affine_grid_generator')

@@ -582,6 +582,15 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
             raise _bad_arg('_trilinear', 'sumdim', 7, 'tuple of ints', sumdim)
         if unroll_dim.__class__ is not int and not _is_int(unroll_dim):
             raise _bad_arg('_trilinear', 'unroll_dim', 8, 'int', unroll_dim)
+        _ks = i1._ks
+        _ks |= i2._ks
+        _ks |= i3._ks
+        if unroll_dim.__class__ in _TENSOR_TYPES and unroll_dim._ks != _ks:
+            _ks |= unroll_dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and expand1.__class__ is int and expand2.__class__ is int and expand3.__class__ is int and sumdim.__class__ is int:
+            _k = _c__trilinear_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
         return _op__trilinear_default(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
     except TypeError:
         _r = _tf_duck_bound(_trilinear, locals(), ('i1', 'i2', 'i3'), 'ember._trilinear')
@@ -680,7 +689,7 @@ def _mm_e1(input, mat2, out_dtype, *, out=None):
     return None
 
 _mm_errs = ((2, 3, _mm_e0), (3, 4, _mm_e1),)
-_mm_ovs = ((_mm_c0, _mm_b0), (_mm_c1, _mm_b1),)
+_mm_ovs = ((_mm_c0, _mm_b0, 2), (_mm_c1, _mm_b1, 3),)
 _mm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def mm(*args, **kwargs):
@@ -690,7 +699,10 @@ def mm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _mm_ovs:
+        _na = len(args)
+        for c, b, _most in _mm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -782,7 +794,7 @@ def _bmm_e1(input, mat2, out_dtype, *, out=None):
     return None
 
 _bmm_errs = ((2, 3, _bmm_e0), (3, 4, _bmm_e1),)
-_bmm_ovs = ((_bmm_c0, _bmm_b0), (_bmm_c1, _bmm_b1),)
+_bmm_ovs = ((_bmm_c0, _bmm_b0, 2), (_bmm_c1, _bmm_b1, 3),)
 _bmm_sigs = ('(Tensor input, Tensor mat2, *, Tensor out = None)', '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)')
 
 def bmm(*args, **kwargs):
@@ -792,7 +804,10 @@ def bmm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _bmm_ovs:
+        _na = len(args)
+        for c, b, _most in _bmm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1003,7 +1018,7 @@ def _addmm_e1(input, mat1, mat2, out_dtype, *, beta=1, alpha=1, out=None):
     return None
 
 _addmm_errs = ((3, 6, _addmm_e0), (4, 7, _addmm_e1),)
-_addmm_ovs = ((_addmm_c0, _addmm_b0), (_addmm_c1, _addmm_b1),)
+_addmm_ovs = ((_addmm_c0, _addmm_b0, 3), (_addmm_c1, _addmm_b1, 4),)
 _addmm_sigs = ('(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor mat1, Tensor mat2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def addmm(*args, **kwargs):
@@ -1013,7 +1028,10 @@ def addmm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _addmm_ovs:
+        _na = len(args)
+        for c, b, _most in _addmm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1143,7 +1161,7 @@ def _baddbmm_e1(input, batch1, batch2, out_dtype, *, beta=1, alpha=1, out=None):
     return None
 
 _baddbmm_errs = ((3, 6, _baddbmm_e0), (4, 7, _baddbmm_e1),)
-_baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0), (_baddbmm_c1, _baddbmm_b1),)
+_baddbmm_ovs = ((_baddbmm_c0, _baddbmm_b0, 3), (_baddbmm_c1, _baddbmm_b1, 4),)
 _baddbmm_sigs = ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)', '(Tensor input, Tensor batch1, Tensor batch2, ember.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None)')
 
 def baddbmm(*args, **kwargs):
@@ -1153,7 +1171,10 @@ def baddbmm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _baddbmm_ovs:
+        _na = len(args)
+        for c, b, _most in _baddbmm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1495,6 +1516,12 @@ def tensordot(input, other, dims_self, dims_other, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('tensordot', 'out', None, 'Tensor', out)
             return _op_tensordot_out(input, other, dims_self, dims_other, out=out)
+        _ks = input._ks
+        _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims_self.__class__ is int and dims_other.__class__ is int:
+            _k = _c_tensordot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, other, dims_self, dims_other)
         return _op_tensordot_default(input, other, dims_self, dims_other)
     except TypeError:
         _r = _tf_duck_bound(tensordot, locals(), ('input', 'other', 'out'), 'ember.tensordot')

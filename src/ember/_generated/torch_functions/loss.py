@@ -75,6 +75,14 @@ def __ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     return s
 
 def __ctc_loss_b1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    _ks = log_probs._ks
+    _ks |= targets._ks
+    if blank.__class__ in _TENSOR_TYPES and blank._ks != _ks:
+        _ks |= blank._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and input_lengths.__class__ is int and target_lengths.__class__ is int:
+        _k = _c__ctc_loss_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
     return _op__ctc_loss_default(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
 
 def __ctc_loss_e0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
@@ -108,7 +116,7 @@ def __ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, ze
     return None
 
 __ctc_loss_errs = ((4, 6, __ctc_loss_e0), (4, 6, __ctc_loss_e1),)
-__ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0), (__ctc_loss_c1, __ctc_loss_b1),)
+__ctc_loss_ovs = ((__ctc_loss_c0, __ctc_loss_b0, 6), (__ctc_loss_c1, __ctc_loss_b1, 6),)
 __ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, bool zero_infinity = False)')
 
 def _ctc_loss(*args, **kwargs):
@@ -118,7 +126,10 @@ def _ctc_loss(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in __ctc_loss_ovs:
+        _na = len(args)
+        for c, b, _most in __ctc_loss_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -412,6 +423,16 @@ def _ctc_loss_c0(log_probs, targets, input_lengths, target_lengths, blank=0, red
     return s
 
 def _ctc_loss_b0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    _ks = log_probs._ks
+    _ks |= targets._ks
+    if blank.__class__ in _TENSOR_TYPES and blank._ks != _ks:
+        _ks |= blank._ks
+    if reduction.__class__ in _TENSOR_TYPES and reduction._ks != _ks:
+        _ks |= reduction._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and input_lengths.__class__ is int and target_lengths.__class__ is int:
+        _k = _c_ctc_loss_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
     return _op_ctc_loss_IntList(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
 def _ctc_loss_c1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
@@ -482,7 +503,7 @@ def _ctc_loss_e1(log_probs, targets, input_lengths, target_lengths, blank=0, red
     return None
 
 _ctc_loss_errs = ((4, 7, _ctc_loss_e0), (4, 7, _ctc_loss_e1),)
-_ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0), (_ctc_loss_c1, _ctc_loss_b1),)
+_ctc_loss_ovs = ((_ctc_loss_c0, _ctc_loss_b0, 7), (_ctc_loss_c1, _ctc_loss_b1, 7),)
 _ctc_loss_sigs = ('(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)', '(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)')
 
 def ctc_loss(*args, **kwargs):
@@ -492,7 +513,10 @@ def ctc_loss(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _ctc_loss_ovs:
+        _na = len(args)
+        for c, b, _most in _ctc_loss_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

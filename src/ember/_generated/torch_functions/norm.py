@@ -129,6 +129,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
             raise _bad_arg('layer_norm', 'eps', 5, 'float', eps)
         if cudnn_enable.__class__ is not bool:
             raise _bad_arg('layer_norm', 'cudnn_enable', 6, 'bool', cudnn_enable)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and normalized_shape.__class__ is int:
+            _k = _c_layer_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, normalized_shape, weight, bias, eps, cudnn_enable)
         return _op_layer_norm_default(input, normalized_shape, weight, bias, eps, cudnn_enable)
     except TypeError:
         _r = _tf_duck_bound(layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.layer_norm')
@@ -152,6 +163,17 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
             raise _bad_arg('native_layer_norm', 'bias', 4, 'Tensor', bias)
         if eps.__class__ is not float and not _is_double(eps):
             raise _bad_arg('native_layer_norm', 'eps', 5, 'float', eps)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if bias.__class__ in _TENSOR_TYPES and bias._ks != _ks:
+            _ks |= bias._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and normalized_shape.__class__ is int:
+            _k = _c_native_layer_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, normalized_shape, weight, bias, eps)
         return _op_native_layer_norm_default(input, normalized_shape, weight, bias, eps)
     except TypeError:
         _r = _tf_duck_bound(native_layer_norm, locals(), ('input', 'weight', 'bias'), 'ember.native_layer_norm')
@@ -401,6 +423,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             raise _bad_arg('rms_norm', 'weight', 3, 'Tensor', weight)
         if eps is not None and eps.__class__ is not float and not _is_double(eps):
             raise _bad_arg('rms_norm', 'eps', 4, 'float', eps)
+        _ks = input._ks
+        if weight.__class__ in _TENSOR_TYPES and weight._ks != _ks:
+            _ks |= weight._ks
+        if eps.__class__ in _TENSOR_TYPES and eps._ks != _ks:
+            _ks |= eps._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and normalized_shape.__class__ is int:
+            _k = _c_rms_norm_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, normalized_shape, weight, eps)
         return _op_rms_norm_default(input, normalized_shape, weight, eps)
     except TypeError:
         _r = _tf_duck_bound(rms_norm, locals(), ('input', 'weight'), 'ember.rms_norm')

@@ -31,6 +31,13 @@ def constant_pad_nd(input, pad, value=0):
             raise _bad_arg('constant_pad_nd', 'pad', 2, 'tuple of ints', pad)
         if value.__class__ is not int and value.__class__ is not float and not _is_scalar(value):
             raise _bad_arg('constant_pad_nd', 'value', 3, 'Number', value)
+        _ks = input._ks
+        if value.__class__ in _TENSOR_TYPES and value._ks != _ks:
+            _ks |= value._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and pad.__class__ is int:
+            _k = _c_constant_pad_nd_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, pad, value)
         return _op_constant_pad_nd_default(input, pad, value)
     except TypeError:
         _r = _tf_duck_bound(constant_pad_nd, locals(), ('input',), 'ember.constant_pad_nd')

@@ -47,6 +47,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=(0,), dilatio
             raise _bad_arg('max_pool1d_with_indices', 'dilation', 5, 'tuple of ints', dilation)
         if ceil_mode.__class__ is not bool:
             raise _bad_arg('max_pool1d_with_indices', 'ceil_mode', 6, 'bool', ceil_mode)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_max_pool1d_with_indices_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, dilation, ceil_mode)
         return _op_max_pool1d_with_indices_default(input, kernel_size, stride, padding, dilation, ceil_mode)
     except TypeError:
         _r = _tf_duck_bound(max_pool1d_with_indices, locals(), ('input',), 'ember.max_pool1d_with_indices')
@@ -74,6 +79,11 @@ def max_pool1d(input, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_
             raise _bad_arg('max_pool1d', 'dilation', 5, 'tuple of ints', dilation)
         if ceil_mode.__class__ is not bool:
             raise _bad_arg('max_pool1d', 'ceil_mode', 6, 'bool', ceil_mode)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_max_pool1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, dilation, ceil_mode)
         return _op_max_pool1d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
     except TypeError:
         _r = _tf_duck_bound(max_pool1d, locals(), ('input',), 'ember.max_pool1d')
@@ -101,6 +111,11 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
             raise _bad_arg('max_pool2d', 'dilation', 5, 'tuple of ints', dilation)
         if ceil_mode.__class__ is not bool:
             raise _bad_arg('max_pool2d', 'ceil_mode', 6, 'bool', ceil_mode)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_max_pool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, dilation, ceil_mode)
         return _op_max_pool2d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
     except TypeError:
         _r = _tf_duck_bound(max_pool2d, locals(), ('input',), 'ember.max_pool2d')
@@ -128,6 +143,11 @@ def avg_pool1d(input, kernel_size, stride=(), padding=(0,), ceil_mode=False, cou
             raise _bad_arg('avg_pool1d', 'ceil_mode', 5, 'bool', ceil_mode)
         if count_include_pad.__class__ is not bool:
             raise _bad_arg('avg_pool1d', 'count_include_pad', 6, 'bool', count_include_pad)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int:
+            _k = _c_avg_pool1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
         return _op_avg_pool1d_default(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
     except TypeError:
         _r = _tf_duck_bound(avg_pool1d, locals(), ('input',), 'ember.avg_pool1d')
@@ -145,6 +165,11 @@ def adaptive_avg_pool1d(input, output_size):
             raise _bad_arg('adaptive_avg_pool1d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('adaptive_avg_pool1d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_adaptive_avg_pool1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op_adaptive_avg_pool1d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(adaptive_avg_pool1d, locals(), ('input',), 'ember.adaptive_avg_pool1d')
@@ -162,6 +187,11 @@ def _adaptive_avg_pool2d(input, output_size):
             raise _bad_arg('_adaptive_avg_pool2d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('_adaptive_avg_pool2d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c__adaptive_avg_pool2d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op__adaptive_avg_pool2d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(_adaptive_avg_pool2d, locals(), ('input',), 'ember._adaptive_avg_pool2d')
@@ -179,6 +209,11 @@ def adaptive_max_pool1d(input, output_size):
             raise _bad_arg('adaptive_max_pool1d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('adaptive_max_pool1d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c_adaptive_max_pool1d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op_adaptive_max_pool1d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(adaptive_max_pool1d, locals(), ('input',), 'ember.adaptive_max_pool1d')
@@ -206,6 +241,11 @@ def max_pool3d(input, kernel_size, stride=(), padding=(0, 0, 0), dilation=(1, 1,
             raise _bad_arg('max_pool3d', 'dilation', 5, 'tuple of ints', dilation)
         if ceil_mode.__class__ is not bool:
             raise _bad_arg('max_pool3d', 'ceil_mode', 6, 'bool', ceil_mode)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and kernel_size.__class__ is int and stride.__class__ is int and padding.__class__ is int and dilation.__class__ is int:
+            _k = _c_max_pool3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, kernel_size, stride, padding, dilation, ceil_mode)
         return _op_max_pool3d_default(input, kernel_size, stride, padding, dilation, ceil_mode)
     except TypeError:
         _r = _tf_duck_bound(max_pool3d, locals(), ('input',), 'ember.max_pool3d')
@@ -223,6 +263,11 @@ def _adaptive_avg_pool3d(input, output_size):
             raise _bad_arg('_adaptive_avg_pool3d', 'input', 1, 'Tensor', input)
         if not _is_intlist(output_size):
             raise _bad_arg('_adaptive_avg_pool3d', 'output_size', 2, 'tuple of ints', output_size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and output_size.__class__ is int:
+            _k = _c__adaptive_avg_pool3d_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, output_size)
         return _op__adaptive_avg_pool3d_default(input, output_size)
     except TypeError:
         _r = _tf_duck_bound(_adaptive_avg_pool3d, locals(), ('input',), 'ember._adaptive_avg_pool3d')

@@ -182,7 +182,7 @@ def _rand_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, p
     return None
 
 _rand_errs = ((1, 7, _rand_e0), (2, 8, _rand_e1),)
-_rand_ovs = ((_rand_c0, _rand_b0), (_rand_c1, _rand_b1),)
+_rand_ovs = ((_rand_c0, _rand_b0, 1048576), (_rand_c1, _rand_b1, 1048576),)
 _rand_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def rand(*args, **kwargs):
@@ -192,7 +192,10 @@ def rand(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _rand_ovs:
+        _na = len(args)
+        for c, b, _most in _rand_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -342,7 +345,7 @@ def _randn_e1(*_va, size=None, generator, dtype=None, layout=None, device=None, 
     return None
 
 _randn_errs = ((1, 7, _randn_e0), (2, 8, _randn_e1),)
-_randn_ovs = ((_randn_c0, _randn_b0), (_randn_c1, _randn_b1),)
+_randn_ovs = ((_randn_c0, _randn_b0, 1048576), (_randn_c1, _randn_b1, 1048576),)
 _randn_sigs = ('(tuple of ints size, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randn(*args, **kwargs):
@@ -352,7 +355,10 @@ def randn(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _randn_ovs:
+        _na = len(args)
+        for c, b, _most in _randn_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -524,7 +530,7 @@ def _randint_e3(low, high, size, *, generator, dtype='long', layout=None, device
     return None
 
 _randint_errs = ((2, 8, _randint_e0), (3, 9, _randint_e1), (3, 9, _randint_e2), (4, 10, _randint_e3),)
-_randint_ovs = ((_randint_c0, _randint_b0), (_randint_c1, _randint_b1), (_randint_c2, _randint_b2), (_randint_c3, _randint_b3),)
+_randint_ovs = ((_randint_c0, _randint_b0, 2), (_randint_c1, _randint_b1, 2), (_randint_c2, _randint_b2, 3), (_randint_c3, _randint_b3, 3),)
 _randint_sigs = ('(int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int low, int high, tuple of ints size, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randint(*args, **kwargs):
@@ -534,7 +540,10 @@ def randint(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _randint_ovs:
+        _na = len(args)
+        for c, b, _most in _randint_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -624,7 +633,7 @@ def _randperm_e1(n, *, generator, dtype='long', layout=None, device=None, pin_me
     return None
 
 _randperm_errs = ((1, 7, _randperm_e0), (2, 8, _randperm_e1),)
-_randperm_ovs = ((_randperm_c0, _randperm_b0), (_randperm_c1, _randperm_b1),)
+_randperm_ovs = ((_randperm_c0, _randperm_b0, 1), (_randperm_c1, _randperm_b1, 1),)
 _randperm_sigs = ('(int n, *, ember.Generator generator, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)', '(int n, *, ember.dtype dtype = long, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def randperm(*args, **kwargs):
@@ -634,7 +643,10 @@ def randperm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _randperm_ovs:
+        _na = len(args)
+        for c, b, _most in _randperm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -716,7 +728,7 @@ def _rand_like_e1(input, *, generator, dtype=None, layout=None, device=None, pin
     return None
 
 _rand_like_errs = ((1, 7, _rand_like_e0), (2, 8, _rand_like_e1),)
-_rand_like_ovs = ((_rand_like_c0, _rand_like_b0), (_rand_like_c1, _rand_like_b1),)
+_rand_like_ovs = ((_rand_like_c0, _rand_like_b0, 1), (_rand_like_c1, _rand_like_b1, 1),)
 _rand_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def rand_like(*args, **kwargs):
@@ -726,7 +738,10 @@ def rand_like(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _rand_like_ovs:
+        _na = len(args)
+        for c, b, _most in _rand_like_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -808,7 +823,7 @@ def _randn_like_e1(input, *, generator, dtype=None, layout=None, device=None, pi
     return None
 
 _randn_like_errs = ((1, 7, _randn_like_e0), (2, 8, _randn_like_e1),)
-_randn_like_ovs = ((_randn_like_c0, _randn_like_b0), (_randn_like_c1, _randn_like_b1),)
+_randn_like_ovs = ((_randn_like_c0, _randn_like_b0, 1), (_randn_like_c1, _randn_like_b1, 1),)
 _randn_like_sigs = ('(Tensor input, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randn_like(*args, **kwargs):
@@ -818,7 +833,10 @@ def randn_like(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _randn_like_ovs:
+        _na = len(args)
+        for c, b, _most in _randn_like_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -974,7 +992,7 @@ def _randint_like_e3(input, low, high, *, generator, dtype=None, layout=None, de
     return None
 
 _randint_like_errs = ((2, 8, _randint_like_e0), (3, 9, _randint_like_e1), (3, 9, _randint_like_e2), (4, 10, _randint_like_e3),)
-_randint_like_ovs = ((_randint_like_c0, _randint_like_b0), (_randint_like_c1, _randint_like_b1), (_randint_like_c2, _randint_like_b2), (_randint_like_c3, _randint_like_b3),)
+_randint_like_ovs = ((_randint_like_c0, _randint_like_b0, 2), (_randint_like_c1, _randint_like_b1, 2), (_randint_like_c2, _randint_like_b2, 3), (_randint_like_c3, _randint_like_b3, 3),)
 _randint_like_sigs = ('(Tensor input, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.Generator generator, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)', '(Tensor input, int low, int high, *, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, ember.memory_format memory_format = None)')
 
 def randint_like(*args, **kwargs):
@@ -984,7 +1002,10 @@ def randint_like(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _randint_like_ovs:
+        _na = len(args)
+        for c, b, _most in _randint_like_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1068,7 +1089,7 @@ def _bernoulli_e1(input, p, *, generator=None):
     return None
 
 _bernoulli_errs = ((1, 3, _bernoulli_e0), (2, 3, _bernoulli_e1),)
-_bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0), (_bernoulli_c1, _bernoulli_b1),)
+_bernoulli_ovs = ((_bernoulli_c0, _bernoulli_b0, 1), (_bernoulli_c1, _bernoulli_b1, 2),)
 _bernoulli_sigs = ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)', '(Tensor input, float p, *, ember.Generator generator = None)')
 
 def bernoulli(*args, **kwargs):
@@ -1078,7 +1099,10 @@ def bernoulli(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _bernoulli_ovs:
+        _na = len(args)
+        for c, b, _most in _bernoulli_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1238,7 +1262,7 @@ def _normal_e3(mean, std, size, *, generator=None, dtype=None, layout=None, devi
     return None
 
 _normal_errs = ((1, 4, _normal_e0), (2, 4, _normal_e1), (2, 4, _normal_e2), (3, 10, _normal_e3),)
-_normal_ovs = ((_normal_c0, _normal_b0), (_normal_c1, _normal_b1), (_normal_c2, _normal_b2), (_normal_c3, _normal_b3),)
+_normal_ovs = ((_normal_c0, _normal_b0, 2), (_normal_c1, _normal_b1, 2), (_normal_c2, _normal_b2, 2), (_normal_c3, _normal_b3, 3),)
 _normal_sigs = ('(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)', '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)', '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory = None, Tensor out = None)')
 
 def normal(*args, **kwargs):
@@ -1248,7 +1272,10 @@ def normal(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _normal_ovs:
+        _na = len(args)
+        for c, b, _most in _normal_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -153,6 +153,11 @@ def _sum_c1(input, dim, keepdim=False, *, dtype=None, out=None):
 
 def _sum_b1(input, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_sum_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
         return _op_sum_dim_IntList(input, dim, keepdim)
     if out is not None:
         return _op_sum_IntList_out(input, dim, keepdim, dtype=dtype, out=out)
@@ -179,7 +184,7 @@ def _sum_e1(input, dim, keepdim=False, *, dtype=None, out=None):
     return None
 
 _sum_errs = ((1, 2, _sum_e0), (2, 5, _sum_e1),)
-_sum_ovs = ((_sum_c0, _sum_b0), (_sum_c1, _sum_b1),)
+_sum_ovs = ((_sum_c0, _sum_b0, 1), (_sum_c1, _sum_b1, 3),)
 _sum_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def sum(*args, **kwargs):
@@ -189,7 +194,10 @@ def sum(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _sum_ovs:
+        _na = len(args)
+        for c, b, _most in _sum_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -254,6 +262,11 @@ def _mean_c1(input, dim, keepdim=False, *, dtype=None, out=None):
 
 def _mean_b1(input, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
         return _op_mean_dim(input, dim, keepdim)
     if out is not None:
         return _op_mean_out(input, dim, keepdim, dtype=dtype, out=out)
@@ -282,7 +295,7 @@ def _mean_e1(input, dim, keepdim=False, *, dtype=None, out=None):
     return None
 
 _mean_errs = ((1, 3, _mean_e0), (2, 5, _mean_e1),)
-_mean_ovs = ((_mean_c0, _mean_b0), (_mean_c1, _mean_b1),)
+_mean_ovs = ((_mean_c0, _mean_b0, 1), (_mean_c1, _mean_b1, 3),)
 _mean_sigs = ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)', '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def mean(*args, **kwargs):
@@ -292,7 +305,10 @@ def mean(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _mean_ovs:
+        _na = len(args)
+        for c, b, _most in _mean_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -388,7 +404,7 @@ def _prod_e1(input, dim, keepdim=False, *, dtype=None, out=None):
     return None
 
 _prod_errs = ((1, 2, _prod_e0), (2, 5, _prod_e1),)
-_prod_ovs = ((_prod_c0, _prod_b0), (_prod_c1, _prod_b1),)
+_prod_ovs = ((_prod_c0, _prod_b0, 1), (_prod_c1, _prod_b1, 3),)
 _prod_sigs = ('(Tensor input, *, ember.dtype dtype = None)', '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = None)')
 
 def prod(*args, **kwargs):
@@ -398,7 +414,10 @@ def prod(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _prod_ovs:
+        _na = len(args)
+        for c, b, _most in _prod_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -447,6 +466,11 @@ def amax(input, dim=(), keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('amax', 'out', None, 'Tensor', out)
             return _op_amax_out(input, dim, keepdim, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_amax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
         return _op_amax_default(input, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(amax, locals(), ('input', 'out'), 'ember.amax')
@@ -472,6 +496,11 @@ def amin(input, dim=(), keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('amin', 'out', None, 'Tensor', out)
             return _op_amin_out(input, dim, keepdim, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_amin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
         return _op_amin_default(input, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(amin, locals(), ('input', 'out'), 'ember.amin')
@@ -492,6 +521,11 @@ def hash_tensor(input, dim=(), *, keepdim=False, mode=0, out=None):
         if not _is_intlist(dim):
             raise _bad_arg('hash_tensor', 'dim', 2, 'tuple of ints', dim)
         if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+                _k = _c_hash_tensor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim)
             return _op_hash_tensor_default(input, dim)
         if keepdim.__class__ is not bool:
             raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
@@ -619,7 +653,7 @@ def _max_e2(input, other, *, out=None):
     return None
 
 _max_errs = ((1, 2, _max_e0), (2, 4, _max_e1), (2, 3, _max_e2),)
-_max_ovs = ((_max_c0, _max_b0), (_max_c1, _max_b1), (_max_c2, _max_b2),)
+_max_ovs = ((_max_c0, _max_b0, 1), (_max_c1, _max_b1, 3), (_max_c2, _max_b2, 2),)
 _max_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def max(*args, **kwargs):
@@ -629,7 +663,10 @@ def max(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _max_ovs:
+        _na = len(args)
+        for c, b, _most in _max_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -743,7 +780,7 @@ def _min_e2(input, other, *, out=None):
     return None
 
 _min_errs = ((1, 2, _min_e0), (2, 4, _min_e1), (2, 3, _min_e2),)
-_min_ovs = ((_min_c0, _min_b0), (_min_c1, _min_b1), (_min_c2, _min_b2),)
+_min_ovs = ((_min_c0, _min_b0, 1), (_min_c1, _min_b1, 3), (_min_c2, _min_b2, 2),)
 _min_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def min(*args, **kwargs):
@@ -753,7 +790,10 @@ def min(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _min_ovs:
+        _na = len(args)
+        for c, b, _most in _min_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -895,6 +935,11 @@ def _all_c2(input, dim=None, keepdim=False, *, out=None):
 def _all_b2(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_dims_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_all_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, keepdim)
     return _op_all_dims(input, dim, keepdim)
 
 def _all_e0(input, *, out=None):
@@ -927,7 +972,7 @@ def _all_e2(input, dim=None, keepdim=False, *, out=None):
     return None
 
 _all_errs = ((1, 2, _all_e0), (2, 4, _all_e1), (1, 4, _all_e2),)
-_all_ovs = ((_all_c0, _all_b0), (_all_c1, _all_b1), (_all_c2, _all_b2),)
+_all_ovs = ((_all_c0, _all_b0, 1), (_all_c1, _all_b1, 3), (_all_c2, _all_b2, 3),)
 _all_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def all(*args, **kwargs):
@@ -937,7 +982,10 @@ def all(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _all_ovs:
+        _na = len(args)
+        for c, b, _most in _all_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1019,6 +1067,11 @@ def _any_c2(input, dim=None, keepdim=False, *, out=None):
 def _any_b2(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_dims_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_any_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, keepdim)
     return _op_any_dims(input, dim, keepdim)
 
 def _any_e0(input, *, out=None):
@@ -1051,7 +1104,7 @@ def _any_e2(input, dim=None, keepdim=False, *, out=None):
     return None
 
 _any_errs = ((1, 2, _any_e0), (2, 4, _any_e1), (1, 4, _any_e2),)
-_any_ovs = ((_any_c0, _any_b0), (_any_c1, _any_b1), (_any_c2, _any_b2),)
+_any_ovs = ((_any_c0, _any_b0, 1), (_any_c1, _any_b1, 3), (_any_c2, _any_b2, 3),)
 _any_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)', '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')
 
 def any(*args, **kwargs):
@@ -1061,7 +1114,10 @@ def any(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _any_ovs:
+        _na = len(args)
+        for c, b, _most in _any_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1123,6 +1179,11 @@ def _var_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
 def _var_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_var_out(input, dim, unbiased, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_var_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, unbiased, keepdim)
     return _op_var_dim(input, dim, unbiased, keepdim)
 
 def _var_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
@@ -1141,6 +1202,11 @@ def _var_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
 
 def _var_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_var_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
         return _op_var_correction(input, dim)
     if out is not None:
         return _op_var_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
@@ -1180,7 +1246,7 @@ def _var_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
     return None
 
 _var_errs = ((1, 2, _var_e0), (2, 5, _var_e1), (1, 5, _var_e2),)
-_var_ovs = ((_var_c0, _var_b0), (_var_c1, _var_b1), (_var_c2, _var_b2),)
+_var_ovs = ((_var_c0, _var_b0, 2), (_var_c1, _var_b1, 4), (_var_c2, _var_b2, 2),)
 _var_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def var(*args, **kwargs):
@@ -1190,7 +1256,10 @@ def var(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _var_ovs:
+        _na = len(args)
+        for c, b, _most in _var_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1252,6 +1321,11 @@ def _std_c1(input, dim, unbiased=True, keepdim=False, *, out=None):
 def _std_b1(input, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_std_out(input, dim, unbiased, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_std_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, unbiased, keepdim)
     return _op_std_dim(input, dim, unbiased, keepdim)
 
 def _std_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
@@ -1270,6 +1344,11 @@ def _std_c2(input, dim=None, *, correction=None, keepdim=False, out=None):
 
 def _std_b2(input, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_std_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
         return _op_std_correction(input, dim)
     if out is not None:
         return _op_std_correction_out(input, dim, correction=correction, keepdim=keepdim, out=out)
@@ -1309,7 +1388,7 @@ def _std_e2(input, dim=None, *, correction=None, keepdim=False, out=None):
     return None
 
 _std_errs = ((1, 2, _std_e0), (2, 5, _std_e1), (1, 5, _std_e2),)
-_std_ovs = ((_std_c0, _std_b0), (_std_c1, _std_b1), (_std_c2, _std_b2),)
+_std_ovs = ((_std_c0, _std_b0, 2), (_std_c1, _std_b1, 4), (_std_c2, _std_b2, 2),)
 _std_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None)', '(Tensor input, bool unbiased = True)')
 
 def std(*args, **kwargs):
@@ -1319,7 +1398,10 @@ def std(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _std_ovs:
+        _na = len(args)
+        for c, b, _most in _std_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1379,6 +1461,11 @@ def _var_mean_c1(input, dim, unbiased=True, keepdim=False):
     return s
 
 def _var_mean_b1(input, dim, unbiased=True, keepdim=False):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_var_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, unbiased, keepdim)
     return _op_var_mean_dim(input, dim, unbiased, keepdim)
 
 def _var_mean_c2(input, dim=None, *, correction=None, keepdim=False):
@@ -1397,6 +1484,11 @@ def _var_mean_c2(input, dim=None, *, correction=None, keepdim=False):
 
 def _var_mean_b2(input, dim=None, *, correction=None, keepdim=False):
     if correction is None and keepdim is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_var_mean_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
         return _op_var_mean_correction(input, dim)
     return _op_var_mean_correction(input, dim, correction=correction, keepdim=keepdim)
 
@@ -1430,7 +1522,7 @@ def _var_mean_e2(input, dim=None, *, correction=None, keepdim=False):
     return None
 
 _var_mean_errs = ((1, 2, _var_mean_e0), (2, 4, _var_mean_e1), (1, 4, _var_mean_e2),)
-_var_mean_ovs = ((_var_mean_c0, _var_mean_b0), (_var_mean_c1, _var_mean_b1), (_var_mean_c2, _var_mean_b2),)
+_var_mean_ovs = ((_var_mean_c0, _var_mean_b0, 2), (_var_mean_c1, _var_mean_b1, 4), (_var_mean_c2, _var_mean_b2, 2),)
 _var_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def var_mean(*args, **kwargs):
@@ -1440,7 +1532,10 @@ def var_mean(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _var_mean_ovs:
+        _na = len(args)
+        for c, b, _most in _var_mean_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1500,6 +1595,11 @@ def _std_mean_c1(input, dim, unbiased=True, keepdim=False):
     return s
 
 def _std_mean_b1(input, dim, unbiased=True, keepdim=False):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_std_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, unbiased, keepdim)
     return _op_std_mean_dim(input, dim, unbiased, keepdim)
 
 def _std_mean_c2(input, dim=None, *, correction=None, keepdim=False):
@@ -1518,6 +1618,11 @@ def _std_mean_c2(input, dim=None, *, correction=None, keepdim=False):
 
 def _std_mean_b2(input, dim=None, *, correction=None, keepdim=False):
     if correction is None and keepdim is False:
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_std_mean_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim)
         return _op_std_mean_correction(input, dim)
     return _op_std_mean_correction(input, dim, correction=correction, keepdim=keepdim)
 
@@ -1551,7 +1656,7 @@ def _std_mean_e2(input, dim=None, *, correction=None, keepdim=False):
     return None
 
 _std_mean_errs = ((1, 2, _std_mean_e0), (2, 4, _std_mean_e1), (1, 4, _std_mean_e2),)
-_std_mean_ovs = ((_std_mean_c0, _std_mean_b0), (_std_mean_c1, _std_mean_b1), (_std_mean_c2, _std_mean_b2),)
+_std_mean_ovs = ((_std_mean_c0, _std_mean_b0, 2), (_std_mean_c1, _std_mean_b1, 4), (_std_mean_c2, _std_mean_b2, 2),)
 _std_mean_sigs = ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(Tensor input, bool unbiased = True)')
 
 def std_mean(*args, **kwargs):
@@ -1561,7 +1666,10 @@ def std_mean(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _std_mean_ovs:
+        _na = len(args)
+        for c, b, _most in _std_mean_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1608,6 +1716,11 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
             return _op_logsumexp_out(input, dim, keepdim, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_logsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
         return _op_logsumexp_default(input, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(logsumexp, locals(), ('input', 'out'), 'ember.logsumexp')
@@ -1652,6 +1765,13 @@ def _norm_c1(input, p, dim, keepdim=False, *, out=None):
 def _norm_b1(input, p, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_norm_out(input, p, dim, keepdim, out=out)
+    _ks = input._ks
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        _k = _c_norm_ScalarOpt_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, p, dim, keepdim)
     return _op_norm_ScalarOpt_dim(input, p, dim, keepdim)
 
 def _norm_c2(input, p, dim, keepdim, *, dtype, out=None):
@@ -1735,7 +1855,7 @@ def _norm_e3(input, p, *, dtype):
     return None
 
 _norm_errs = ((1, 2, _norm_e0), (3, 5, _norm_e1), (5, 6, _norm_e2), (3, 3, _norm_e3),)
-_norm_ovs = ((_norm_c0, _norm_b0), (_norm_c1, _norm_b1), (_norm_c2, _norm_b2), (_norm_c3, _norm_b3),)
+_norm_ovs = ((_norm_c0, _norm_b0, 2), (_norm_c1, _norm_b1, 4), (_norm_c2, _norm_b2, 4), (_norm_c3, _norm_b3, 2),)
 _norm_sigs = ('(Tensor input, Number p = 2)', '(Tensor input, Number p, *, ember.dtype dtype)', '(Tensor input, Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype, Tensor out = None)', '(Tensor input, Number p, tuple of ints dim, bool keepdim = False, *, Tensor out = None)')
 
 def norm(*args, **kwargs):
@@ -1745,7 +1865,10 @@ def norm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _norm_ovs:
+        _na = len(args)
+        for c, b, _most in _norm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1785,6 +1908,11 @@ def _count_nonzero_c0(input, dim):
     return s
 
 def _count_nonzero_b0(input, dim):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        _k = _c_count_nonzero_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim)
     return _op_count_nonzero_dim_IntList(input, dim)
 
 def _count_nonzero_c1(input, dim=None):
@@ -1820,7 +1948,7 @@ def _count_nonzero_e1(input, dim=None):
     return None
 
 _count_nonzero_errs = ((2, 2, _count_nonzero_e0), (1, 2, _count_nonzero_e1),)
-_count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0), (_count_nonzero_c1, _count_nonzero_b1),)
+_count_nonzero_ovs = ((_count_nonzero_c0, _count_nonzero_b0, 2), (_count_nonzero_c1, _count_nonzero_b1, 2),)
 _count_nonzero_sigs = ('(Tensor input, int dim = None)', '(Tensor input, tuple of ints dim)')
 
 def count_nonzero(*args, **kwargs):
@@ -1830,7 +1958,10 @@ def count_nonzero(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _count_nonzero_ovs:
+        _na = len(args)
+        for c, b, _most in _count_nonzero_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1912,7 +2043,7 @@ def _median_e1(input, dim, keepdim=False, *, out=None):
     return None
 
 _median_errs = ((1, 1, _median_e0), (2, 4, _median_e1),)
-_median_ovs = ((_median_c0, _median_b0), (_median_c1, _median_b1),)
+_median_ovs = ((_median_c0, _median_b0, 1), (_median_c1, _median_b1, 3),)
 _median_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def median(*args, **kwargs):
@@ -1922,7 +2053,10 @@ def median(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _median_ovs:
+        _na = len(args)
+        for c, b, _most in _median_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2004,7 +2138,7 @@ def _nanmedian_e1(input, dim, keepdim=False, *, out=None):
     return None
 
 _nanmedian_errs = ((1, 1, _nanmedian_e0), (2, 4, _nanmedian_e1),)
-_nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0), (_nanmedian_c1, _nanmedian_b1),)
+_nanmedian_ovs = ((_nanmedian_c0, _nanmedian_b0, 1), (_nanmedian_c1, _nanmedian_b1, 3),)
 _nanmedian_sigs = ('(Tensor input)', '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')
 
 def nanmedian(*args, **kwargs):
@@ -2014,7 +2148,10 @@ def nanmedian(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _nanmedian_ovs:
+        _na = len(args)
+        for c, b, _most in _nanmedian_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2153,6 +2290,11 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('frobenius_norm', 'out', None, 'Tensor', out)
             return _op_frobenius_norm_out(input, dim, keepdim, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_frobenius_norm_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, keepdim)
         return _op_frobenius_norm_dim(input, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(frobenius_norm, locals(), ('input', 'out'), 'ember.frobenius_norm')
@@ -2191,6 +2333,11 @@ def _nuclear_norm_c1(input, dim, keepdim=False, *, out=None):
 def _nuclear_norm_b1(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_nuclear_norm_dim_out(input, dim, keepdim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        _k = _c_nuclear_norm_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim, keepdim)
     return _op_nuclear_norm_dim(input, dim, keepdim)
 
 def _nuclear_norm_e0(input, keepdim=False, *, out=None):
@@ -2214,7 +2361,7 @@ def _nuclear_norm_e1(input, dim, keepdim=False, *, out=None):
     return None
 
 _nuclear_norm_errs = ((1, 3, _nuclear_norm_e0), (2, 4, _nuclear_norm_e1),)
-_nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0), (_nuclear_norm_c1, _nuclear_norm_b1),)
+_nuclear_norm_ovs = ((_nuclear_norm_c0, _nuclear_norm_b0, 2), (_nuclear_norm_c1, _nuclear_norm_b1, 3),)
 _nuclear_norm_sigs = ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)', '(Tensor input, bool keepdim = False, *, Tensor out = None)')
 
 def nuclear_norm(*args, **kwargs):
@@ -2224,7 +2371,10 @@ def nuclear_norm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _nuclear_norm_ovs:
+        _na = len(args)
+        for c, b, _most in _nuclear_norm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2365,7 +2515,7 @@ def _histogram_e1(input, bins=100, *, range=None, weight=None, density=False, ou
     return None
 
 _histogram_errs = ((2, 5, _histogram_e0), (1, 6, _histogram_e1),)
-_histogram_ovs = ((_histogram_c0, _histogram_b0), (_histogram_c1, _histogram_b1),)
+_histogram_ovs = ((_histogram_c0, _histogram_b0, 2), (_histogram_c1, _histogram_b1, 2),)
 _histogram_sigs = ('(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)', '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, tuple of Tensors out = None)')
 
 def histogram(*args, **kwargs):
@@ -2375,7 +2525,10 @@ def histogram(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _histogram_ovs:
+        _na = len(args)
+        for c, b, _most in _histogram_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2417,6 +2570,11 @@ def _histogramdd_bin_edges(input, bins, *, range=None, weight=None, density=Fals
         if not _is_intseq(bins):
             raise _bad_arg('_histogramdd_bin_edges', 'bins', 2, 'tuple of ints', bins)
         if range is None and weight is None and density is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and bins.__class__ is int:
+                _k = _c__histogramdd_bin_edges_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _as_tuple(_k(input, bins))
             return _as_tuple(_op__histogramdd_bin_edges_default(input, bins))
         if weight is not None and weight.__class__ not in _TENSOR_TYPES:
             raise _bad_arg('_histogramdd_bin_edges', 'weight', None, 'Tensor', weight)
@@ -2440,6 +2598,11 @@ def _histogramdd_from_bin_cts(input, bins, *, range=None, weight=None, density=F
         if not _is_intseq(bins):
             raise _bad_arg('_histogramdd_from_bin_cts', 'bins', 2, 'tuple of ints', bins)
         if range is None and weight is None and density is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and bins.__class__ is int:
+                _k = _c__histogramdd_from_bin_cts_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, bins)
             return _op__histogramdd_from_bin_cts_default(input, bins)
         if weight is not None and weight.__class__ not in _TENSOR_TYPES:
             raise _bad_arg('_histogramdd_from_bin_cts', 'weight', None, 'Tensor', weight)
@@ -2537,7 +2700,7 @@ def _trapezoid_e1(y, *, dx=1, dim=-1):
     return None
 
 _trapezoid_errs = ((2, 3, _trapezoid_e0), (1, 3, _trapezoid_e1),)
-_trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0), (_trapezoid_c1, _trapezoid_b1),)
+_trapezoid_ovs = ((_trapezoid_c0, _trapezoid_b0, 2), (_trapezoid_c1, _trapezoid_b1, 1),)
 _trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def trapezoid(*args, **kwargs):
@@ -2547,7 +2710,10 @@ def trapezoid(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _trapezoid_ovs:
+        _na = len(args)
+        for c, b, _most in _trapezoid_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2631,7 +2797,7 @@ def _trapz_e1(y, *, dx=1.0, dim=-1):
     return None
 
 _trapz_errs = ((2, 3, _trapz_e0), (1, 3, _trapz_e1),)
-_trapz_ovs = ((_trapz_c0, _trapz_b0), (_trapz_c1, _trapz_b1),)
+_trapz_ovs = ((_trapz_c0, _trapz_b0, 2), (_trapz_c1, _trapz_b1, 1),)
 _trapz_sigs = ('(Tensor y, *, float dx = 1, int dim = -1)', '(Tensor y, Tensor x, *, int dim = -1)')
 
 def trapz(*args, **kwargs):
@@ -2641,7 +2807,10 @@ def trapz(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _trapz_ovs:
+        _na = len(args)
+        for c, b, _most in _trapz_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

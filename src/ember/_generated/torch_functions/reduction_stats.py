@@ -87,6 +87,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if keepdim.__class__ is not bool:
             raise _bad_arg('nansum', 'keepdim', 3, 'bool', keepdim)
         if out is None and dtype is None:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+                _k = _c_nansum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim, keepdim)
             return _op_nansum_default(input, dim, keepdim)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
@@ -114,6 +119,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if keepdim.__class__ is not bool:
             raise _bad_arg('nanmean', 'keepdim', 3, 'bool', keepdim)
         if out is None and dtype is None:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+                _k = _c_nanmean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, dim, keepdim)
             return _op_nanmean_default(input, dim, keepdim)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
@@ -218,7 +228,7 @@ def _quantile_e1(input, q, dim=None, keepdim=False, *, interpolation='linear', o
     return None
 
 _quantile_errs = ((2, 6, _quantile_e0), (2, 6, _quantile_e1),)
-_quantile_ovs = ((_quantile_c0, _quantile_b0), (_quantile_c1, _quantile_b1),)
+_quantile_ovs = ((_quantile_c0, _quantile_b0, 4), (_quantile_c1, _quantile_b1, 4),)
 _quantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def quantile(*args, **kwargs):
@@ -228,7 +238,10 @@ def quantile(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _quantile_ovs:
+        _na = len(args)
+        for c, b, _most in _quantile_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -349,7 +362,7 @@ def _nanquantile_e1(input, q, dim=None, keepdim=False, *, interpolation='linear'
     return None
 
 _nanquantile_errs = ((2, 6, _nanquantile_e0), (2, 6, _nanquantile_e1),)
-_nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0), (_nanquantile_c1, _nanquantile_b1),)
+_nanquantile_ovs = ((_nanquantile_c0, _nanquantile_b0, 4), (_nanquantile_c1, _nanquantile_b1, 4),)
 _nanquantile_sigs = ("(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)", "(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear', Tensor out = None)")
 
 def nanquantile(*args, **kwargs):
@@ -359,7 +372,10 @@ def nanquantile(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _nanquantile_ovs:
+        _na = len(args)
+        for c, b, _most in _nanquantile_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -205,6 +205,23 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
             raise _bad_arg('mkldnn_rnn_layer', 'batch_first', 15, 'bool', batch_first)
         if train.__class__ is not bool:
             raise _bad_arg('mkldnn_rnn_layer', 'train', 16, 'bool', train)
+        _ks = input._ks
+        _ks |= weight0._ks
+        _ks |= weight1._ks
+        _ks |= weight2._ks
+        _ks |= weight3._ks
+        _ks |= hx_._ks
+        _ks |= cx_._ks
+        if mode.__class__ in _TENSOR_TYPES and mode._ks != _ks:
+            _ks |= mode._ks
+        if hidden_size.__class__ in _TENSOR_TYPES and hidden_size._ks != _ks:
+            _ks |= hidden_size._ks
+        if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+            _ks |= num_layers._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and batch_sizes.__class__ is int:
+            _k = _c_mkldnn_rnn_layer_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
         return _op_mkldnn_rnn_layer_default(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
     except TypeError:
         _r = _tf_duck_bound(mkldnn_rnn_layer, locals(), ('input', 'weight0', 'weight1', 'weight2', 'weight3', 'hx_', 'cx_'), 'ember.mkldnn_rnn_layer')
@@ -305,7 +322,7 @@ def _lstm_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tra
     return None
 
 _lstm_errs = ((9, 9, _lstm_e0), (9, 9, _lstm_e1),)
-_lstm_ovs = ((_lstm_c0, _lstm_b0), (_lstm_c1, _lstm_b1),)
+_lstm_ovs = ((_lstm_c0, _lstm_b0, 9), (_lstm_c1, _lstm_b1, 9),)
 _lstm_sigs = ('(Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def lstm(*args, **kwargs):
@@ -315,7 +332,10 @@ def lstm(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _lstm_ovs:
+        _na = len(args)
+        for c, b, _most in _lstm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -439,7 +459,7 @@ def _gru_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, trai
     return None
 
 _gru_errs = ((9, 9, _gru_e0), (9, 9, _gru_e1),)
-_gru_ovs = ((_gru_c0, _gru_b0), (_gru_c1, _gru_b1),)
+_gru_ovs = ((_gru_c0, _gru_b0, 9), (_gru_c1, _gru_b1, 9),)
 _gru_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def gru(*args, **kwargs):
@@ -449,7 +469,10 @@ def gru(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _gru_ovs:
+        _na = len(args)
+        for c, b, _most in _gru_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -573,7 +596,7 @@ def _rnn_tanh_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
     return None
 
 _rnn_tanh_errs = ((9, 9, _rnn_tanh_e0), (9, 9, _rnn_tanh_e1),)
-_rnn_tanh_ovs = ((_rnn_tanh_c0, _rnn_tanh_b0), (_rnn_tanh_c1, _rnn_tanh_b1),)
+_rnn_tanh_ovs = ((_rnn_tanh_c0, _rnn_tanh_b0, 9), (_rnn_tanh_c1, _rnn_tanh_b1, 9),)
 _rnn_tanh_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_tanh(*args, **kwargs):
@@ -583,7 +606,10 @@ def rnn_tanh(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _rnn_tanh_ovs:
+        _na = len(args)
+        for c, b, _most in _rnn_tanh_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -707,7 +733,7 @@ def _rnn_relu_e1(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
     return None
 
 _rnn_relu_errs = ((9, 9, _rnn_relu_e0), (9, 9, _rnn_relu_e1),)
-_rnn_relu_ovs = ((_rnn_relu_c0, _rnn_relu_b0), (_rnn_relu_c1, _rnn_relu_b1),)
+_rnn_relu_ovs = ((_rnn_relu_c0, _rnn_relu_b0, 9), (_rnn_relu_c1, _rnn_relu_b1, 9),)
 _rnn_relu_sigs = ('(Tensor data, Tensor batch_sizes, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional)', '(Tensor input, Tensor hx, tuple of Tensors params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first)')
 
 def rnn_relu(*args, **kwargs):
@@ -717,7 +743,10 @@ def rnn_relu(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _rnn_relu_ovs:
+        _na = len(args)
+        for c, b, _most in _rnn_relu_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

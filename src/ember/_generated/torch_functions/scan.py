@@ -237,7 +237,7 @@ def _cumulative_trapezoid_e1(y, *, dx=1, dim=-1):
     return None
 
 _cumulative_trapezoid_errs = ((2, 3, _cumulative_trapezoid_e0), (1, 3, _cumulative_trapezoid_e1),)
-_cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0), (_cumulative_trapezoid_c1, _cumulative_trapezoid_b1),)
+_cumulative_trapezoid_ovs = ((_cumulative_trapezoid_c0, _cumulative_trapezoid_b0, 2), (_cumulative_trapezoid_c1, _cumulative_trapezoid_b1, 1),)
 _cumulative_trapezoid_sigs = ('(Tensor y, Tensor x, *, int dim = -1)', '(Tensor y, *, Number dx = 1, int dim = -1)')
 
 def cumulative_trapezoid(*args, **kwargs):
@@ -247,7 +247,10 @@ def cumulative_trapezoid(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _cumulative_trapezoid_ovs:
+        _na = len(args)
+        for c, b, _most in _cumulative_trapezoid_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -161,7 +161,7 @@ def _repeat_interleave_e2(input, repeats, dim=None, *, output_size=None):
     return None
 
 _repeat_interleave_errs = ((1, 2, _repeat_interleave_e0), (2, 4, _repeat_interleave_e1), (2, 4, _repeat_interleave_e2),)
-_repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0), (_repeat_interleave_c1, _repeat_interleave_b1), (_repeat_interleave_c2, _repeat_interleave_b2),)
+_repeat_interleave_ovs = ((_repeat_interleave_c0, _repeat_interleave_b0, 1), (_repeat_interleave_c1, _repeat_interleave_b1, 3), (_repeat_interleave_c2, _repeat_interleave_b2, 3),)
 _repeat_interleave_sigs = ('(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)', '(Tensor repeats, *, int output_size = None)', '(Tensor input, int repeats, int dim = None, *, int output_size = None)')
 
 def repeat_interleave(*args, **kwargs):
@@ -171,7 +171,10 @@ def repeat_interleave(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _repeat_interleave_ovs:
+        _na = len(args)
+        for c, b, _most in _repeat_interleave_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -212,6 +215,11 @@ def tile(input, dims):
             raise _bad_arg('tile', 'input', 1, 'Tensor', input)
         if not _is_intseq(dims):
             raise _bad_arg('tile', 'dims', 2, 'tuple of ints', dims)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+            _k = _c_tile_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dims)
         return _op_tile_default(input, dims)
     except TypeError:
         _r = _tf_duck_bound(tile, locals(), ('input',), 'ember.tile')
@@ -233,6 +241,11 @@ def roll(input, shifts, dims=()):
             raise _bad_arg('roll', 'shifts', 2, 'tuple of ints', shifts)
         if not _is_intlist(dims):
             raise _bad_arg('roll', 'dims', 3, 'tuple of ints', dims)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and shifts.__class__ is int and dims.__class__ is int:
+            _k = _c_roll_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, shifts, dims)
         return _op_roll_default(input, shifts, dims)
     except TypeError:
         _r = _tf_duck_bound(roll, locals(), ('input',), 'ember.roll')
@@ -250,6 +263,11 @@ def flip(input, dims):
             raise _bad_arg('flip', 'input', 1, 'Tensor', input)
         if not _is_intseq(dims):
             raise _bad_arg('flip', 'dims', 2, 'tuple of ints', dims)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+            _k = _c_flip_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dims)
         return _op_flip_default(input, dims)
     except TypeError:
         _r = _tf_duck_bound(flip, locals(), ('input',), 'ember.flip')
@@ -309,6 +327,13 @@ def rot90(input, k=1, dims=(0, 1)):
             raise _bad_arg('rot90', 'k', 2, 'int', k)
         if not _is_intseq(dims):
             raise _bad_arg('rot90', 'dims', 3, 'tuple of ints', dims)
+        _ks = input._ks
+        if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
+            _ks |= k._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+            _k = _c_rot90_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, k, dims)
         return _op_rot90_default(input, k, dims)
     except TypeError:
         _r = _tf_duck_bound(rot90, locals(), ('input',), 'ember.rot90')
@@ -466,6 +491,11 @@ def broadcast_to(input, size):
             raise _bad_arg('broadcast_to', 'input', 1, 'Tensor', input)
         if not _is_intseq(size):
             raise _bad_arg('broadcast_to', 'size', 2, 'tuple of ints', size)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int:
+            _k = _c_broadcast_to_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, size)
         return _op_broadcast_to_default(input, size)
     except TypeError:
         _r = _tf_duck_bound(broadcast_to, locals(), ('input',), 'ember.broadcast_to')
@@ -521,7 +551,7 @@ def _meshgrid_e1(tensors, *, indexing):
     return None
 
 _meshgrid_errs = ((1, 1, _meshgrid_e0), (2, 2, _meshgrid_e1),)
-_meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0), (_meshgrid_c1, _meshgrid_b1),)
+_meshgrid_ovs = ((_meshgrid_c0, _meshgrid_b0, 1), (_meshgrid_c1, _meshgrid_b1, 1),)
 _meshgrid_sigs = ('(tuple of Tensors tensors)', '(tuple of Tensors tensors, *, str indexing)')
 
 def meshgrid(*args, **kwargs):
@@ -531,7 +561,10 @@ def meshgrid(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _meshgrid_ovs:
+        _na = len(args)
+        for c, b, _most in _meshgrid_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -134,7 +134,7 @@ def _sort_e1(input, *, stable, dim=-1, descending=False, out=None):
     return None
 
 _sort_errs = ((1, 4, _sort_e0), (2, 5, _sort_e1),)
-_sort_ovs = ((_sort_c0, _sort_b0), (_sort_c1, _sort_b1),)
+_sort_ovs = ((_sort_c0, _sort_b0, 3), (_sort_c1, _sort_b1, 1),)
 _sort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)', '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)')
 
 def sort(*args, **kwargs):
@@ -144,7 +144,10 @@ def sort(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _sort_ovs:
+        _na = len(args)
+        for c, b, _most in _sort_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -235,7 +238,7 @@ def _argsort_e1(input, *, stable, dim=-1, descending=False, out=None):
     return None
 
 _argsort_errs = ((1, 3, _argsort_e0), (2, 5, _argsort_e1),)
-_argsort_ovs = ((_argsort_c0, _argsort_b0), (_argsort_c1, _argsort_b1),)
+_argsort_ovs = ((_argsort_c0, _argsort_b0, 3), (_argsort_c1, _argsort_b1, 1),)
 _argsort_sigs = ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)', '(Tensor input, int dim = -1, bool descending = False)')
 
 def argsort(*args, **kwargs):
@@ -245,7 +248,10 @@ def argsort(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _argsort_ovs:
+        _na = len(args)
+        for c, b, _most in _argsort_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

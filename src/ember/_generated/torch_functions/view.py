@@ -79,6 +79,13 @@ def as_strided(input, size, stride, storage_offset=None):
             raise _bad_arg('as_strided', 'stride', 3, 'tuple of ints', stride)
         if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
             raise _bad_arg('as_strided', 'storage_offset', 4, 'int', storage_offset)
+        _ks = input._ks
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, size, stride, storage_offset)
         return _op_as_strided_default(input, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(as_strided, locals(), ('input',), 'ember.as_strided')
@@ -124,6 +131,11 @@ def permute(input, dims):
             raise _bad_arg('permute', 'input', 1, 'Tensor', input)
         if not _is_intseq(dims):
             raise _bad_arg('permute', 'dims', 2, 'tuple of ints', dims)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+            _k = _c_permute_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dims)
         return _op_permute_default(input, dims)
     except TypeError:
         _r = _tf_duck_bound(permute, locals(), ('input',), 'ember.permute')
@@ -332,6 +344,11 @@ def _squeeze_c2(input, dim):
     return s
 
 def _squeeze_b2(input, dim):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        _k = _c_squeeze_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim)
     return _op_squeeze_dims(input, dim)
 
 def _squeeze_e0(input):
@@ -354,7 +371,7 @@ def _squeeze_e2(input, dim):
     return None
 
 _squeeze_errs = ((1, 1, _squeeze_e0), (2, 2, _squeeze_e1), (2, 2, _squeeze_e2),)
-_squeeze_ovs = ((_squeeze_c0, _squeeze_b0), (_squeeze_c1, _squeeze_b1), (_squeeze_c2, _squeeze_b2),)
+_squeeze_ovs = ((_squeeze_c0, _squeeze_b0, 1), (_squeeze_c1, _squeeze_b1, 2), (_squeeze_c2, _squeeze_b2, 2),)
 _squeeze_sigs = ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, tuple of ints dim)')
 
 def squeeze(*args, **kwargs):
@@ -364,7 +381,10 @@ def squeeze(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _squeeze_ovs:
+        _na = len(args)
+        for c, b, _most in _squeeze_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -409,6 +429,13 @@ def as_strided_(input, size, stride, storage_offset=None):
             raise _bad_arg('as_strided_', 'stride', 3, 'tuple of ints', stride)
         if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
             raise _bad_arg('as_strided_', 'storage_offset', 4, 'int', storage_offset)
+        _ks = input._ks
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, size, stride, storage_offset)
         return _op_as_strided__default(input, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(as_strided_, locals(), ('input',), 'ember.as_strided_')
@@ -456,6 +483,13 @@ def unflatten(input, dim, sizes):
             raise _bad_arg('unflatten', 'dim', 2, 'int', dim)
         if not _is_intseq(sizes):
             raise _bad_arg('unflatten', 'sizes', 3, 'tuple of ints', sizes)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and sizes.__class__ is int:
+            _k = _c_unflatten_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dim, sizes)
         return _op_unflatten_int(input, dim, sizes)
     except TypeError:
         _r = _tf_duck_bound(unflatten, locals(), ('input',), 'ember.unflatten')
@@ -559,6 +593,13 @@ def split_with_sizes(input, split_sizes, dim=0):
             raise _bad_arg('split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
         if dim.__class__ is not int and not _is_int(dim):
             raise _bad_arg('split_with_sizes', 'dim', 3, 'int', dim)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and split_sizes.__class__ is int:
+            _k = _c_split_with_sizes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, split_sizes, dim))
         return _as_tuple(_op_split_with_sizes_default(input, split_sizes, dim))
     except TypeError:
         _r = _tf_duck_bound(split_with_sizes, locals(), ('input',), 'ember.split_with_sizes')
@@ -605,6 +646,11 @@ def _movedim_c0(input, source, destination):
     return s
 
 def _movedim_b0(input, source, destination):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and source.__class__ is int and destination.__class__ is int:
+        _k = _c_movedim_intlist.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, source, destination)
     return _op_movedim_intlist(input, source, destination)
 
 def _movedim_c1(input, source, destination):
@@ -648,7 +694,7 @@ def _movedim_e1(input, source, destination):
     return None
 
 _movedim_errs = ((3, 3, _movedim_e0), (3, 3, _movedim_e1),)
-_movedim_ovs = ((_movedim_c0, _movedim_b0), (_movedim_c1, _movedim_b1),)
+_movedim_ovs = ((_movedim_c0, _movedim_b0, 3), (_movedim_c1, _movedim_b1, 3),)
 _movedim_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def movedim(*args, **kwargs):
@@ -658,7 +704,10 @@ def movedim(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _movedim_ovs:
+        _na = len(args)
+        for c, b, _most in _movedim_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -700,6 +749,11 @@ def _moveaxis_c0(input, source, destination):
     return s
 
 def _moveaxis_b0(input, source, destination):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and source.__class__ is int and destination.__class__ is int:
+        _k = _c_moveaxis_intlist.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, source, destination)
     return _op_moveaxis_intlist(input, source, destination)
 
 def _moveaxis_c1(input, source, destination):
@@ -743,7 +797,7 @@ def _moveaxis_e1(input, source, destination):
     return None
 
 _moveaxis_errs = ((3, 3, _moveaxis_e0), (3, 3, _moveaxis_e1),)
-_moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0), (_moveaxis_c1, _moveaxis_b1),)
+_moveaxis_ovs = ((_moveaxis_c0, _moveaxis_b0, 3), (_moveaxis_c1, _moveaxis_b1, 3),)
 _moveaxis_sigs = ('(Tensor input, int source, int destination)', '(Tensor input, tuple of ints source, tuple of ints destination)')
 
 def moveaxis(*args, **kwargs):
@@ -753,7 +807,10 @@ def moveaxis(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _moveaxis_ovs:
+        _na = len(args)
+        for c, b, _most in _moveaxis_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -893,6 +950,13 @@ def _tensor_split_c1(input, indices, dim=0):
     return s
 
 def _tensor_split_b1(input, indices, dim=0):
+    _ks = input._ks
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and indices.__class__ is int:
+        _k = _c_tensor_split_indices.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, indices, dim))
     return _as_tuple(_op_tensor_split_indices(input, indices, dim))
 
 def _tensor_split_c2(input, tensor_indices_or_sections, dim=0):
@@ -944,7 +1008,7 @@ def _tensor_split_e2(input, tensor_indices_or_sections, dim=0):
     return None
 
 _tensor_split_errs = ((2, 3, _tensor_split_e0), (2, 3, _tensor_split_e1), (2, 3, _tensor_split_e2),)
-_tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0), (_tensor_split_c1, _tensor_split_b1), (_tensor_split_c2, _tensor_split_b2),)
+_tensor_split_ovs = ((_tensor_split_c0, _tensor_split_b0, 3), (_tensor_split_c1, _tensor_split_b1, 3), (_tensor_split_c2, _tensor_split_b2, 3),)
 _tensor_split_sigs = ('(Tensor input, tuple of ints indices, int dim = 0)', '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)', '(Tensor input, int sections, int dim = 0)')
 
 def tensor_split(*args, **kwargs):
@@ -954,7 +1018,10 @@ def tensor_split(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _tensor_split_ovs:
+        _na = len(args)
+        for c, b, _most in _tensor_split_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1012,6 +1079,11 @@ def _hsplit_c1(input, indices):
     return s
 
 def _hsplit_b1(input, indices):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and indices.__class__ is int:
+        _k = _c_hsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, indices))
     return _as_tuple(_op_hsplit_array(input, indices))
 
 def _hsplit_e0(input, sections):
@@ -1029,7 +1101,7 @@ def _hsplit_e1(input, indices):
     return None
 
 _hsplit_errs = ((2, 2, _hsplit_e0), (2, 2, _hsplit_e1),)
-_hsplit_ovs = ((_hsplit_c0, _hsplit_b0), (_hsplit_c1, _hsplit_b1),)
+_hsplit_ovs = ((_hsplit_c0, _hsplit_b0, 2), (_hsplit_c1, _hsplit_b1, 2),)
 _hsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def hsplit(*args, **kwargs):
@@ -1039,7 +1111,10 @@ def hsplit(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _hsplit_ovs:
+        _na = len(args)
+        for c, b, _most in _hsplit_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1097,6 +1172,11 @@ def _vsplit_c1(input, indices):
     return s
 
 def _vsplit_b1(input, indices):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and indices.__class__ is int:
+        _k = _c_vsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, indices))
     return _as_tuple(_op_vsplit_array(input, indices))
 
 def _vsplit_e0(input, sections):
@@ -1114,7 +1194,7 @@ def _vsplit_e1(input, indices):
     return None
 
 _vsplit_errs = ((2, 2, _vsplit_e0), (2, 2, _vsplit_e1),)
-_vsplit_ovs = ((_vsplit_c0, _vsplit_b0), (_vsplit_c1, _vsplit_b1),)
+_vsplit_ovs = ((_vsplit_c0, _vsplit_b0, 2), (_vsplit_c1, _vsplit_b1, 2),)
 _vsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def vsplit(*args, **kwargs):
@@ -1124,7 +1204,10 @@ def vsplit(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _vsplit_ovs:
+        _na = len(args)
+        for c, b, _most in _vsplit_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1182,6 +1265,11 @@ def _dsplit_c1(input, indices):
     return s
 
 def _dsplit_b1(input, indices):
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and indices.__class__ is int:
+        _k = _c_dsplit_array.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(input, indices))
     return _as_tuple(_op_dsplit_array(input, indices))
 
 def _dsplit_e0(input, sections):
@@ -1199,7 +1287,7 @@ def _dsplit_e1(input, indices):
     return None
 
 _dsplit_errs = ((2, 2, _dsplit_e0), (2, 2, _dsplit_e1),)
-_dsplit_ovs = ((_dsplit_c0, _dsplit_b0), (_dsplit_c1, _dsplit_b1),)
+_dsplit_ovs = ((_dsplit_c0, _dsplit_b0, 2), (_dsplit_c1, _dsplit_b1, 2),)
 _dsplit_sigs = ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)')
 
 def dsplit(*args, **kwargs):
@@ -1209,7 +1297,10 @@ def dsplit(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _dsplit_ovs:
+        _na = len(args)
+        for c, b, _most in _dsplit_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1280,6 +1371,13 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0):
             raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 2, 'tuple of ints', split_sizes)
         if dim.__class__ is not int and not _is_int(dim):
             raise _bad_arg('unsafe_split_with_sizes', 'dim', 3, 'int', dim)
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and split_sizes.__class__ is int:
+            _k = _c_unsafe_split_with_sizes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, split_sizes, dim))
         return _as_tuple(_op_unsafe_split_with_sizes_default(input, split_sizes, dim))
     except TypeError:
         _r = _tf_duck_bound(unsafe_split_with_sizes, locals(), ('input',), 'ember.unsafe_split_with_sizes')
@@ -1365,6 +1463,11 @@ def reshape(input, shape):
             raise _bad_arg('reshape', 'input', 1, 'Tensor', input)
         if not _is_intseq(shape):
             raise _bad_arg('reshape', 'shape', 2, 'tuple of ints', shape)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and shape.__class__ is int:
+            _k = _c_reshape_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, shape)
         return _op_reshape_default(input, shape)
     except TypeError:
         _r = _tf_duck_bound(reshape, locals(), ('input',), 'ember.reshape')
@@ -1497,6 +1600,14 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
             raise _bad_arg('as_strided_scatter', 'stride', 4, 'tuple of ints', stride)
         if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
             raise _bad_arg('as_strided_scatter', 'storage_offset', 5, 'int', storage_offset)
+        _ks = input._ks
+        _ks |= src._ks
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, src, size, stride, storage_offset)
         return _op_as_strided_scatter_default(input, src, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(as_strided_scatter, locals(), ('input', 'src'), 'ember.as_strided_scatter')

@@ -128,6 +128,13 @@ def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('as_strided_copy', 'out', None, 'Tensor', out)
             return _op_as_strided_copy_out(input, size, stride, storage_offset, out=out)
+        _ks = input._ks
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, size, stride, storage_offset)
         return _op_as_strided_copy_default(input, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(as_strided_copy, locals(), ('input', 'out'), 'ember.as_strided_copy')
@@ -182,6 +189,11 @@ def expand_copy(input, size, *, implicit=False, out=None):
         if not _is_intseq(size):
             raise _bad_arg('expand_copy', 'size', 2, 'tuple of ints', size)
         if out is None and implicit is False:
+            _ks = input._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int:
+                _k = _c_expand_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, size)
             return _op_expand_copy_default(input, size)
         if implicit.__class__ is not bool:
             raise _bad_arg('expand_copy', 'implicit', None, 'bool', implicit)
@@ -210,6 +222,11 @@ def permute_copy(input, dims, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('permute_copy', 'out', None, 'Tensor', out)
             return _op_permute_copy_out(input, dims, out=out)
+        _ks = input._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+            _k = _c_permute_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, dims)
         return _op_permute_copy_default(input, dims)
     except TypeError:
         _r = _tf_duck_bound(permute_copy, locals(), ('input', 'out'), 'ember.permute_copy')
@@ -361,6 +378,13 @@ def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
             if not (isinstance(out, (list, tuple)) and not [o for o in out if not isinstance(o, TensorImpl)]):
                 raise _bad_arg('split_with_sizes_copy', 'out', None, 'tuple of Tensors', out)
             return _as_tuple(_op_split_with_sizes_copy_out(input, split_sizes, dim, out=out))
+        _ks = input._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and split_sizes.__class__ is int:
+            _k = _c_split_with_sizes_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(input, split_sizes, dim))
         return _as_tuple(_op_split_with_sizes_copy_default(input, split_sizes, dim))
     except TypeError:
         _r = _tf_duck_bound(split_with_sizes_copy, locals(), ('input', 'out'), 'ember.split_with_sizes_copy')
@@ -415,6 +439,11 @@ def _squeeze_copy_c2(input, dim, *, out=None):
 def _squeeze_copy_b2(input, dim, *, out=None):
     if out is not None:
         return _op_squeeze_copy_dims_out(input, dim, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        _k = _c_squeeze_copy_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, dim)
     return _op_squeeze_copy_dims(input, dim)
 
 def _squeeze_copy_e0(input, *, out=None):
@@ -443,7 +472,7 @@ def _squeeze_copy_e2(input, dim, *, out=None):
     return None
 
 _squeeze_copy_errs = ((1, 2, _squeeze_copy_e0), (2, 3, _squeeze_copy_e1), (2, 3, _squeeze_copy_e2),)
-_squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0), (_squeeze_copy_c1, _squeeze_copy_b1), (_squeeze_copy_c2, _squeeze_copy_b2),)
+_squeeze_copy_ovs = ((_squeeze_copy_c0, _squeeze_copy_b0, 1), (_squeeze_copy_c1, _squeeze_copy_b1, 2), (_squeeze_copy_c2, _squeeze_copy_b2, 2),)
 _squeeze_copy_sigs = ('(Tensor input, *, Tensor out = None)', '(Tensor input, int dim, *, Tensor out = None)', '(Tensor input, tuple of ints dim, *, Tensor out = None)')
 
 def squeeze_copy(*args, **kwargs):
@@ -453,7 +482,10 @@ def squeeze_copy(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _squeeze_copy_ovs:
+        _na = len(args)
+        for c, b, _most in _squeeze_copy_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -607,6 +639,11 @@ def _view_copy_c0(input, size, *, out=None):
 def _view_copy_b0(input, size, *, out=None):
     if out is not None:
         return _op_view_copy_out(input, size, out=out)
+    _ks = input._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int:
+        _k = _c_view_copy_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, size)
     return _op_view_copy_default(input, size)
 
 def _view_copy_c1(input, dtype, *, out=None):
@@ -646,7 +683,7 @@ def _view_copy_e1(input, dtype, *, out=None):
     return None
 
 _view_copy_errs = ((2, 3, _view_copy_e0), (2, 3, _view_copy_e1),)
-_view_copy_ovs = ((_view_copy_c0, _view_copy_b0), (_view_copy_c1, _view_copy_b1),)
+_view_copy_ovs = ((_view_copy_c0, _view_copy_b0, 2), (_view_copy_c1, _view_copy_b1, 2),)
 _view_copy_sigs = ('(Tensor input, ember.dtype dtype, *, Tensor out = None)', '(Tensor input, tuple of ints size, *, Tensor out = None)')
 
 def view_copy(*args, **kwargs):
@@ -656,7 +693,10 @@ def view_copy(*args, **kwargs):
             return _r
     try:
         best = None
-        for c, b in _view_copy_ovs:
+        _na = len(args)
+        for c, b, _most in _view_copy_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

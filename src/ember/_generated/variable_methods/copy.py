@@ -194,7 +194,7 @@ def __m_fill__e1(self, value):
     return None
 
 __m_fill__errs = ((1, 1, __m_fill__e0), (1, 1, __m_fill__e1),)
-__m_fill__ovs = ((__m_fill__c0, __m_fill__b0), (__m_fill__c1, __m_fill__b1),)
+__m_fill__ovs = ((__m_fill__c0, __m_fill__b0, 2), (__m_fill__c1, __m_fill__b1, 2),)
 __m_fill__sigs = ('(Tensor value)', '(Number value)')
 
 def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -205,7 +205,10 @@ def _m_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_fill__ovs:
+        _na = len(args)
+        for c, b, _most in __m_fill__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

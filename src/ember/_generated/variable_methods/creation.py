@@ -75,6 +75,11 @@ def _m_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=
         if not _is_intseq(stride):
             raise _bad_arg('new_empty_strided', 'stride', 2, 'tuple of ints', stride)
         if dtype is None and layout is None and device is None and pin_memory is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+                _k = _c_new_empty_strided_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, size, stride)
             return _op_new_empty_strided_default(self, size, stride)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('new_empty_strided', 'dtype', None, 'ember.dtype', dtype)
@@ -98,6 +103,13 @@ def _m_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
         if fill_value.__class__ is not int and fill_value.__class__ is not float and not _is_scalar(fill_value):
             raise _bad_arg('new_full', 'fill_value', 2, 'Number', fill_value)
         if dtype is None and layout is None and device is None and pin_memory is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if fill_value.__class__ in _TENSOR_TYPES and fill_value._ks != _ks:
+                _ks |= fill_value._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int:
+                _k = _c_new_full_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, size, fill_value)
             return _op_new_full_default(self, size, fill_value)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('new_full', 'dtype', None, 'ember.dtype', dtype)

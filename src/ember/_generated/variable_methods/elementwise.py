@@ -612,7 +612,7 @@ def __m_div_e1(self, other, *, rounding_mode, out=None):
     return None
 
 __m_div_errs = ((1, 2, __m_div_e0), (2, 3, __m_div_e1),)
-__m_div_ovs = ((__m_div_c0, __m_div_b0), (__m_div_c1, __m_div_b1),)
+__m_div_ovs = ((__m_div_c0, __m_div_b0, 2), (__m_div_c1, __m_div_b1, 2),)
 __m_div_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -623,7 +623,10 @@ def _m_div(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_div_ovs:
+        _na = len(args)
+        for c, b, _most in __m_div_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -697,7 +700,7 @@ def __m_div__e1(self, other, *, rounding_mode):
     return None
 
 __m_div__errs = ((1, 1, __m_div__e0), (2, 2, __m_div__e1),)
-__m_div__ovs = ((__m_div__c0, __m_div__b0), (__m_div__c1, __m_div__b1),)
+__m_div__ovs = ((__m_div__c0, __m_div__b0, 2), (__m_div__c1, __m_div__b1, 2),)
 __m_div__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -708,7 +711,10 @@ def _m_div_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_div__ovs:
+        _na = len(args)
+        for c, b, _most in __m_div__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -914,7 +920,7 @@ def __m_float_power__e1(self, exponent):
     return None
 
 __m_float_power__errs = ((1, 1, __m_float_power__e0), (1, 1, __m_float_power__e1),)
-__m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0), (__m_float_power__c1, __m_float_power__b1),)
+__m_float_power__ovs = ((__m_float_power__c0, __m_float_power__b0, 2), (__m_float_power__c1, __m_float_power__b1, 2),)
 __m_float_power__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -925,7 +931,10 @@ def _m_float_power_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_float_power__ovs:
+        _na = len(args)
+        for c, b, _most in __m_float_power__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1029,7 +1038,7 @@ def __m_pow__e1(self, exponent):
     return None
 
 __m_pow__errs = ((1, 1, __m_pow__e0), (1, 1, __m_pow__e1),)
-__m_pow__ovs = ((__m_pow__c0, __m_pow__b0), (__m_pow__c1, __m_pow__b1),)
+__m_pow__ovs = ((__m_pow__c0, __m_pow__b0, 2), (__m_pow__c1, __m_pow__b1, 2),)
 __m_pow__sigs = ('(Tensor exponent)', '(Number exponent)')
 
 def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1040,7 +1049,10 @@ def _m_pow_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_pow__ovs:
+        _na = len(args)
+        for c, b, _most in __m_pow__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2250,7 +2262,7 @@ def __m_clamp_e1(self, min=None, max=None, *, out=None):
     return None
 
 __m_clamp_errs = ((0, 3, __m_clamp_e0), (0, 3, __m_clamp_e1),)
-__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0), (__m_clamp_c1, __m_clamp_b1),)
+__m_clamp_ovs = ((__m_clamp_c0, __m_clamp_b0, 3), (__m_clamp_c1, __m_clamp_b1, 3),)
 __m_clamp_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -2263,7 +2275,10 @@ def _m_clamp(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_clamp_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clamp_ovs:
+        _na = len(args)
+        for c, b, _most in __m_clamp_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2352,7 +2367,7 @@ def __m_clamp__e1(self, min=None, max=None):
     return None
 
 __m_clamp__errs = ((0, 2, __m_clamp__e0), (0, 2, __m_clamp__e1),)
-__m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0), (__m_clamp__c1, __m_clamp__b1),)
+__m_clamp__ovs = ((__m_clamp__c0, __m_clamp__b0, 3), (__m_clamp__c1, __m_clamp__b1, 3),)
 __m_clamp__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -2365,7 +2380,10 @@ def _m_clamp_(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_clamp__b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clamp__ovs:
+        _na = len(args)
+        for c, b, _most in __m_clamp__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2447,7 +2465,7 @@ def __m_clamp_min_e1(self, min, *, out=None):
     return None
 
 __m_clamp_min_errs = ((1, 2, __m_clamp_min_e0), (1, 2, __m_clamp_min_e1),)
-__m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0), (__m_clamp_min_c1, __m_clamp_min_b1),)
+__m_clamp_min_ovs = ((__m_clamp_min_c0, __m_clamp_min_b0, 2), (__m_clamp_min_c1, __m_clamp_min_b1, 2),)
 __m_clamp_min_sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -2458,7 +2476,10 @@ def _m_clamp_min(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clamp_min_ovs:
+        _na = len(args)
+        for c, b, _most in __m_clamp_min_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -2540,7 +2561,7 @@ def __m_clamp_max_e1(self, max, *, out=None):
     return None
 
 __m_clamp_max_errs = ((1, 2, __m_clamp_max_e0), (1, 2, __m_clamp_max_e1),)
-__m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0), (__m_clamp_max_c1, __m_clamp_max_b1),)
+__m_clamp_max_ovs = ((__m_clamp_max_c0, __m_clamp_max_b0, 2), (__m_clamp_max_c1, __m_clamp_max_b1, 2),)
 __m_clamp_max_sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -2551,7 +2572,10 @@ def _m_clamp_max(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clamp_max_ovs:
+        _na = len(args)
+        for c, b, _most in __m_clamp_max_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -3075,7 +3099,7 @@ def __m_round_e1(self, *, decimals, out=None):
     return None
 
 __m_round_errs = ((0, 1, __m_round_e0), (1, 2, __m_round_e1),)
-__m_round_ovs = ((__m_round_c0, __m_round_b0), (__m_round_c1, __m_round_b1),)
+__m_round_ovs = ((__m_round_c0, __m_round_b0, 1), (__m_round_c1, __m_round_b1, 1),)
 __m_round_sigs = ('()', '(*, int decimals)')
 
 def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -3094,7 +3118,10 @@ def _m_round(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_round_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_round_ovs:
+        _na = len(args)
+        for c, b, _most in __m_round_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -3154,7 +3181,7 @@ def __m_round__e1(self, *, decimals):
     return None
 
 __m_round__errs = ((0, 0, __m_round__e0), (1, 1, __m_round__e1),)
-__m_round__ovs = ((__m_round__c0, __m_round__b0), (__m_round__c1, __m_round__b1),)
+__m_round__ovs = ((__m_round__c0, __m_round__b0, 1), (__m_round__c1, __m_round__b1, 1),)
 __m_round__sigs = ('()', '(*, int decimals)')
 
 def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -3173,7 +3200,10 @@ def _m_round_(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_round__b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_round__ovs:
+        _na = len(args)
+        for c, b, _most in __m_round__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4109,7 +4139,7 @@ def __m_lerp_e1(self, end, weight, *, out=None):
     return None
 
 __m_lerp_errs = ((2, 3, __m_lerp_e0), (2, 3, __m_lerp_e1),)
-__m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0), (__m_lerp_c1, __m_lerp_b1),)
+__m_lerp_ovs = ((__m_lerp_c0, __m_lerp_b0, 3), (__m_lerp_c1, __m_lerp_b1, 3),)
 __m_lerp_sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -4120,7 +4150,10 @@ def _m_lerp(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_lerp_ovs:
+        _na = len(args)
+        for c, b, _most in __m_lerp_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4204,7 +4237,7 @@ def __m_lerp__e1(self, end, weight):
     return None
 
 __m_lerp__errs = ((2, 2, __m_lerp__e0), (2, 2, __m_lerp__e1),)
-__m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0), (__m_lerp__c1, __m_lerp__b1),)
+__m_lerp__ovs = ((__m_lerp__c0, __m_lerp__b0, 3), (__m_lerp__c1, __m_lerp__b1, 3),)
 __m_lerp__sigs = ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)')
 
 def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -4215,7 +4248,10 @@ def _m_lerp_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_lerp__ovs:
+        _na = len(args)
+        for c, b, _most in __m_lerp__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4675,7 +4711,7 @@ def __m_clamp_min__e1(self, min):
     return None
 
 __m_clamp_min__errs = ((1, 1, __m_clamp_min__e0), (1, 1, __m_clamp_min__e1),)
-__m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0), (__m_clamp_min__c1, __m_clamp_min__b1),)
+__m_clamp_min__ovs = ((__m_clamp_min__c0, __m_clamp_min__b0, 2), (__m_clamp_min__c1, __m_clamp_min__b1, 2),)
 __m_clamp_min__sigs = ('(Tensor min)', '(Number min)')
 
 def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -4686,7 +4722,10 @@ def _m_clamp_min_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clamp_min__ovs:
+        _na = len(args)
+        for c, b, _most in __m_clamp_min__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -4760,7 +4799,7 @@ def __m_clamp_max__e1(self, max):
     return None
 
 __m_clamp_max__errs = ((1, 1, __m_clamp_max__e0), (1, 1, __m_clamp_max__e1),)
-__m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0), (__m_clamp_max__c1, __m_clamp_max__b1),)
+__m_clamp_max__ovs = ((__m_clamp_max__c0, __m_clamp_max__b0, 2), (__m_clamp_max__c1, __m_clamp_max__b1, 2),)
 __m_clamp_max__sigs = ('(Tensor max)', '(Number max)')
 
 def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -4771,7 +4810,10 @@ def _m_clamp_max_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clamp_max__ovs:
+        _na = len(args)
+        for c, b, _most in __m_clamp_max__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -5840,7 +5882,7 @@ def __m_clip_e1(self, min=None, max=None, *, out=None):
     return None
 
 __m_clip_errs = ((0, 3, __m_clip_e0), (0, 3, __m_clip_e1),)
-__m_clip_ovs = ((__m_clip_c0, __m_clip_b0), (__m_clip_c1, __m_clip_b1),)
+__m_clip_ovs = ((__m_clip_c0, __m_clip_b0, 3), (__m_clip_c1, __m_clip_b1, 3),)
 __m_clip_sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -5853,7 +5895,10 @@ def _m_clip(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_clip_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clip_ovs:
+        _na = len(args)
+        for c, b, _most in __m_clip_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -5942,7 +5987,7 @@ def __m_clip__e1(self, min=None, max=None):
     return None
 
 __m_clip__errs = ((0, 2, __m_clip__e0), (0, 2, __m_clip__e1),)
-__m_clip__ovs = ((__m_clip__c0, __m_clip__b0), (__m_clip__c1, __m_clip__b1),)
+__m_clip__ovs = ((__m_clip__c0, __m_clip__b0, 3), (__m_clip__c1, __m_clip__b1, 3),)
 __m_clip__sigs = ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)')
 
 def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -5955,7 +6000,10 @@ def _m_clip_(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_clip__b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_clip__ovs:
+        _na = len(args)
+        for c, b, _most in __m_clip__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -6050,7 +6098,7 @@ def __m_subtract_e1(self, other, alpha=1):
     return None
 
 __m_subtract_errs = ((1, 3, __m_subtract_e0), (1, 2, __m_subtract_e1),)
-__m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0), (__m_subtract_c1, __m_subtract_b1),)
+__m_subtract_ovs = ((__m_subtract_c0, __m_subtract_b0, 2), (__m_subtract_c1, __m_subtract_b1, 3),)
 __m_subtract_sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -6061,7 +6109,10 @@ def _m_subtract(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_subtract_ovs:
+        _na = len(args)
+        for c, b, _most in __m_subtract_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -6154,7 +6205,7 @@ def __m_subtract__e1(self, other, alpha=1):
     return None
 
 __m_subtract__errs = ((1, 2, __m_subtract__e0), (1, 2, __m_subtract__e1),)
-__m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0), (__m_subtract__c1, __m_subtract__b1),)
+__m_subtract__ovs = ((__m_subtract__c0, __m_subtract__b0, 2), (__m_subtract__c1, __m_subtract__b1, 3),)
 __m_subtract__sigs = ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)')
 
 def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -6165,7 +6216,10 @@ def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_subtract__ovs:
+        _na = len(args)
+        for c, b, _most in __m_subtract__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -6309,7 +6363,7 @@ def __m_divide_e1(self, other, *, rounding_mode, out=None):
     return None
 
 __m_divide_errs = ((1, 2, __m_divide_e0), (2, 3, __m_divide_e1),)
-__m_divide_ovs = ((__m_divide_c0, __m_divide_b0), (__m_divide_c1, __m_divide_b1),)
+__m_divide_ovs = ((__m_divide_c0, __m_divide_b0, 2), (__m_divide_c1, __m_divide_b1, 2),)
 __m_divide_sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -6320,7 +6374,10 @@ def _m_divide(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_divide_ovs:
+        _na = len(args)
+        for c, b, _most in __m_divide_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

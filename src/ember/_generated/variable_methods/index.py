@@ -244,7 +244,7 @@ def __m_scatter_e3(self, dim, index, value, *, reduce, out=None):
     return None
 
 __m_scatter_errs = ((3, 4, __m_scatter_e0), (3, 4, __m_scatter_e1), (4, 5, __m_scatter_e2), (4, 5, __m_scatter_e3),)
-__m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0), (__m_scatter_c1, __m_scatter_b1), (__m_scatter_c2, __m_scatter_b2), (__m_scatter_c3, __m_scatter_b3),)
+__m_scatter_ovs = ((__m_scatter_c0, __m_scatter_b0, 4), (__m_scatter_c1, __m_scatter_b1, 4), (__m_scatter_c2, __m_scatter_b2, 4), (__m_scatter_c3, __m_scatter_b3, 4),)
 __m_scatter_sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -255,7 +255,10 @@ def _m_scatter(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_scatter_ovs:
+        _na = len(args)
+        for c, b, _most in __m_scatter_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -405,7 +408,7 @@ def __m_scatter__e3(self, dim, index, value, *, reduce):
     return None
 
 __m_scatter__errs = ((3, 3, __m_scatter__e0), (3, 3, __m_scatter__e1), (4, 4, __m_scatter__e2), (4, 4, __m_scatter__e3),)
-__m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0), (__m_scatter__c1, __m_scatter__b1), (__m_scatter__c2, __m_scatter__b2), (__m_scatter__c3, __m_scatter__b3),)
+__m_scatter__ovs = ((__m_scatter__c0, __m_scatter__b0, 4), (__m_scatter__c1, __m_scatter__b1, 4), (__m_scatter__c2, __m_scatter__b2, 4), (__m_scatter__c3, __m_scatter__b3, 4),)
 __m_scatter__sigs = ('(int dim, Tensor index, Tensor src)', '(int dim, Tensor index, Tensor src, *, str reduce)', '(int dim, Tensor index, Number value)', '(int dim, Tensor index, Number value, *, str reduce)')
 
 def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -416,7 +419,10 @@ def _m_scatter_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_scatter__ovs:
+        _na = len(args)
+        for c, b, _most in __m_scatter__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -801,7 +807,7 @@ def __m_index_fill_e1(self, dim, index, value):
     return None
 
 __m_index_fill_errs = ((3, 3, __m_index_fill_e0), (3, 3, __m_index_fill_e1),)
-__m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0), (__m_index_fill_c1, __m_index_fill_b1),)
+__m_index_fill_ovs = ((__m_index_fill_c0, __m_index_fill_b0, 4), (__m_index_fill_c1, __m_index_fill_b1, 4),)
 __m_index_fill_sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -812,7 +818,10 @@ def _m_index_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_index_fill_ovs:
+        _na = len(args)
+        for c, b, _most in __m_index_fill_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -908,7 +917,7 @@ def __m_index_fill__e1(self, dim, index, value):
     return None
 
 __m_index_fill__errs = ((3, 3, __m_index_fill__e0), (3, 3, __m_index_fill__e1),)
-__m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0), (__m_index_fill__c1, __m_index_fill__b1),)
+__m_index_fill__ovs = ((__m_index_fill__c0, __m_index_fill__b0, 4), (__m_index_fill__c1, __m_index_fill__b1, 4),)
 __m_index_fill__sigs = ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)')
 
 def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -919,7 +928,10 @@ def _m_index_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_index_fill__ovs:
+        _na = len(args)
+        for c, b, _most in __m_index_fill__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1003,7 +1015,7 @@ def __m_masked_fill_e1(self, mask, value):
     return None
 
 __m_masked_fill_errs = ((2, 2, __m_masked_fill_e0), (2, 2, __m_masked_fill_e1),)
-__m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0), (__m_masked_fill_c1, __m_masked_fill_b1),)
+__m_masked_fill_ovs = ((__m_masked_fill_c0, __m_masked_fill_b0, 3), (__m_masked_fill_c1, __m_masked_fill_b1, 3),)
 __m_masked_fill_sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1014,7 +1026,10 @@ def _m_masked_fill(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_masked_fill_ovs:
+        _na = len(args)
+        for c, b, _most in __m_masked_fill_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1098,7 +1113,7 @@ def __m_masked_fill__e1(self, mask, value):
     return None
 
 __m_masked_fill__errs = ((2, 2, __m_masked_fill__e0), (2, 2, __m_masked_fill__e1),)
-__m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0), (__m_masked_fill__c1, __m_masked_fill__b1),)
+__m_masked_fill__ovs = ((__m_masked_fill__c0, __m_masked_fill__b0, 3), (__m_masked_fill__c1, __m_masked_fill__b1, 3),)
 __m_masked_fill__sigs = ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)')
 
 def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1109,7 +1124,10 @@ def _m_masked_fill_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_masked_fill__ovs:
+        _na = len(args)
+        for c, b, _most in __m_masked_fill__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

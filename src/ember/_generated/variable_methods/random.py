@@ -159,7 +159,7 @@ def __m_random__e2(self, *, generator=None):
     return None
 
 __m_random__errs = ((2, 3, __m_random__e0), (1, 2, __m_random__e1), (0, 1, __m_random__e2),)
-__m_random__ovs = ((__m_random__c0, __m_random__b0), (__m_random__c1, __m_random__b1), (__m_random__c2, __m_random__b2),)
+__m_random__ovs = ((__m_random__c0, __m_random__b0, 3), (__m_random__c1, __m_random__b1, 2), (__m_random__c2, __m_random__b2, 1),)
 __m_random__sigs = ('(*, ember.Generator generator = None)', '(int from, int to, *, ember.Generator generator = None)', '(int to, *, ember.Generator generator = None)')
 
 def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -178,7 +178,10 @@ def _m_random_(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_random__b2(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_random__ovs:
+        _na = len(args)
+        for c, b, _most in __m_random__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -277,7 +280,7 @@ def __m_bernoulli_e1(self, p, *, generator=None):
     return None
 
 __m_bernoulli_errs = ((0, 2, __m_bernoulli_e0), (1, 2, __m_bernoulli_e1),)
-__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0), (__m_bernoulli_c1, __m_bernoulli_b1),)
+__m_bernoulli_ovs = ((__m_bernoulli_c0, __m_bernoulli_b0, 1), (__m_bernoulli_c1, __m_bernoulli_b1, 2),)
 __m_bernoulli_sigs = ('(*, ember.Generator generator = None)', '(float p, *, ember.Generator generator = None)')
 
 def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -296,7 +299,10 @@ def _m_bernoulli(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_bernoulli_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_bernoulli_ovs:
+        _na = len(args)
+        for c, b, _most in __m_bernoulli_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -131,6 +131,11 @@ def __m_sum_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 def __m_sum_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_sum_dim_IntList.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
         return _op_sum_dim_IntList(self, dim, keepdim)
     if out is not None:
         return _op_sum_IntList_out(self, dim, keepdim, dtype=dtype, out=out)
@@ -153,7 +158,7 @@ def __m_sum_e1(self, dim, keepdim=False, *, dtype=None, out=None):
     return None
 
 __m_sum_errs = ((0, 1, __m_sum_e0), (1, 4, __m_sum_e1),)
-__m_sum_ovs = ((__m_sum_c0, __m_sum_b0), (__m_sum_c1, __m_sum_b1),)
+__m_sum_ovs = ((__m_sum_c0, __m_sum_b0, 1), (__m_sum_c1, __m_sum_b1, 3),)
 __m_sum_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -172,7 +177,10 @@ def _m_sum(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_sum_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_sum_ovs:
+        _na = len(args)
+        for c, b, _most in __m_sum_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -232,6 +240,11 @@ def __m_mean_c1(self, dim, keepdim=False, *, dtype=None, out=None):
 
 def __m_mean_b1(self, dim, keepdim=False, *, dtype=None, out=None):
     if out is None and dtype is None:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_mean_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
         return _op_mean_dim(self, dim, keepdim)
     if out is not None:
         return _op_mean_out(self, dim, keepdim, dtype=dtype, out=out)
@@ -256,7 +269,7 @@ def __m_mean_e1(self, dim, keepdim=False, *, dtype=None, out=None):
     return None
 
 __m_mean_errs = ((0, 2, __m_mean_e0), (1, 4, __m_mean_e1),)
-__m_mean_ovs = ((__m_mean_c0, __m_mean_b0), (__m_mean_c1, __m_mean_b1),)
+__m_mean_ovs = ((__m_mean_c0, __m_mean_b0, 1), (__m_mean_c1, __m_mean_b1, 3),)
 __m_mean_sigs = ('(*, ember.dtype dtype = None)', '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -275,7 +288,10 @@ def _m_mean(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_mean_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_mean_ovs:
+        _na = len(args)
+        for c, b, _most in __m_mean_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -362,7 +378,7 @@ def __m_prod_e1(self, dim, keepdim=False, *, dtype=None, out=None):
     return None
 
 __m_prod_errs = ((0, 1, __m_prod_e0), (1, 4, __m_prod_e1),)
-__m_prod_ovs = ((__m_prod_c0, __m_prod_b0), (__m_prod_c1, __m_prod_b1),)
+__m_prod_ovs = ((__m_prod_c0, __m_prod_b0, 1), (__m_prod_c1, __m_prod_b1, 3),)
 __m_prod_sigs = ('(*, ember.dtype dtype = None)', '(int dim, bool keepdim = False, *, ember.dtype dtype = None)')
 
 def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -381,7 +397,10 @@ def _m_prod(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_prod_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_prod_ovs:
+        _na = len(args)
+        for c, b, _most in __m_prod_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -427,6 +446,11 @@ def _m_amax(self, dim=(), keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('amax', 'out', None, 'Tensor', out)
             return _op_amax_out(self, dim, keepdim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_amax_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
         return _op_amax_default(self, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(_m_amax, locals(), ('self', 'out'), 'ember.Tensor.amax')
@@ -450,6 +474,11 @@ def _m_amin(self, dim=(), keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('amin', 'out', None, 'Tensor', out)
             return _op_amin_out(self, dim, keepdim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_amin_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
         return _op_amin_default(self, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(_m_amin, locals(), ('self', 'out'), 'ember.Tensor.amin')
@@ -468,6 +497,11 @@ def _m_hash_tensor(self, dim=(), *, keepdim=False, mode=0, out=None):
         if not _is_intlist(dim):
             raise _bad_arg('hash_tensor', 'dim', 1, 'tuple of ints', dim)
         if out is None and keepdim is False and mode.__class__ is int and mode == 0:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+                _k = _c_hash_tensor_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim)
             return _op_hash_tensor_default(self, dim)
         if keepdim.__class__ is not bool:
             raise _bad_arg('hash_tensor', 'keepdim', None, 'bool', keepdim)
@@ -581,7 +615,7 @@ def __m_max_e2(self, other, *, out=None):
     return None
 
 __m_max_errs = ((0, 1, __m_max_e0), (1, 3, __m_max_e1), (1, 2, __m_max_e2),)
-__m_max_ovs = ((__m_max_c0, __m_max_b0), (__m_max_c1, __m_max_b1), (__m_max_c2, __m_max_b2),)
+__m_max_ovs = ((__m_max_c0, __m_max_b0, 1), (__m_max_c1, __m_max_b1, 3), (__m_max_c2, __m_max_b2, 2),)
 __m_max_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -600,7 +634,10 @@ def _m_max(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_max_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_max_ovs:
+        _na = len(args)
+        for c, b, _most in __m_max_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -701,7 +738,7 @@ def __m_min_e2(self, other, *, out=None):
     return None
 
 __m_min_errs = ((0, 1, __m_min_e0), (1, 3, __m_min_e1), (1, 2, __m_min_e2),)
-__m_min_ovs = ((__m_min_c0, __m_min_b0), (__m_min_c1, __m_min_b1), (__m_min_c2, __m_min_b2),)
+__m_min_ovs = ((__m_min_c0, __m_min_b0, 1), (__m_min_c1, __m_min_b1, 3), (__m_min_c2, __m_min_b2, 2),)
 __m_min_sigs = ('()', '(Tensor other)', '(int dim, bool keepdim = False)')
 
 def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -720,7 +757,10 @@ def _m_min(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_min_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_min_ovs:
+        _na = len(args)
+        for c, b, _most in __m_min_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -851,6 +891,11 @@ def __m_all_c2(self, dim=None, keepdim=False, *, out=None):
 def __m_all_b2(self, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_all_dims_out(self, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_all_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim, keepdim)
     return _op_all_dims(self, dim, keepdim)
 
 def __m_all_e0(self, *, out=None):
@@ -877,7 +922,7 @@ def __m_all_e2(self, dim=None, keepdim=False, *, out=None):
     return None
 
 __m_all_errs = ((0, 1, __m_all_e0), (1, 3, __m_all_e1), (0, 3, __m_all_e2),)
-__m_all_ovs = ((__m_all_c0, __m_all_b0), (__m_all_c1, __m_all_b1), (__m_all_c2, __m_all_b2),)
+__m_all_ovs = ((__m_all_c0, __m_all_b0, 1), (__m_all_c1, __m_all_b1, 3), (__m_all_c2, __m_all_b2, 3),)
 __m_all_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -896,7 +941,10 @@ def _m_all(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_all_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_all_ovs:
+        _na = len(args)
+        for c, b, _most in __m_all_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -971,6 +1019,11 @@ def __m_any_c2(self, dim=None, keepdim=False, *, out=None):
 def __m_any_b2(self, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return _op_any_dims_out(self, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_any_dims.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim, keepdim)
     return _op_any_dims(self, dim, keepdim)
 
 def __m_any_e0(self, *, out=None):
@@ -997,7 +1050,7 @@ def __m_any_e2(self, dim=None, keepdim=False, *, out=None):
     return None
 
 __m_any_errs = ((0, 1, __m_any_e0), (1, 3, __m_any_e1), (0, 3, __m_any_e2),)
-__m_any_ovs = ((__m_any_c0, __m_any_b0), (__m_any_c1, __m_any_b1), (__m_any_c2, __m_any_b2),)
+__m_any_ovs = ((__m_any_c0, __m_any_b0, 1), (__m_any_c1, __m_any_b1, 3), (__m_any_c2, __m_any_b2, 3),)
 __m_any_sigs = ('()', '(tuple of ints dim = None, bool keepdim = False)', '(int dim, bool keepdim = False)')
 
 def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1016,7 +1069,10 @@ def _m_any(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_any_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_any_ovs:
+        _na = len(args)
+        for c, b, _most in __m_any_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1073,6 +1129,11 @@ def __m_var_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
 def __m_var_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_var_out(self, dim, unbiased, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_var_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim, unbiased, keepdim)
     return _op_var_dim(self, dim, unbiased, keepdim)
 
 def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
@@ -1089,6 +1150,11 @@ def __m_var_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
 
 def __m_var_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_var_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim)
         return _op_var_correction(self, dim)
     if out is not None:
         return _op_var_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
@@ -1122,7 +1188,7 @@ def __m_var_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
     return None
 
 __m_var_errs = ((0, 1, __m_var_e0), (1, 4, __m_var_e1), (0, 4, __m_var_e2),)
-__m_var_ovs = ((__m_var_c0, __m_var_b0), (__m_var_c1, __m_var_b1), (__m_var_c2, __m_var_b2),)
+__m_var_ovs = ((__m_var_c0, __m_var_b0, 2), (__m_var_c1, __m_var_b1, 4), (__m_var_c2, __m_var_b2, 2),)
 __m_var_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1135,7 +1201,10 @@ def _m_var(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_var_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_var_ovs:
+        _na = len(args)
+        for c, b, _most in __m_var_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1192,6 +1261,11 @@ def __m_std_c1(self, dim, unbiased=True, keepdim=False, *, out=None):
 def __m_std_b1(self, dim, unbiased=True, keepdim=False, *, out=None):
     if out is not None:
         return _op_std_out(self, dim, unbiased, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+        _k = _c_std_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, dim, unbiased, keepdim)
     return _op_std_dim(self, dim, unbiased, keepdim)
 
 def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
@@ -1208,6 +1282,11 @@ def __m_std_c2(self, dim=None, *, correction=None, keepdim=False, out=None):
 
 def __m_std_b2(self, dim=None, *, correction=None, keepdim=False, out=None):
     if out is None and correction is None and keepdim is False:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+            _k = _c_std_correction.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim)
         return _op_std_correction(self, dim)
     if out is not None:
         return _op_std_correction_out(self, dim, correction=correction, keepdim=keepdim, out=out)
@@ -1241,7 +1320,7 @@ def __m_std_e2(self, dim=None, *, correction=None, keepdim=False, out=None):
     return None
 
 __m_std_errs = ((0, 1, __m_std_e0), (1, 4, __m_std_e1), (0, 4, __m_std_e2),)
-__m_std_ovs = ((__m_std_c0, __m_std_b0), (__m_std_c1, __m_std_b1), (__m_std_c2, __m_std_b2),)
+__m_std_ovs = ((__m_std_c0, __m_std_b0, 2), (__m_std_c1, __m_std_b1, 4), (__m_std_c2, __m_std_b2, 2),)
 __m_std_sigs = ('(tuple of ints dim, bool unbiased = True, bool keepdim = False)', '(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)', '(bool unbiased = True)')
 
 def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1254,7 +1333,10 @@ def _m_std(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_std_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_std_ovs:
+        _na = len(args)
+        for c, b, _most in __m_std_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1298,6 +1380,11 @@ def _m_logsumexp(self, dim, keepdim=False, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('logsumexp', 'out', None, 'Tensor', out)
             return _op_logsumexp_out(self, dim, keepdim, out=out)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+            _k = _c_logsumexp_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, keepdim)
         return _op_logsumexp_default(self, dim, keepdim)
     except TypeError:
         _r = _tf_duck_bound(_m_logsumexp, locals(), ('self', 'out'), 'ember.Tensor.logsumexp')
@@ -1338,6 +1425,13 @@ def __m_norm_c1(self, p, dim, keepdim=False, *, out=None):
 def __m_norm_b1(self, p, dim, keepdim=False, *, out=None):
     if out is not None:
         return _op_norm_out(self, p, dim, keepdim, out=out)
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if p.__class__ in _TENSOR_TYPES and p._ks != _ks:
+        _ks |= p._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dim.__class__ is int:
+        _k = _c_norm_ScalarOpt_dim.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, p, dim, keepdim)
     return _op_norm_ScalarOpt_dim(self, p, dim, keepdim)
 
 def __m_norm_c2(self, p, dim, keepdim, *, dtype, out=None):
@@ -1409,7 +1503,7 @@ def __m_norm_e3(self, p, *, dtype):
     return None
 
 __m_norm_errs = ((0, 1, __m_norm_e0), (2, 4, __m_norm_e1), (4, 5, __m_norm_e2), (2, 2, __m_norm_e3),)
-__m_norm_ovs = ((__m_norm_c0, __m_norm_b0), (__m_norm_c1, __m_norm_b1), (__m_norm_c2, __m_norm_b2), (__m_norm_c3, __m_norm_b3),)
+__m_norm_ovs = ((__m_norm_c0, __m_norm_b0, 2), (__m_norm_c1, __m_norm_b1, 4), (__m_norm_c2, __m_norm_b2, 4), (__m_norm_c3, __m_norm_b3, 2),)
 __m_norm_sigs = ('(Number p = 2)', '(Number p, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim, *, ember.dtype dtype)', '(Number p, tuple of ints dim, bool keepdim = False)')
 
 def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1422,7 +1516,10 @@ def _m_norm(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_norm_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_norm_ovs:
+        _na = len(args)
+        for c, b, _most in __m_norm_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1528,7 +1625,7 @@ def __m_count_nonzero_e1(self, dim=None):
     return None
 
 __m_count_nonzero_errs = ((1, 1, __m_count_nonzero_e0), (0, 1, __m_count_nonzero_e1),)
-__m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0), (__m_count_nonzero_c1, __m_count_nonzero_b1),)
+__m_count_nonzero_ovs = ((__m_count_nonzero_c0, __m_count_nonzero_b0, 1048576), (__m_count_nonzero_c1, __m_count_nonzero_b1, 2),)
 __m_count_nonzero_sigs = ('(int dim = None)', '(tuple of ints dim)')
 
 def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1550,7 +1647,10 @@ def _m_count_nonzero(self=_NO_DEFAULT, /, *_va, **kwargs):
                 return __m_count_nonzero_b0(self, *_va)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_count_nonzero_ovs:
+        _na = len(args)
+        for c, b, _most in __m_count_nonzero_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1623,7 +1723,7 @@ def __m_median_e1(self, dim, keepdim=False, *, out=None):
     return None
 
 __m_median_errs = ((0, 0, __m_median_e0), (1, 3, __m_median_e1),)
-__m_median_ovs = ((__m_median_c0, __m_median_b0), (__m_median_c1, __m_median_b1),)
+__m_median_ovs = ((__m_median_c0, __m_median_b0, 1), (__m_median_c1, __m_median_b1, 3),)
 __m_median_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1642,7 +1742,10 @@ def _m_median(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_median_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_median_ovs:
+        _na = len(args)
+        for c, b, _most in __m_median_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1715,7 +1818,7 @@ def __m_nanmedian_e1(self, dim, keepdim=False, *, out=None):
     return None
 
 __m_nanmedian_errs = ((0, 0, __m_nanmedian_e0), (1, 3, __m_nanmedian_e1),)
-__m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0), (__m_nanmedian_c1, __m_nanmedian_b1),)
+__m_nanmedian_ovs = ((__m_nanmedian_c0, __m_nanmedian_b0, 1), (__m_nanmedian_c1, __m_nanmedian_b1, 3),)
 __m_nanmedian_sigs = ('()', '(int dim, bool keepdim = False)')
 
 def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1734,7 +1837,10 @@ def _m_nanmedian(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_nanmedian_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_nanmedian_ovs:
+        _na = len(args)
+        for c, b, _most in __m_nanmedian_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1980,7 +2086,7 @@ def __m_histogram_e1(self, bins=100, *, range=None, weight=None, density=False, 
     return None
 
 __m_histogram_errs = ((1, 4, __m_histogram_e0), (0, 5, __m_histogram_e1),)
-__m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0), (__m_histogram_c1, __m_histogram_b1),)
+__m_histogram_ovs = ((__m_histogram_c0, __m_histogram_b0, 2), (__m_histogram_c1, __m_histogram_b1, 2),)
 __m_histogram_sigs = ('(Tensor bins, *, Tensor weight = None, bool density = False)', '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False)')
 
 def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1993,7 +2099,10 @@ def _m_histogram(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_histogram_b1(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_histogram_ovs:
+        _na = len(args)
+        for c, b, _most in __m_histogram_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

@@ -83,6 +83,11 @@ def _m_nansum(self, dim=None, keepdim=False, *, dtype=None, out=None):
         if keepdim.__class__ is not bool:
             raise _bad_arg('nansum', 'keepdim', 2, 'bool', keepdim)
         if out is None and dtype is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+                _k = _c_nansum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, keepdim)
             return _op_nansum_default(self, dim, keepdim)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('nansum', 'dtype', None, 'ember.dtype', dtype)
@@ -108,6 +113,11 @@ def _m_nanmean(self, dim=None, keepdim=False, *, dtype=None, out=None):
         if keepdim.__class__ is not bool:
             raise _bad_arg('nanmean', 'keepdim', 2, 'bool', keepdim)
         if out is None and dtype is None:
+            _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and (dim is None or dim.__class__ is int):
+                _k = _c_nanmean_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(self, dim, keepdim)
             return _op_nanmean_default(self, dim, keepdim)
         if dtype is not None and not _is_dtype(dtype):
             raise _bad_arg('nanmean', 'dtype', None, 'ember.dtype', dtype)
@@ -204,7 +214,7 @@ def __m_quantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linear',
     return None
 
 __m_quantile_errs = ((1, 5, __m_quantile_e0), (1, 5, __m_quantile_e1),)
-__m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0), (__m_quantile_c1, __m_quantile_b1),)
+__m_quantile_ovs = ((__m_quantile_c0, __m_quantile_b0, 4), (__m_quantile_c1, __m_quantile_b1, 4),)
 __m_quantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -215,7 +225,10 @@ def _m_quantile(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_quantile_ovs:
+        _na = len(args)
+        for c, b, _most in __m_quantile_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -327,7 +340,7 @@ def __m_nanquantile_e1(self, q, dim=None, keepdim=False, *, interpolation='linea
     return None
 
 __m_nanquantile_errs = ((1, 5, __m_nanquantile_e0), (1, 5, __m_nanquantile_e1),)
-__m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0), (__m_nanquantile_c1, __m_nanquantile_b1),)
+__m_nanquantile_ovs = ((__m_nanquantile_c0, __m_nanquantile_b0, 4), (__m_nanquantile_c1, __m_nanquantile_b1, 4),)
 __m_nanquantile_sigs = ("(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')", "(float q, int dim = None, bool keepdim = False, *, str interpolation = 'linear')")
 
 def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -338,7 +351,10 @@ def _m_nanquantile(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_nanquantile_ovs:
+        _na = len(args)
+        for c, b, _most in __m_nanquantile_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

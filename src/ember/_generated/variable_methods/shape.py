@@ -141,7 +141,7 @@ def __m_repeat_interleave_e1(self, repeats, dim=None, *, output_size=None):
     return None
 
 __m_repeat_interleave_errs = ((1, 3, __m_repeat_interleave_e0), (1, 3, __m_repeat_interleave_e1),)
-__m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0), (__m_repeat_interleave_c1, __m_repeat_interleave_b1),)
+__m_repeat_interleave_ovs = ((__m_repeat_interleave_c0, __m_repeat_interleave_b0, 3), (__m_repeat_interleave_c1, __m_repeat_interleave_b1, 3),)
 __m_repeat_interleave_sigs = ('(Tensor repeats, int dim = None, *, int output_size = None)', '(int repeats, int dim = None, *, int output_size = None)')
 
 def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -152,7 +152,10 @@ def _m_repeat_interleave(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_repeat_interleave_ovs:
+        _na = len(args)
+        for c, b, _most in __m_repeat_interleave_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -229,6 +232,11 @@ def _m_roll(self, shifts, dims=()):
             raise _bad_arg('roll', 'shifts', 1, 'tuple of ints', shifts)
         if not _is_intlist(dims):
             raise _bad_arg('roll', 'dims', 2, 'tuple of ints', dims)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and shifts.__class__ is int and dims.__class__ is int:
+            _k = _c_roll_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, shifts, dims)
         return _op_roll_default(self, shifts, dims)
     except TypeError:
         _r = _tf_duck_bound(_m_roll, locals(), ('self',), 'ember.Tensor.roll')
@@ -317,6 +325,13 @@ def _m_rot90(self, k=1, dims=(0, 1)):
             raise _bad_arg('rot90', 'k', 1, 'int', k)
         if not _is_intseq(dims):
             raise _bad_arg('rot90', 'dims', 2, 'tuple of ints', dims)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if k.__class__ in _TENSOR_TYPES and k._ks != _ks:
+            _ks |= k._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and dims.__class__ is int:
+            _k = _c_rot90_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, k, dims)
         return _op_rot90_default(self, k, dims)
     except TypeError:
         _r = _tf_duck_bound(_m_rot90, locals(), ('self',), 'ember.Tensor.rot90')

@@ -114,7 +114,7 @@ def __m_sort_e1(self, *, stable, dim=-1, descending=False, out=None):
     return None
 
 __m_sort_errs = ((0, 3, __m_sort_e0), (1, 4, __m_sort_e1),)
-__m_sort_ovs = ((__m_sort_c0, __m_sort_b0), (__m_sort_c1, __m_sort_b1),)
+__m_sort_ovs = ((__m_sort_c0, __m_sort_b0, 3), (__m_sort_c1, __m_sort_b1, 1),)
 __m_sort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -127,7 +127,10 @@ def _m_sort(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_sort_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_sort_ovs:
+        _na = len(args)
+        for c, b, _most in __m_sort_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -209,7 +212,7 @@ def __m_argsort_e1(self, *, stable, dim=-1, descending=False, out=None):
     return None
 
 __m_argsort_errs = ((0, 2, __m_argsort_e0), (1, 4, __m_argsort_e1),)
-__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0), (__m_argsort_c1, __m_argsort_b1),)
+__m_argsort_ovs = ((__m_argsort_c0, __m_argsort_b0, 3), (__m_argsort_c1, __m_argsort_b1, 1),)
 __m_argsort_sigs = ('(*, bool stable, int dim = -1, bool descending = False)', '(int dim = -1, bool descending = False)')
 
 def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -222,7 +225,10 @@ def _m_argsort(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_argsort_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_argsort_ovs:
+        _na = len(args)
+        for c, b, _most in __m_argsort_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:

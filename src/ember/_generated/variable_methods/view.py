@@ -184,7 +184,7 @@ def __m_view_e1(self, dtype):
     return None
 
 __m_view_errs = ((1, 1, __m_view_e0), (1, 1, __m_view_e1),)
-__m_view_ovs = ((__m_view_c0, __m_view_b0), (__m_view_c1, __m_view_b1),)
+__m_view_ovs = ((__m_view_c0, __m_view_b0, 1048576), (__m_view_c1, __m_view_b1, 2),)
 __m_view_sigs = ('(ember.dtype dtype)', '(tuple of ints size)')
 
 def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -206,7 +206,10 @@ def _m_view(self=_NO_DEFAULT, /, *_va, **kwargs):
                 return __m_view_b0(self, *_va)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_view_ovs:
+        _na = len(args)
+        for c, b, _most in __m_view_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -248,6 +251,13 @@ def _m_as_strided(self, size, stride, storage_offset=None):
             raise _bad_arg('as_strided', 'stride', 2, 'tuple of ints', stride)
         if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
             raise _bad_arg('as_strided', 'storage_offset', 3, 'int', storage_offset)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, size, stride, storage_offset)
         return _op_as_strided_default(self, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(_m_as_strided, locals(), ('self',), 'ember.Tensor.as_strided')
@@ -615,7 +625,7 @@ def __m_squeeze_e2(self, *_va, dim=None):
     return None
 
 __m_squeeze_errs = ((0, 0, __m_squeeze_e0), (1, 1, __m_squeeze_e1), (1, 1, __m_squeeze_e2),)
-__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0), (__m_squeeze_c1, __m_squeeze_b1), (__m_squeeze_c2, __m_squeeze_b2),)
+__m_squeeze_ovs = ((__m_squeeze_c0, __m_squeeze_b0, 1), (__m_squeeze_c1, __m_squeeze_b1, 2), (__m_squeeze_c2, __m_squeeze_b2, 1048576),)
 __m_squeeze_sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -634,7 +644,10 @@ def _m_squeeze(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_squeeze_b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_squeeze_ovs:
+        _na = len(args)
+        for c, b, _most in __m_squeeze_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -755,7 +768,7 @@ def __m_squeeze__e2(self, *_va, dim=None):
     return None
 
 __m_squeeze__errs = ((0, 0, __m_squeeze__e0), (1, 1, __m_squeeze__e1), (1, 1, __m_squeeze__e2),)
-__m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0), (__m_squeeze__c1, __m_squeeze__b1), (__m_squeeze__c2, __m_squeeze__b2),)
+__m_squeeze__ovs = ((__m_squeeze__c0, __m_squeeze__b0, 1), (__m_squeeze__c1, __m_squeeze__b1, 2), (__m_squeeze__c2, __m_squeeze__b2, 1048576),)
 __m_squeeze__sigs = ('()', '(int dim)', '(tuple of ints dim)')
 
 def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -774,7 +787,10 @@ def _m_squeeze_(self=_NO_DEFAULT, /, *_va, **kwargs):
             return __m_squeeze__b0(self)
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_squeeze__ovs:
+        _na = len(args)
+        for c, b, _most in __m_squeeze__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -864,6 +880,13 @@ def _m_as_strided_(self, size, stride, storage_offset=None):
             raise _bad_arg('as_strided_', 'stride', 2, 'tuple of ints', stride)
         if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
             raise _bad_arg('as_strided_', 'storage_offset', 3, 'int', storage_offset)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, size, stride, storage_offset)
         return _op_as_strided__default(self, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(_m_as_strided_, locals(), ('self',), 'ember.Tensor.as_strided_')
@@ -977,6 +1000,13 @@ def _m_unflatten(self, dim, sizes):
             raise _bad_arg('unflatten', 'dim', 1, 'int', dim)
         if not _is_intseq(sizes):
             raise _bad_arg('unflatten', 'sizes', 2, 'tuple of ints', sizes)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and sizes.__class__ is int:
+            _k = _c_unflatten_int.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, dim, sizes)
         return _op_unflatten_int(self, dim, sizes)
     except TypeError:
         _r = _tf_duck_bound(_m_unflatten, locals(), ('self',), 'ember.Tensor.unflatten')
@@ -1072,6 +1102,13 @@ def _m_split_with_sizes(self, split_sizes, dim=0):
             raise _bad_arg('split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
         if dim.__class__ is not int and not _is_int(dim):
             raise _bad_arg('split_with_sizes', 'dim', 2, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and split_sizes.__class__ is int:
+            _k = _c_split_with_sizes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, split_sizes, dim))
         return _as_tuple(_op_split_with_sizes_default(self, split_sizes, dim))
     except TypeError:
         _r = _tf_duck_bound(_m_split_with_sizes, locals(), ('self',), 'ember.Tensor.split_with_sizes')
@@ -1114,6 +1151,11 @@ def __m_movedim_c0(self, source, destination):
     return s
 
 def __m_movedim_b0(self, source, destination):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and source.__class__ is int and destination.__class__ is int:
+        _k = _c_movedim_intlist.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, source, destination)
     return _op_movedim_intlist(self, source, destination)
 
 def __m_movedim_c1(self, source, destination):
@@ -1151,7 +1193,7 @@ def __m_movedim_e1(self, source, destination):
     return None
 
 __m_movedim_errs = ((2, 2, __m_movedim_e0), (2, 2, __m_movedim_e1),)
-__m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0), (__m_movedim_c1, __m_movedim_b1),)
+__m_movedim_ovs = ((__m_movedim_c0, __m_movedim_b0, 3), (__m_movedim_c1, __m_movedim_b1, 3),)
 __m_movedim_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1162,7 +1204,10 @@ def _m_movedim(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_movedim_ovs:
+        _na = len(args)
+        for c, b, _most in __m_movedim_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1201,6 +1246,11 @@ def __m_moveaxis_c0(self, source, destination):
     return s
 
 def __m_moveaxis_b0(self, source, destination):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and source.__class__ is int and destination.__class__ is int:
+        _k = _c_moveaxis_intlist.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, source, destination)
     return _op_moveaxis_intlist(self, source, destination)
 
 def __m_moveaxis_c1(self, source, destination):
@@ -1238,7 +1288,7 @@ def __m_moveaxis_e1(self, source, destination):
     return None
 
 __m_moveaxis_errs = ((2, 2, __m_moveaxis_e0), (2, 2, __m_moveaxis_e1),)
-__m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0), (__m_moveaxis_c1, __m_moveaxis_b1),)
+__m_moveaxis_ovs = ((__m_moveaxis_c0, __m_moveaxis_b0, 3), (__m_moveaxis_c1, __m_moveaxis_b1, 3),)
 __m_moveaxis_sigs = ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)')
 
 def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1249,7 +1299,10 @@ def _m_moveaxis(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_moveaxis_ovs:
+        _na = len(args)
+        for c, b, _most in __m_moveaxis_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1378,6 +1431,13 @@ def __m_tensor_split_c1(self, indices, dim=0):
     return s
 
 def __m_tensor_split_b1(self, indices, dim=0):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+        _ks |= dim._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and indices.__class__ is int:
+        _k = _c_tensor_split_indices.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(self, indices, dim))
     return _as_tuple(_op_tensor_split_indices(self, indices, dim))
 
 def __m_tensor_split_c2(self, tensor_indices_or_sections, dim=0):
@@ -1421,7 +1481,7 @@ def __m_tensor_split_e2(self, tensor_indices_or_sections, dim=0):
     return None
 
 __m_tensor_split_errs = ((1, 2, __m_tensor_split_e0), (1, 2, __m_tensor_split_e1), (1, 2, __m_tensor_split_e2),)
-__m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0), (__m_tensor_split_c1, __m_tensor_split_b1), (__m_tensor_split_c2, __m_tensor_split_b2),)
+__m_tensor_split_ovs = ((__m_tensor_split_c0, __m_tensor_split_b0, 3), (__m_tensor_split_c1, __m_tensor_split_b1, 3), (__m_tensor_split_c2, __m_tensor_split_b2, 3),)
 __m_tensor_split_sigs = ('(tuple of ints indices, int dim = 0)', '(Tensor tensor_indices_or_sections, int dim = 0)', '(int sections, int dim = 0)')
 
 def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1432,7 +1492,10 @@ def _m_tensor_split(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_tensor_split_ovs:
+        _na = len(args)
+        for c, b, _most in __m_tensor_split_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1538,7 +1601,7 @@ def __m_hsplit_e1(self, *_va, indices=None):
     return None
 
 __m_hsplit_errs = ((1, 1, __m_hsplit_e0), (1, 1, __m_hsplit_e1),)
-__m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0), (__m_hsplit_c1, __m_hsplit_b1),)
+__m_hsplit_ovs = ((__m_hsplit_c0, __m_hsplit_b0, 2), (__m_hsplit_c1, __m_hsplit_b1, 1048576),)
 __m_hsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1549,7 +1612,10 @@ def _m_hsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_hsplit_ovs:
+        _na = len(args)
+        for c, b, _most in __m_hsplit_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1655,7 +1721,7 @@ def __m_vsplit_e1(self, *_va, indices=None):
     return None
 
 __m_vsplit_errs = ((1, 1, __m_vsplit_e0), (1, 1, __m_vsplit_e1),)
-__m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0), (__m_vsplit_c1, __m_vsplit_b1),)
+__m_vsplit_ovs = ((__m_vsplit_c0, __m_vsplit_b0, 2), (__m_vsplit_c1, __m_vsplit_b1, 1048576),)
 __m_vsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1666,7 +1732,10 @@ def _m_vsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_vsplit_ovs:
+        _na = len(args)
+        for c, b, _most in __m_vsplit_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1772,7 +1841,7 @@ def __m_dsplit_e1(self, *_va, indices=None):
     return None
 
 __m_dsplit_errs = ((1, 1, __m_dsplit_e0), (1, 1, __m_dsplit_e1),)
-__m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0), (__m_dsplit_c1, __m_dsplit_b1),)
+__m_dsplit_ovs = ((__m_dsplit_c0, __m_dsplit_b0, 2), (__m_dsplit_c1, __m_dsplit_b1, 1048576),)
 __m_dsplit_sigs = ('(int sections)', '(tuple of ints indices)')
 
 def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -1783,7 +1852,10 @@ def _m_dsplit(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_dsplit_ovs:
+        _na = len(args)
+        for c, b, _most in __m_dsplit_ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
@@ -1849,6 +1921,13 @@ def _m_unsafe_split_with_sizes(self, split_sizes, dim=0):
             raise _bad_arg('unsafe_split_with_sizes', 'split_sizes', 1, 'tuple of ints', split_sizes)
         if dim.__class__ is not int and not _is_int(dim):
             raise _bad_arg('unsafe_split_with_sizes', 'dim', 2, 'int', dim)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and split_sizes.__class__ is int:
+            _k = _c_unsafe_split_with_sizes_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(self, split_sizes, dim))
         return _as_tuple(_op_unsafe_split_with_sizes_default(self, split_sizes, dim))
     except TypeError:
         _r = _tf_duck_bound(_m_unsafe_split_with_sizes, locals(), ('self',), 'ember.Tensor.unsafe_split_with_sizes')
@@ -2112,6 +2191,14 @@ def _m_as_strided_scatter(self, src, size, stride, storage_offset=None):
             raise _bad_arg('as_strided_scatter', 'stride', 3, 'tuple of ints', stride)
         if storage_offset is not None and storage_offset.__class__ is not int and not _is_int(storage_offset):
             raise _bad_arg('as_strided_scatter', 'storage_offset', 4, 'int', storage_offset)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        _ks |= src._ks
+        if storage_offset.__class__ in _TENSOR_TYPES and storage_offset._ks != _ks:
+            _ks |= storage_offset._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0] and size.__class__ is int and stride.__class__ is int:
+            _k = _c_as_strided_scatter_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, src, size, stride, storage_offset)
         return _op_as_strided_scatter_default(self, src, size, stride, storage_offset)
     except TypeError:
         _r = _tf_duck_bound(_m_as_strided_scatter, locals(), ('self', 'src'), 'ember.Tensor.as_strided_scatter')

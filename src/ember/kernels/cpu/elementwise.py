@@ -1201,11 +1201,15 @@ def where(condition, self, other):
     # The small path (issue 18: 7.1 us against torch's 1.5): a bool condition and two same-dtype tensors, all
     # three of one shape and contiguous (`_stride` None), below the C kernel's size: np.where's fresh
     # contiguous result is the general path's (same dtype, nothing to broadcast, cast or order).
+    # A contiguous view (a row `h[i]`) counts too when no dim has size 1 (an odd stride there orders
+    # TensorIterator's dims: out_strides).
     if (condition.dtype is _BOOL_T and self.__class__ in _TENSOR_TYPES and other.__class__ in _TENSOR_TYPES
-            and other.dtype is self.dtype and condition._stride is None and self._stride is None
-            and other._stride is None and self._size == condition._size and other._size == condition._size):
+            and other.dtype is self.dtype and self._size == condition._size and other._size == condition._size):
         c = condition._np
-        if c is not None and c.size < C_MIN_ELEMS:
+        if (c is not None and c.size < C_MIN_ELEMS
+                and (condition._stride is None and self._stride is None and other._stride is None
+                     or 1 not in self._size and c.flags.c_contiguous and self._np.flags.c_contiguous
+                     and other._np.flags.c_contiguous)):
             r = np.where(c, self._np, other._np)
             return _wrap_fresh(r if r.__class__ is _ndarray else np.asarray(r), self.dtype)
     if condition.dtype is not D.bool_ and condition.dtype is not D.uint8:

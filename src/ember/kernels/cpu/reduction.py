@@ -142,6 +142,19 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
         if a.ndim and a.size:
             # a small one: np.mean's own sum and division, as quiet, without its wrapper and np.errstate's cost
             return _wrap_fresh(_asarray(_QUIET_MEAN(_mean_all, a)), d)
+    if dim.__class__ is int and dtype is None and ((d := self.dtype) is D.float32 or d is D.float64):
+        # one dim of a small float32/64 tensor (`x.mean(-1)`, issue 18: 11.7 us against torch's 3.9): np.mean's
+        # own steps (the sum in the dtype, then true division by the intp count, in place) without its
+        # wrapper, np.errstate and reduce_spec; a positive count raises no fp error
+        a = self._np
+        nd = a.ndim
+        if 0 < a.size < _SUM_C and -nd <= dim < nd and keepdim.__class__ is bool:
+            ax = dim + nd if dim < 0 else dim
+            r = _add_reduce(a, ax, keepdims=keepdim)
+            if r.__class__ is not np.ndarray:
+                r = _asarray(r)
+            np.true_divide(r, np.intp(a.shape[ax]), out=r, casting="unsafe")
+            return _wrap_fresh(r, d)
     d = mean_dtype(self, dtype)
     axes, shape = reduce_spec(self, dim, keepdim, "mean")
     if d is self.dtype and (d is D.float32 or d is D.float64) and axes == (self._np.ndim - 1,) \
