@@ -46,6 +46,7 @@ def set_num_threads(n):
 
 
 _INTEROP = [None]
+_HUSH = [None]            # csrc/parallel.c's ember_parallel_hush once runtime/flat.py has loaded that pool, else None
 
 
 def get_num_interop_threads():
@@ -75,10 +76,15 @@ def _pool():
 def run_parts(fn, k):
     """fn(0), ..., fn(k-1) in parallel: part 0 on the calling thread, the others on the pool (one
     thread hand-off fewer than sending every part to the pool, and the caller's core is not left
-    idle). Waits for every part, even when one raises, then re-raises the first error."""
+    idle). Waits for every part, even when one raises, then re-raises the first error. First sends the C
+    pool's spinning workers to sleep (csrc/parallel.c's ember_parallel_hush): one spinning out its idle budget
+    (up to 4 ms) on the core this pool's thread wakes on made the CNN step slower."""
     if k <= 1:
         fn(0)
         return
+    hush = _HUSH[0]
+    if hush is not None:            # the C pool's idle workers stop spinning: these threads need the cpus
+        hush()
     futures = [_pool().submit(fn, j) for j in range(1, k)]
     err = None
     try:
