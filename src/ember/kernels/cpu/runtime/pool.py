@@ -25,8 +25,23 @@ def get_num_threads():
     if n:
         return n
     if not _DEFAULT_THREADS:
-        _DEFAULT_THREADS.append(max(1, min(os.cpu_count() or 1, 8)))
+        cores = max(1, min(os.cpu_count() or 1, 8))
+        env = _env_threads()
+        _DEFAULT_THREADS.append(min(env, cores) if env else cores)
     return _DEFAULT_THREADS[0]
+
+
+def _env_threads():
+    """The thread count the environment asks for, as torch reads it at start-up (ATen's init_num_threads sizes its
+    OpenMP team by MKL's max threads: MKL_NUM_THREADS first, then OMP_NUM_THREADS, at most one a core), or None
+    when neither holds a positive count (torch then keeps its default). `torchrun`-style launchers
+    (ember.distributed.run) set OMP_NUM_THREADS=1 for their workers; a list ("4,2", OpenMP's nested levels)
+    gives its first count."""
+    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        v = os.environ.get(var, "").split(",")[0].strip()
+        if v.isdigit() and int(v) > 0:
+            return int(v)
+    return None
 
 
 def set_num_threads(n):
