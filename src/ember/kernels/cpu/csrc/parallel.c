@@ -7,7 +7,8 @@
    and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
    - workers spin for a short while after each job (EP_SPIN_NS of wall time) before they sleep on a
-     condition variable, so a run of big ops with a little Python between them (5-30 us) finds them awake,
+     futex (Linux; a condition variable elsewhere: its wake-up took the mutex on both sides, and a woken
+     worker could block again on the mutex its waker still held), so a run of big ops with a little Python between them (5-30 us) finds them awake,
      as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
      time (as it was up to session 13): on a loaded machine a spinning worker is preempted, and one that
      keeps spinning when it gets its core back takes cpu from the caller and everything else while the
@@ -43,6 +44,15 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+#ifdef __linux__
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define EP_FUTEX 1                 /* sleeping workers wait on a futex (else on the condition variable) */
+#else
+#define EP_FUTEX 0
+#endif
 
 #define EP_MAX_WORKERS 63
 #define EP_CLOSED (1ull << 31)
@@ -60,7 +70,7 @@
    a sleeping worker (the wake-up back-off, ep_wake_policy), joined jobs whose caller waited long for a worker
    that had lost its cpu (EP_LONG_WAIT_NS) and the jobs then run inline (counted as jobs too); then (worker
    side) wake-ups
-   from the condition variable, wake-ups that found their job already closed, and wake-ups that ran on the
+   from sleep, wake-ups that found their job already closed, and wake-ups that ran on the
    caller's cpu (ep_on_callers_cpu). */
 enum { EP_JOBS, EP_JOINED, EP_ASLEEP, EP_WAITED, EP_WAIT_NS_SUM, EP_CHUNKS, EP_CALLER_CHUNKS, EP_BUSY,
        EP_WAKE_SKIPPED, EP_LONG_WAITS, EP_BACKED_OFF, EP_NSTATS };
@@ -69,12 +79,13 @@ typedef void (*ep_fn)(void *const *p, const double *s, int64_t begin, int64_t en
 
 static struct {
     pthread_mutex_t busy;          /* held by the thread that runs a job */
-    pthread_mutex_t mu;            /* sleeping workers wait on cv under mu */
+    pthread_mutex_t mu;            /* without futexes sleeping workers wait on cv under mu */
     pthread_cond_t cv;
     int started;                   /* workers started (each runs ep_worker forever) */
     int atfork;                    /* the atfork handler is registered */
     _Atomic uint64_t gen;          /* job generation: a worker takes part in a job when it changes */
-    _Atomic int sleeping;          /* workers asleep on cv */
+    _Atomic int sleeping;          /* workers asleep (on the futex `seq`, or on cv) */
+    _Atomic uint32_t seq;          /* gen's low 32 bits, stored after it: the futex word sleeping workers wait on */
     struct { _Atomic int64_t v; char pad[56]; } next[EP_MAX_WORKERS + 1];   /* next chunk of each part */
     _Atomic uint64_t ticket;       /* (job generation << 32) | closed << 31 | workers that joined the job */
     _Atomic int left;              /* joined workers that have left the job */
@@ -281,12 +292,21 @@ static void *ep_worker(void *arg) {
                                           : hushed ? &P.st_hushed : &P.st_gave_way, 1, memory_order_relaxed);
                 ep_spin_adapt(preempted, -1, 0);
                 const int64_t ts = ep_now_ns();
+#if EP_FUTEX
+                /* the kernel sleeps only while seq still holds the job seen: a job published after the check
+                   of gen changed seq first, or its caller saw `sleeping` and wakes the futex */
+                atomic_fetch_add(&P.sleeping, 1);
+                while ((g = atomic_load(&P.gen)) == seen)
+                    syscall(SYS_futex, &P.seq, FUTEX_WAIT_PRIVATE, (uint32_t)seen, NULL, NULL, 0);
+                atomic_fetch_sub(&P.sleeping, 1);
+#else
                 pthread_mutex_lock(&P.mu);
                 atomic_fetch_add(&P.sleeping, 1);
                 while ((g = atomic_load(&P.gen)) == seen)
                     pthread_cond_wait(&P.cv, &P.mu);
                 atomic_fetch_sub(&P.sleeping, 1);
                 pthread_mutex_unlock(&P.mu);
+#endif
                 slept = 1;
                 const int64_t tw = ep_now_ns();
                 /* the delay since the publishing of the job it woke for (or of a later one: then shorter) */
@@ -457,11 +477,16 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     atomic_store_explicit(&P.pub_ns, t_pub, memory_order_relaxed);
     atomic_store_explicit(&P.hush, 0, memory_order_relaxed);
     atomic_store(&P.gen, g);                          /* publishes the job (sequentially consistent) */
+    atomic_store(&P.seq, (uint32_t)g);                /* then the futex word (before `sleeping` is read) */
     const int asleep = atomic_load(&P.sleeping) > 0;
     if (asleep && ep_wake_policy()) {
+#if EP_FUTEX
+        syscall(SYS_futex, &P.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
         pthread_mutex_lock(&P.mu);
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
+#endif
     }
     const int64_t mine = ep_chunks(0);
     /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
