@@ -29,7 +29,8 @@ had spun out its budget), `wake_skipped` the fraction published without waking i
 while woken workers land on the caller's own cpu), `woke_late` / `same_cpu` the fractions of its wake-ups that
 found the job done / ran on the caller's cpu (the other core busy elsewhere: no parallelism),
 `spun_out` / `preempted` the worker's sleeps per split call, after its idle spin budget ran out with no job / after
-another thread took its cpu while it spun, `caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
+another thread took its cpu while it spun, `wake_us` the mean delay of a woken worker after its call's
+publishing, `caller_share` the fraction of chunks the caller ran, `waited` the fraction of joined calls whose
 caller waited for the worker after its own chunks and `wait_us` the mean wait (a worker preempted mid-chunk).
 `--spin-us` sets the workers' idle spin budget (default 50 us of wall time) to compare policies;
 `--stream-mb` the size from which an op writes its output with streaming stores (runtime/flat.py's
@@ -175,6 +176,7 @@ def main(argv=None):
                                "wake_skipped": round(st["wake_skipped"] / st["jobs"], 2),
                                "spun_out": round(st.get("spun_out", 0) / st["jobs"], 2),
                                "preempted": round(st.get("preempted", 0) / st["jobs"], 2),
+                               "wake_us": round(st.get("wake_ns", 0) / max(1, st["woke"]) / 1e3, 1),
                                "woke_late": round(st["woke_late"] / max(1, st["woke"]), 2),
                                "same_cpu": round(st["same_cpu"] / max(1, st["woke"]), 2),
                                "caller_share": round(st["caller_chunks"] / st["chunks"], 2),

@@ -705,6 +705,46 @@ def test_spin_budgets_and_pool_counters(spin_us, backoff):
         ember.set_num_threads(old)
 
 
+def test_python_pool_hushes_spinning_c_workers():
+    """runtime/pool.py's run_parts sends the C pool's spinning idle workers to sleep before its own threads need
+    the cpus (csrc/parallel.c's ember_parallel_hush, counted as `hushed`), whatever their spin budget (here
+    200 ms: without the hush they would still spin), and the next split job wakes them with the same bits."""
+    from ember.kernels.cpu.runtime import pool
+    a, b = _data(np.float32, n=4 * N)
+    old = ember.get_num_threads()
+    ember.set_num_threads(2)
+    prev, prev_max = flat.set_spin_us(200000), flat.set_spin_max_us(0)
+    try:
+        x, y = ember.from_numpy(a), ember.from_numpy(b)
+        _same((x * y).numpy(), a * b)              # the C pool is loaded and its worker started
+        calls, hush = [], pool._HUSH[0]
+        assert hush is not None
+        pool._HUSH[0] = lambda: calls.append(1) or hush()
+        try:
+            parts = []
+            pool.run_parts(parts.append, 2)
+            assert calls == [1] and sorted(parts) == [0, 1]
+            pool.run_parts(parts.append, 1)         # one part: no other thread, no hush
+            assert calls == [1]
+        finally:
+            pool._HUSH[0] = hush
+        flat.pool_stats(reset=True)
+        hushed = 0
+        for _ in range(50):         # a worker preempted on a loaded machine slept for that reason: try again
+            _same((x * y).numpy(), a * b)
+            pool.run_parts(parts.append, 2)
+            time.sleep(0.005)
+            hushed = flat.pool_stats()["hushed"]
+            if hushed:
+                break
+        assert hushed >= 1 and flat.pool_stats()["spun_out"] == 0      # none ran out its 200 ms budget
+        _same((x * y).numpy(), a * b)
+    finally:
+        flat.set_spin_us(prev)
+        flat.set_spin_max_us(prev_max)
+        ember.set_num_threads(old)
+
+
 @pytest.mark.parametrize("floor,ceiling", [(50, 400), (50, 50), (0, 400), (100, 20)])
 def test_adaptive_spin_stays_between_its_floor_and_ceiling(floor, ceiling):
     """The idle spin budget (csrc/parallel.c's ep_spin_adapt) moves between set_spin_us's floor and

@@ -40,3 +40,46 @@ def test_split_run_covers_every_row_once():
     a = np.zeros((1 << 10, 512))
     pool.split_run(lambda c: c.__iadd__(1.0), [a], 0, min_elems=1)
     assert (a == 1.0).all()
+
+
+_DEFAULTS = []          # (ember's, torch's) thread count without the variables, from the first case
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("env", [{"OMP_NUM_THREADS": "1"}, {"MKL_NUM_THREADS": "1"},
+                                 {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "1"},
+                                 {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "2"}, {"OMP_NUM_THREADS": "abc"},
+                                 {"OMP_NUM_THREADS": "64"}])
+def test_thread_count_from_the_environment_like_torch(env):
+    """OMP_NUM_THREADS / MKL_NUM_THREADS size the pool at start-up as they size torch's (MKL's first, a count
+    above the cores capped, an invalid one ignored): OMP_NUM_THREADS=1 gives one thread and no split job."""
+    pytest.importorskip("torch")
+    import os
+    import subprocess
+    import sys
+    import ember
+    code = ("import numpy as np, torch, ember\n"
+            "from ember.kernels.cpu.runtime import flat\n"
+            "n = ember.get_num_threads()\n"
+            "x = ember.from_numpy(np.ones(1 << 20, np.float32))\n"
+            "y = (x + x).sum()\n"
+            "print(n, torch.get_num_threads(), flat.pool_stats()['jobs'] if flat.pool_stats() else 0)\n")
+    src = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    base["PYTHONPATH"] = src + os.pathsep + base.get("PYTHONPATH", "")
+
+    def run(e):
+        out = subprocess.run([sys.executable, "-c", code], env={**base, **e}, capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return [int(v) for v in out.stdout.split()]
+
+    if not _DEFAULTS:
+        _DEFAULTS.extend(run({})[:2])
+    default_ember, default_torch = _DEFAULTS
+    if default_ember != default_torch:
+        pytest.skip(f"ember's default ({default_ember} threads) differs from torch's ({default_torch}) here")
+    ours, theirs, jobs = run(env)
+    assert ours == theirs
+    if ours == 1:
+        assert jobs == 0                # nothing split

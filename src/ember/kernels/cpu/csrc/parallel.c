@@ -7,7 +7,8 @@
    and must take the GIL before its numpy call; on 2 busy cores that hand-off cost more than the second core
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
    - workers spin for a short while after each job (EP_SPIN_NS of wall time) before they sleep on a
-     condition variable, so a run of big ops with a little Python between them (5-30 us) finds them awake,
+     futex (Linux; a condition variable elsewhere: its wake-up took the mutex on both sides, and a woken
+     worker could block again on the mutex its waker still held), so a run of big ops with a little Python between them (5-30 us) finds them awake,
      as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
      time (as it was up to session 13): on a loaded machine a spinning worker is preempted, and one that
      keeps spinning when it gets its core back takes cpu from the caller and everything else while the
@@ -17,8 +18,9 @@
      wall, process cpu 6.4 / 6.5 / 6.6 / 7.3 / 9.6, and a worker joined 60 / 61 / 57 / 51 / 38% of the
      jobs (a spinning worker that was preempted joins less often than one woken from sleep). A spinning
      worker also takes a core from OpenBLAS's threads in a matmul that follows. Since session 14 the spin
-     grows up to EP_SPIN_MAX_NS while jobs keep coming soon after the worker sleeps and no other thread
-     preempts it (an idle second core), and falls back to 50 us when one does (ep_spin_adapt);
+     grows up to EP_SPIN_MAX_NS (4 ms since session 16) while jobs keep coming soon after the worker sleeps,
+     no other thread preempts it and its wake-ups are quick (an idle second core), and falls back to 50 us
+     when one does not hold (ep_spin_adapt);
    - on a loaded machine the scheduler put a woken worker on the caller's own core, where it preempted the
      caller (ep_on_callers_cpu): such a worker moves itself to another allowed cpu (ep_move_off), and where
      none is allowed the caller backs off from waking workers (ep_wake_policy). Same process, 100 calls,
@@ -42,14 +44,24 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+#ifdef __linux__
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define EP_FUTEX 1                 /* sleeping workers wait on a futex (else on the condition variable) */
+#else
+#define EP_FUTEX 0
+#endif
 
 #define EP_MAX_WORKERS 63
 #define EP_CLOSED (1ull << 31)
 #define EP_SPIN_NS 50000           /* how long an idle worker spins before it sleeps: 50 us of wall time, */
-#define EP_SPIN_MAX_NS 400000      /* ... up to 400 us while jobs come soon after it sleeps (ep_spin_adapt) */
+#define EP_SPIN_MAX_NS 4000000     /* ... up to 4 ms while jobs come soon after it sleeps (ep_spin_adapt) */
 #define EP_PREEMPT_NS 20000        /* a gap this long between two clock reads of a spinning worker: it lost its cpu */
 #define EP_SOON_NS 2000000         /* a job this soon after the worker went to sleep: a longer spin would have met it */
 #define EP_IDLE_NS 20000000        /* asleep this long: the run of jobs has ended */
+#define EP_SLOW_WAKE_NS 200000     /* woken this long after its job was published: no idle cpu (ep_spin_adapt) */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
 
 /* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
@@ -58,7 +70,7 @@
    a sleeping worker (the wake-up back-off, ep_wake_policy), joined jobs whose caller waited long for a worker
    that had lost its cpu (EP_LONG_WAIT_NS) and the jobs then run inline (counted as jobs too); then (worker
    side) wake-ups
-   from the condition variable, wake-ups that found their job already closed, and wake-ups that ran on the
+   from sleep, wake-ups that found their job already closed, and wake-ups that ran on the
    caller's cpu (ep_on_callers_cpu). */
 enum { EP_JOBS, EP_JOINED, EP_ASLEEP, EP_WAITED, EP_WAIT_NS_SUM, EP_CHUNKS, EP_CALLER_CHUNKS, EP_BUSY,
        EP_WAKE_SKIPPED, EP_LONG_WAITS, EP_BACKED_OFF, EP_NSTATS };
@@ -67,12 +79,13 @@ typedef void (*ep_fn)(void *const *p, const double *s, int64_t begin, int64_t en
 
 static struct {
     pthread_mutex_t busy;          /* held by the thread that runs a job */
-    pthread_mutex_t mu;            /* sleeping workers wait on cv under mu */
+    pthread_mutex_t mu;            /* without futexes sleeping workers wait on cv under mu */
     pthread_cond_t cv;
     int started;                   /* workers started (each runs ep_worker forever) */
     int atfork;                    /* the atfork handler is registered */
     _Atomic uint64_t gen;          /* job generation: a worker takes part in a job when it changes */
-    _Atomic int sleeping;          /* workers asleep on cv */
+    _Atomic int sleeping;          /* workers asleep (on the futex `seq`, or on cv) */
+    _Atomic uint32_t seq;          /* gen's low 32 bits, stored after it: the futex word sleeping workers wait on */
     struct { _Atomic int64_t v; char pad[56]; } next[EP_MAX_WORKERS + 1];   /* next chunk of each part */
     _Atomic uint64_t ticket;       /* (job generation << 32) | closed << 31 | workers that joined the job */
     _Atomic int left;              /* joined workers that have left the job */
@@ -90,6 +103,10 @@ static struct {
     int64_t st[EP_NSTATS];
     _Atomic int64_t st_woke, st_woke_late, st_same_cpu, st_moved;
     _Atomic int64_t st_spun_out, st_preempted, st_gave_way;     /* why an idle worker stopped spinning */
+    _Atomic int64_t st_wake_ns, st_slow_wakes;   /* woken workers' delay after the publishing, summed; those slow */
+    _Atomic int64_t st_hushed;     /* idle workers sent to sleep by ember_parallel_hush */
+    _Atomic int64_t pub_ns;        /* when the caller published the last job (ep_now_ns) */
+    _Atomic int hush;              /* set by ember_parallel_hush: spinning workers sleep now (cleared by a job) */
     _Atomic int caller_cpu;        /* the cpu the caller last ran on (at publishing, after each chunk), or -1 */
     _Atomic int woke_where;        /* wake-ups since the caller last looked: 1 on the caller's cpu, 2 elsewhere */
     int backoff, wake_skip;        /* the caller's wake-up back-off (ep_wake_policy), under `busy` */
@@ -203,27 +220,33 @@ static int ep_join(uint32_t g, int index) {
     }
 }
 
-/* The idle spin budget adapts between the floor (spin_ns, 50 us) and the ceiling (spin_max_ns, 400 us), which is
-   about how long torch's OpenMP threads spin between parallel regions (libgomp's GOMP_SPINCOUNT):
-   - a worker that slept and got a job less than EP_SOON_NS later doubles the budget: ops that split come in runs
+/* The idle spin budget adapts between the floor (spin_ns, 50 us) and the ceiling (spin_max_ns, 4 ms; torch's
+   OpenMP worker, libgomp with its default GOMP_SPINCOUNT, spins about 10 ms after a parallel region here: an idle
+   process burns 8-11 ms of cpu after a burst of 1M-element adds):
+   - a worker that slept, got a job less than max(EP_SOON_NS, the ceiling) later and was running again within
+     EP_SLOW_WAKE_NS of its publishing (a wake-up on an idle cpu) doubles the budget: ops that split come in runs
      with some Python between them (batch-1 generation: a GPT block's three big Linears 30-150 us apart at
-     T >= 16; a train step: a gemm every 0.1-1 ms), and a woken worker reaches a job tens of microseconds late on
-     this VM, after the caller has done most of a 20-80 us product (benchmarks/train_step.py generate: a worker
-     joined 88 of 400 split products, asleep at 379 of them, with the 50 us spin);
+     T >= 16; a train step: a split job every 0.1-5 ms), and a woken worker reaches a job tens of microseconds
+     late on this VM (a halted vcpu), after the caller has done most of a 20-80 us op (benchmarks/train_step.py
+     generate: a worker joined 88 of 400 split products, asleep at 379 of them, with the 50 us spin). With the
+     budget fixed, ember's train steps alone (load 5-8, 2 threads; sleeps with the budget spent, per split job):
+     400 us: MLP 0.23, GPT 0.21; 2 ms: 0.10, 0.12; 5 ms: 0, 0. The ceiling was 400 us up to session 15;
    - a worker that was preempted while spinning (EP_PREEMPT_NS between two clock reads ~2 us apart: another thread
-     wanted its cpu, the machine is loaded) goes back to the floor and sleeps: on a loaded machine a spinning
-     worker only takes cpu from the caller and everyone else (the MLP step at load 7.5: spin 200 us 16.7 ms
-     against 15.6 at 50 us, session 13);
+     wanted its cpu), or that was woken EP_SLOW_WAKE_NS or more after its job's publishing (no cpu was idle for it:
+     the machine is loaded), goes back to the floor: on a loaded machine a spinning worker only takes cpu from the
+     caller and everyone else (the MLP step at load 7.5: spin 200 us 16.7 ms against 15.6 at 50 us, session 13;
+     fixed budgets at load 5-8, cpu per step: MLP 400 us 7.9 ms, 2 ms 9.3, 5 ms 10.3; GPT 142 / 163 / 174);
    - one that slept longer than EP_IDLE_NS halves it (the run of jobs ended).
-   On an idle second core (a quiet machine) the budget so grows within a few jobs and the worker meets every
-   split of a forward pass awake; under load it stays at the floor, as before. */
-static void ep_spin_adapt(int preempted, int64_t slept_ns) {
+   On an idle second core (a quiet machine) the budget so grows within a few jobs and the worker meets the splits
+   of a train step awake; under load it stays at the floor. An idle process stops spinning within the budget
+   (at most the ceiling) after its last split op. */
+static void ep_spin_adapt(int preempted, int64_t slept_ns, int64_t wake_ns) {
     const int64_t lo = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
     const int64_t hi = atomic_load_explicit(&P.spin_max_ns, memory_order_relaxed);
     int64_t cur = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
-    if (preempted)
+    if (preempted || wake_ns >= EP_SLOW_WAKE_NS)
         cur = lo;
-    else if (slept_ns >= 0 && slept_ns < EP_SOON_NS)
+    else if (slept_ns >= 0 && slept_ns < (hi > EP_SOON_NS ? hi : EP_SOON_NS))
         cur = 2 * cur;
     else if (slept_ns > EP_IDLE_NS)
         cur = cur / 2;
@@ -244,7 +267,7 @@ static void *ep_worker(void *arg) {
         if (g == seen) {
             const int64_t t0 = ep_now_ns(), budget = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
             int64_t last = t0;
-            int spins = 0, preempted = 0, spun_out = 0;
+            int spins = 0, preempted = 0, spun_out = 0, hushed = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
                 ep_pause();
                 if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
@@ -259,24 +282,41 @@ static void *ep_worker(void *arg) {
                         spun_out = 1;
                         break;
                     }
-                    if (ep_on_callers_cpu() && !ep_move_off())
+                    if ((hushed = atomic_load_explicit(&P.hush, memory_order_relaxed))
+                            || (ep_on_callers_cpu() && !ep_move_off()))
                         break;
                 }
             }
             if (g == seen) {
-                atomic_fetch_add_explicit(preempted ? &P.st_preempted : spun_out ? &P.st_spun_out : &P.st_gave_way, 1,
-                                          memory_order_relaxed);
-                ep_spin_adapt(preempted, -1);
+                atomic_fetch_add_explicit(preempted ? &P.st_preempted : spun_out ? &P.st_spun_out
+                                          : hushed ? &P.st_hushed : &P.st_gave_way, 1, memory_order_relaxed);
+                ep_spin_adapt(preempted, -1, 0);
                 const int64_t ts = ep_now_ns();
+#if EP_FUTEX
+                /* the kernel sleeps only while seq still holds the job seen: a job published after the check
+                   of gen changed seq first, or its caller saw `sleeping` and wakes the futex */
+                atomic_fetch_add(&P.sleeping, 1);
+                while ((g = atomic_load(&P.gen)) == seen)
+                    syscall(SYS_futex, &P.seq, FUTEX_WAIT_PRIVATE, (uint32_t)seen, NULL, NULL, 0);
+                atomic_fetch_sub(&P.sleeping, 1);
+#else
                 pthread_mutex_lock(&P.mu);
                 atomic_fetch_add(&P.sleeping, 1);
                 while ((g = atomic_load(&P.gen)) == seen)
                     pthread_cond_wait(&P.cv, &P.mu);
                 atomic_fetch_sub(&P.sleeping, 1);
                 pthread_mutex_unlock(&P.mu);
+#endif
                 slept = 1;
+                const int64_t tw = ep_now_ns();
+                /* the delay since the publishing of the job it woke for (or of a later one: then shorter) */
+                int64_t wake_ns = tw - atomic_load_explicit(&P.pub_ns, memory_order_relaxed);
+                wake_ns = wake_ns < 0 ? 0 : wake_ns;
+                atomic_fetch_add_explicit(&P.st_wake_ns, wake_ns, memory_order_relaxed);
+                if (wake_ns >= EP_SLOW_WAKE_NS)
+                    atomic_fetch_add_explicit(&P.st_slow_wakes, 1, memory_order_relaxed);
                 if (!preempted)
-                    ep_spin_adapt(0, ep_now_ns() - ts);
+                    ep_spin_adapt(0, tw - ts, wake_ns);
             }
         }
         seen = g;
@@ -433,13 +473,20 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     atomic_store_explicit(&P.left, 0, memory_order_relaxed);
     uint64_t g = atomic_load(&P.gen) + 1;
     atomic_store(&P.ticket, (uint64_t)(uint32_t)g << 32);
-    atomic_store(&P.gen, g);                          /* publishes the job (sequentially consistent) */
     const int64_t t_pub = ep_now_ns();
+    atomic_store_explicit(&P.pub_ns, t_pub, memory_order_relaxed);
+    atomic_store_explicit(&P.hush, 0, memory_order_relaxed);
+    atomic_store(&P.gen, g);                          /* publishes the job (sequentially consistent) */
+    atomic_store(&P.seq, (uint32_t)g);                /* then the futex word (before `sleeping` is read) */
     const int asleep = atomic_load(&P.sleeping) > 0;
     if (asleep && ep_wake_policy()) {
+#if EP_FUTEX
+        syscall(SYS_futex, &P.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
         pthread_mutex_lock(&P.mu);
         pthread_cond_broadcast(&P.cv);
         pthread_mutex_unlock(&P.mu);
+#endif
     }
     const int64_t mine = ep_chunks(0);
     /* every chunk is claimed: close the job to latecomers, then wait for the workers that joined it (their
@@ -485,6 +532,14 @@ int ember_parallel_for(void *fn, void *p0, void *p1, void *p2, void *p3, double 
     return joined + 1;
 }
 
+/* Sends the idle workers that are spinning to sleep now (each within ~2 us), leaving the budget as it is; the next
+   job clears it. For other threads about to need the cpus: runtime/pool.py's Python pool calls it before it hands
+   parts to its threads (a conv or max pool of the CNN step), which otherwise shared a core with a worker spinning
+   out its budget (up to EP_SPIN_MAX_NS). */
+void ember_parallel_hush(void) {
+    atomic_store_explicit(&P.hush, 1, memory_order_relaxed);
+}
+
 /* Counters since the last reset into out[0 .. EP_NSTATS + 3] (see the enum; then wake-ups, late wake-ups,
    wake-ups on the caller's cpu, moves off it);
    reset when `reset` is set. For benchmarks: read while no job runs. */
@@ -500,13 +555,16 @@ void ember_parallel_stats(int64_t *out, int reset) {
     out[EP_NSTATS + 3] = reset ? atomic_exchange(&P.st_moved, 0) : atomic_load(&P.st_moved);
 }
 
-/* Why idle workers went to sleep since the last reset, into out[0 .. 2]: their spin budget ran out
+/* Why idle workers went to sleep since the last reset, into out[0 .. 5]: their spin budget ran out
    (`spun_out`: no job came within it), another thread took their cpu while they spun (`preempted`), or they
-   stopped on the caller's cpu (`gave_way`); reset when `reset` is set. A separate call so that
+   stopped on the caller's cpu (`gave_way`: ep_move_off failed); then the woken workers' delays after their job's
+   publishing, summed (ns), how many of them were EP_SLOW_WAKE_NS or longer, and the sleeps ember_parallel_hush
+   asked for (`hushed`); reset when `reset` is set. A separate call so that
    ember_parallel_stats' buffer (EP_NSTATS + 4 counters) keeps its size for callers built against it. */
 void ember_parallel_sleep_stats(int64_t *out, int reset) {
-    _Atomic int64_t *c[3] = {&P.st_spun_out, &P.st_preempted, &P.st_gave_way};
-    for (int i = 0; i < 3; i++)
+    _Atomic int64_t *c[6] = {&P.st_spun_out, &P.st_preempted, &P.st_gave_way, &P.st_wake_ns, &P.st_slow_wakes,
+                             &P.st_hushed};
+    for (int i = 0; i < 6; i++)
         out[i] = reset ? atomic_exchange(c[i], 0) : atomic_load(c[i]);
 }
 

@@ -28,6 +28,7 @@ import os
 import numpy as np
 
 from . import clib
+from . import pool as _pool_mod
 from .pool import get_num_threads
 
 GRAIN = 32768           # elements: torch's internal::GRAIN_SIZE (it splits an op from here; chunks: _grain)
@@ -47,6 +48,7 @@ def _parallel_for():
         f = clib.kernel("parallel", "ember_parallel_for", "pppppddlli", "i")
         if f is not None:
             _PAR[0] = f
+            _pool_mod._HUSH[0] = clib.kernel("parallel", "ember_parallel_hush", "")
     return f
 
 
@@ -341,7 +343,10 @@ def pool_stats(reset=False):
     the caller's cpu (`moved`: ep_move_off); then why idle workers stopped spinning and slept: their budget ran
     out with no job (`spun_out`), another thread took their cpu while they spun (`preempted`: on 2 cores, another
     process, or torch's OpenMP thread spinning after its own op in the same process), or they were on the
-    caller's cpu (`gave_way`).
+    caller's cpu (`gave_way`); the woken workers' delays after their job's publishing, summed (`wake_ns`: tens of
+    microseconds each on an idle cpu of this VM), and the wake-ups that took csrc/parallel.c's EP_SLOW_WAKE_NS or
+    longer (`slow_wakes`: no cpu was idle; the idle spin then stays at its floor), and the sleeps of spinning
+    workers sent to sleep because runtime/pool.py's Python threads were about to need the cpus (`hushed`).
     None when C is off."""
     if _parallel_for() is None:
         return None
@@ -354,14 +359,14 @@ def pool_stats(reset=False):
     return dict(zip(_STAT_NAMES + _SLEEP_NAMES, out.tolist() + why.tolist()))
 
 
-_SLEEP_NAMES = ("spun_out", "preempted", "gave_way")
+_SLEEP_NAMES = ("spun_out", "preempted", "gave_way", "wake_ns", "slow_wakes", "hushed")
 
 
 def set_spin_us(us):
     """How long (us of wall time) an idle C pool worker spins for the next job before it sleeps, at least (the
-    budget grows from there up to set_spin_max_us while jobs come soon after the worker sleeps and nothing
-    preempts it: csrc/parallel.c's ep_spin_adapt); returns the previous setting, or None when C is off. Default
-    50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
+    budget grows from there up to set_spin_max_us while jobs come soon after the worker sleeps, nothing
+    preempts it and its wake-ups are quick: csrc/parallel.c's ep_spin_adapt); returns the previous setting, or
+    None when C is off. Default 50 (csrc/parallel.c's EP_SPIN_NS, which says why)."""
     if _parallel_for() is None:
         return None
     f = clib.kernel("parallel", "ember_parallel_set_spin", "l", "l")
@@ -370,7 +375,7 @@ def set_spin_us(us):
 
 def set_spin_max_us(us):
     """The most (us of wall time) an idle C pool worker's adaptive spin grows to (at or below set_spin_us's
-    floor: a fixed spin); returns the previous ceiling, or None when C is off. Default 400 (EP_SPIN_MAX_NS)."""
+    floor: a fixed spin); returns the previous ceiling, or None when C is off. Default 4000 (EP_SPIN_MAX_NS)."""
     if _parallel_for() is None:
         return None
     f = clib.kernel("parallel", "ember_parallel_set_spin_max", "l", "l")

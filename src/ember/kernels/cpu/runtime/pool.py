@@ -25,8 +25,23 @@ def get_num_threads():
     if n:
         return n
     if not _DEFAULT_THREADS:
-        _DEFAULT_THREADS.append(max(1, min(os.cpu_count() or 1, 8)))
+        cores = max(1, min(os.cpu_count() or 1, 8))
+        env = _env_threads()
+        _DEFAULT_THREADS.append(min(env, cores) if env else cores)
     return _DEFAULT_THREADS[0]
+
+
+def _env_threads():
+    """The thread count the environment asks for, as torch reads it at start-up (ATen's init_num_threads sizes its
+    OpenMP team by MKL's max threads: MKL_NUM_THREADS first, then OMP_NUM_THREADS, at most one a core), or None
+    when neither holds a positive count (torch then keeps its default). `torchrun`-style launchers
+    (ember.distributed.run) set OMP_NUM_THREADS=1 for their workers; a list ("4,2", OpenMP's nested levels)
+    gives its first count."""
+    for var in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        v = os.environ.get(var, "").split(",")[0].strip()
+        if v.isdigit() and int(v) > 0:
+            return int(v)
+    return None
 
 
 def set_num_threads(n):
@@ -46,6 +61,7 @@ def set_num_threads(n):
 
 
 _INTEROP = [None]
+_HUSH = [None]            # csrc/parallel.c's ember_parallel_hush once runtime/flat.py has loaded that pool, else None
 
 
 def get_num_interop_threads():
@@ -75,10 +91,15 @@ def _pool():
 def run_parts(fn, k):
     """fn(0), ..., fn(k-1) in parallel: part 0 on the calling thread, the others on the pool (one
     thread hand-off fewer than sending every part to the pool, and the caller's core is not left
-    idle). Waits for every part, even when one raises, then re-raises the first error."""
+    idle). Waits for every part, even when one raises, then re-raises the first error. First sends the C
+    pool's spinning workers to sleep (csrc/parallel.c's ember_parallel_hush): one spinning out its idle budget
+    (up to 4 ms) on the core this pool's thread wakes on made the CNN step slower."""
     if k <= 1:
         fn(0)
         return
+    hush = _HUSH[0]
+    if hush is not None:            # the C pool's idle workers stop spinning: these threads need the cpus
+        hush()
     futures = [_pool().submit(fn, j) for j in range(1, k)]
     err = None
     try:
