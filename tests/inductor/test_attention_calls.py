@@ -200,3 +200,57 @@ def test_expanded_scalar_gradient_of_fused_attention():
     _, tgrads = run(torch, False)
     for a, b in zip(grads, tgrads):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def _gpt_attention_step(plain, threads, compiled):
+    """benchmarks/train_step.py's attention at its size (16 x 64 tokens, 4 heads of 32): the output for one fixed
+    gradient and the gradient of the fused qkv input, at `threads` threads (eager's and the generated code's)."""
+    from ember._inductor import config
+    rng = np.random.default_rng(7)
+    qkv = rng.standard_normal((16, 64, 384)).astype(np.float32)
+    g = rng.standard_normal((16, 64, 128)).astype(np.float32)
+    mask = ember.tensor(np.triu(np.ones((64, 64), bool), 1))
+
+    def f(qkv):
+        q, k, v = qkv.split(128, dim=2)
+        q, k, v = (t.view(16, 64, 4, 32).transpose(1, 2) for t in (q, k, v))
+        if plain:
+            a = (q @ k.transpose(-2, -1)) * (1.0 / 32 ** 0.5)
+            y = F.softmax(a.masked_fill(mask, float("-inf")), dim=-1) @ v
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return y.transpose(1, 2).contiguous().view(16, 64, 128)
+    prev = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        with config.patch({"cpp.threads": threads}):
+            x = ember.tensor(qkv, requires_grad=True)
+            c = Compiled(f) if compiled else None
+            out = (c or f)(x)
+            out.backward(ember.tensor(g))
+    finally:
+        ember.set_num_threads(prev)
+    return c, out.detach().numpy().copy(), x.grad.numpy().copy()
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["sdpa", "plain"])
+def test_gpt_attention_splits_pairs_over_the_pool_with_the_same_bits(plain):
+    """At 2 threads the compiled attention shares its (batch, head) pairs (sdpa: attention_calls' task; plain
+    softmax: the bmms' matrices, blas_calls.batch_split) out over ember's pool: the bits of 1 thread, and eager's
+    at 1 and 2 threads (the same gemm per matrix, eager's softmax.c and attention row kernels, rowsum(dO * O) by
+    the cblas dot np.vecdot calls)."""
+    c1, y1, g1 = _gpt_attention_step(plain, 1, True)
+    c2, y2, g2 = _gpt_attention_step(plain, 2, True)
+    np.testing.assert_array_equal(y2, y1)
+    np.testing.assert_array_equal(g2, g1)
+    for threads in (1, 2):
+        _, ye, ge = _gpt_attention_step(plain, threads, False)
+        np.testing.assert_array_equal(y2, ye)
+        np.testing.assert_array_equal(g2, ge)
+    src1, src2 = c1.source(), c2.source()
+    if plain:
+        assert src2.count("64 matrices over the pool") == 6 and "matrices over the pool" not in src1
+    else:
+        assert src2.count("64 (batch, head) pairs over the pool") == 2 and "over the pool" not in src1
+    for m in c2.modules:
+        assert _python_calls(m) == [] and len(m.entry_names) == 1

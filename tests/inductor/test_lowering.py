@@ -144,9 +144,13 @@ def test_softmax_log_softmax_and_backward():
     assert_close(xa.grad, xb.grad, rtol=1e-5, atol=1e-6)
 
 
-def test_softmax_of_all_minus_inf_row_is_nan_like_eager():
+@pytest.mark.parametrize("in_c", [False, True], ids=["generated", "softmax_c"])
+def test_softmax_of_all_minus_inf_row_is_nan_like_eager(in_c, monkeypatch):
+    from ember._inductor.codegen import softmax_calls
+    monkeypatch.setattr(softmax_calls, "SOFTMAX_IN_C", in_c)
     x = ember.tensor([[float("-inf")] * 3, [0.0, 1.0, float("-inf")]])
-    _check(lambda x: F.softmax(x, -1), x)
+    c = _check(lambda x: F.softmax(x, -1), x, expect_kernels=not in_c)
+    assert ("ember_softmax_fwd_f32(" in c.source()) == in_c
 
 
 def test_layer_norm_gelu_silu():

@@ -8,7 +8,10 @@ exp of the forward's input were computed by the forward kernel and saved (the fo
 twice per element, once for gelu and once for its derivative); whole, the backward computes the derivative from
 the saved input with the same CDF. `embedding` is lowered whole too: its decomposition
 (index_select) would be traced under autograd as index_select, whose backward knows nothing of `padding_idx`
-(the padding row got gradient), where `embedding`'s own backward (embedding_dense_backward) masks it. Inductor-specific decompositions are in
+(the padding row got gradient), where `embedding`'s own backward (embedding_dense_backward) masks it. The softmax backwards are lowered whole too: over the last dim they call eager's softmax.c
+(codegen/softmax_calls.py, eager's bits), as the forwards do. `nll_loss_forward` and its backward are lowered whole: the forward
+calls eager's nll.c (its sum in double, eager's bits; codegen/loss_calls.py), the backward is one pointwise kernel
+(the decomposition's saved a (N, C) mask from the forward). Inductor-specific decompositions are in
 `decompositions` below: the lazy conj / neg views (`_conj`, `_neg_view`) become the physical ops, since generated
 loops read a buffer's stored values and know no math bits.
 """
@@ -32,7 +35,8 @@ decompositions = {           # inductor-only entries (op -> function)
 }
 
 _LOWERED_WHOLE = (aten._softmax.default, aten._log_softmax.default, aten.gelu.default, aten.gelu_backward.default,
-                  aten.embedding.default)
+                  aten.embedding.default, aten.nll_loss_forward.default, aten.nll_loss_backward.default,
+                  aten._softmax_backward_data.default, aten._log_softmax_backward_data.default)
 
 
 def select_decomp_table():

@@ -471,6 +471,17 @@ def _tanh_backward(node, g, y):
                                                                     ops.mul(yy, yy))), [g, y])
 
 
+# Bits against eager (checked on benchmarks/train_step.py's GPT, plain attention, one compiled step from the same
+# weights): the loss, the logits' gradient, the linears (the same cblas calls), embeddings, residual adds and the
+# plain attention (bmm, scale, masked_fill, softmax.c, bmm) give eager's bits; every parameter's gradient still
+# differs in its last bits because two ops of every block do not run eager's kernels:
+# - gelu and gelu_backward (below): the generated x * Phi(x) rounds differently from eager's gelu.c (its own
+#   vector CDF and order of operations): 68% of a (16, 64, 512) float32 gelu's values differ, by 1-2 ulp where
+#   the value is not tiny;
+# - layer_norm: decomposed (ember/_decomp native_layer_norm: mean and variance as generated reductions) where
+#   eager's norm.c sums rows in its 16-lane order (csrc/fold16.h): ~20% of a (16, 64, 128) output and most of
+#   its gradients differ in the last bits.
+# Calling gelu.c and norm.c from the C entry, as softmax_calls.py does softmax.c, would close both.
 @register_lowering(*_overloads("gelu", "default"))
 def _gelu(node, x, approximate="none"):
     """x Phi(x) with ember's vectorised normal CDF (the eager kernel's formula); the tanh form as
@@ -999,19 +1010,32 @@ def _row_softmax(node, x, dim, log):
     return Pointwise(x.get_size(), dt, lambda index: ops.truediv(ops.exp(shifted(index)), sl(index)))
 
 
+def _softmax_in_c(node, x, dim):
+    """Whether this softmax-family op is an extern call to eager's softmax.c (codegen/softmax_calls.py: eager's
+    bits, which the generated row kernel does not give)."""
+    from .codegen.softmax_calls import softmax_in_c
+    return softmax_in_c(x, dim, _val(node).dtype)
+
+
 @register_lowering(*_overloads("_softmax", "default"))
 def _softmax(node, x, dim, half_to_float=False):
+    if not half_to_float and _softmax_in_c(node, x, dim):
+        return _graph()._extern(node, node.target, (x, dim, False), {}, "extern")
     return _row_softmax(node, x, dim, False)
 
 
 @register_lowering(*_overloads("_log_softmax", "default"))
 def _log_softmax(node, x, dim, half_to_float=False):
+    if not half_to_float and _softmax_in_c(node, x, dim):
+        return _graph()._extern(node, node.target, (x, dim, False), {}, "extern")
     return _row_softmax(node, x, dim, True)
 
 
 @register_lowering(*_overloads("_softmax_backward_data", "default"))
 def _softmax_backward(node, grad, y, dim, input_dtype):
     dt = _val(node).dtype
+    if _softmax_in_c(node, grad, dim) and y.get_dtype() is dt:
+        return _graph()._extern(node, node.target, (grad, y, dim, input_dtype), {}, "extern")
     size = grad.get_size()
     gl, yl = loader(grad, size, dt), loader(y, size, dt)
     gy = Pointwise(size, dt, lambda index: ops.mul(gl(index), yl(index)))
@@ -1023,6 +1047,8 @@ def _softmax_backward(node, grad, y, dim, input_dtype):
 @register_lowering(*_overloads("_log_softmax_backward_data", "default"))
 def _log_softmax_backward(node, grad, y, dim, input_dtype):
     dt = _val(node).dtype
+    if _softmax_in_c(node, grad, dim) and y.get_dtype() is dt:
+        return _graph()._extern(node, node.target, (grad, y, dim, input_dtype), {}, "extern")
     size = grad.get_size()
     gl, yl = loader(grad, size, dt), loader(y, size, dt)
     s = make_reduction(node, grad, [dim % len(size)], "sum", dt, True, out_dtype=dt)
@@ -1047,6 +1073,10 @@ def _embedding(node, weight, indices, padding_idx=-1, scale_grad_by_freq=False, 
 
 @register_lowering(*_overloads("nll_loss_forward", "default"))
 def _nll_loss_forward(node, x, target, weight, reduction, ignore_index):
+    from .codegen.loss_calls import nll_in_c
+    if nll_in_c(x, weight) and reduction in (0, 1, 2):
+        # eager's nll.c from the C entry (codegen/loss_calls.py): eager's sum in double, so eager's bits
+        return _graph()._extern(node, node.target, (x, target, weight, reduction, ignore_index), {}, "extern")
     if weight is not None:
         raise NotImplementedError("ember._inductor: nll_loss with class weights (falls back)")
     out, total = _val(node)
@@ -1097,13 +1127,17 @@ def _full_value(size, dt, value):
 
 @register_lowering(*_overloads("nll_loss_backward", "default"))
 def _nll_loss_backward(node, grad_out, x, target, weight, reduction, ignore_index, total_weight):
-    if weight is not None:
-        raise NotImplementedError("ember._inductor: nll_loss with class weights (falls back)")
+    """-(weight[t] * g) at each row's target column (g the output's gradient, divided by the total weight for
+    'mean'), 0 elsewhere: eager's nll_bwd (csrc/nll.c) rounds the same way, so eager's bits."""
     out = _val(node)
     dt = out.dtype
     size = tuple(out.shape)
     gl, tl, twl = grad_out.make_loader(), target.make_loader(), total_weight.make_loader()
     one_d = len(size) == 1
+    if weight is not None:
+        if weight.get_dtype() is not dt:
+            raise NotImplementedError("ember._inductor: nll_loss with class weights of another dtype (falls back)")
+        wl = weight.make_loader()
 
     def inner(index):
         t = tl([] if one_d else [index[0]])
@@ -1111,9 +1145,13 @@ def _nll_loss_backward(node, grad_out, x, target, weight, reduction, ignore_inde
         hit = ops.logical_and(ops.eq(ops.index_expr(c, _dt.int64), t),
                               ops.ne(t, ops.constant(ignore_index, _dt.int64)))
         g = gl([] if reduction != 0 or one_d else [index[0]])
-        g = ops.neg(g)
         if reduction == 1:
             g = ops.truediv(g, twl([]))
+        if weight is None:
+            g = ops.neg(g)
+        else:
+            safe = ops.where(hit, t, ops.constant(0, _dt.int64))
+            g = ops.mul(ops.neg(wl([ops.indirect_indexing(safe, size[-1])])), g)
         return ops.where(hit, g, ops.constant(0, dt))
     return Pointwise(size, dt, inner)
 

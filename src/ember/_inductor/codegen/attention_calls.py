@@ -5,8 +5,14 @@ called from the generated C entry: cblas gemms and the row kernels of ember's fu
 The C follows eager's kernels/cpu/attention.py per (batch, head) pair, whose scores (L x S) stay in the cache:
 - forward: s = q k^T (a gemm, k read transposed in place), then `attn_softmax_fwd` turns the rows into the scaled,
   causal-masked softmax and their log-sum-exp, then out = p v;
-- backward: d = rowsum(dO * O), p = exp(scale q k^T - lse) (`attn_probs`), dv = p^T dO, dp = dO v^T,
-  ds = scale p (dp - d) (`attn_softmax_bwd`), dq = ds k, dk = ds^T q.
+- backward: d = rowsum(dO * O) (numpy's cblas_sdot/cblas_ddot, what eager's np.vecdot calls), p = exp(scale q k^T
+  - lse) (`attn_probs`), dv = p^T dO, dp = dO v^T, ds = scale p (dp - d) (`attn_softmax_bwd`), dq = ds k,
+  dk = ds^T q.
+The (batch, head) pairs are a task over ember's C pool (ember_parallel, about four chunks a thread, each chunk
+with its own scratch) at more than one thread from kernels/cpu/attention._MIN_PARTS multiply-adds, as eager
+shares them (attention.c's parts); a pair's results depend on that pair alone, so the bits are eager's at any
+thread count. GPT step (benchmarks/compile_train.py --threads 2, 16 x 4 pairs of 64 x 64 x 32) in the commit
+that split them.
 q, k, v, dO and O are read in place through their strides (each (L, E) matrix needs a unit stride along E, as
 eager's (B, T, H, E)-ordered views have); the results are written with the strides of the graph's buffers. It
 applies without attn_mask and dropout (what the graph has when scaled_dot_product_attention takes the fused op),
@@ -79,6 +85,10 @@ class AttentionPlan(ExternPlan):
         for name, b in self.writes.items():
             mats[name] = (f"(({t}*){ptr(b.name)})", b.layout.stride)      # (ptr: at its first element)
 
+        order = list(mats)
+        entry_ptrs = [mats[n][0] for n in order]
+        mats = {n: (f"(({t}*)p[{i}])", mats[n][1]) for i, n in enumerate(order)}   # (as the task reads them)
+
         def at(name, rest=""):
             base, st = mats[name]
             return f"{base} + b * {st[0]} + h * {st[1]}{rest}"
@@ -89,45 +99,54 @@ class AttentionPlan(ExternPlan):
         def mm(ta, tb, m, n, k, a, lda, b_, ldb, c, ldc):
             ta = blas_calls.TRANS if ta else blas_calls.NO_TRANS
             tb = blas_calls.TRANS if tb else blas_calls.NO_TRANS
-            return (f"            {gemm}({blas_calls.ROW_MAJOR}, {ta}, {tb}, {m}, {n}, {k}, 1.0, {a}, {lda}, {b_}, "
+            return (f"        {gemm}({blas_calls.ROW_MAJOR}, {ta}, {tb}, {m}, {n}, {k}, 1.0, {a}, {lda}, {b_}, "
                     f"{ldb}, 0.0, {c}, {ldc});")
         causal = 1 if self.causal else 0
-        head = f"    /* {self.buf.name} = {self.buf.op}: gemms and ember's attention row kernels */\n"
-        if copies:
-            head += "\n".join(copies) + "\n    if (!ember_index_error) "
-        head += "    {\n"
+        fn = f"ember_attn{uid}_task"
+        # the (batch, head) pairs [lo, hi), each with the task's own scratch: a pair's results depend on that pair
+        # alone, so any split over the pool gives one loop's bits
         work = ["s"] + (["dp", "d", "lse_c"] if self.backward else ["lse_r"])
         sizes = {"s": L * S, "dp": L * S, "d": L, "lse_c": L, "lse_r": L}
-        lines = [f"        {t}* {w} = ({t}*)malloc({sizes[w]} * sizeof({t}));" for w in work]
-        ok = " && ".join(work)
-        lines.append(f"        if (!({ok})) ember_index_error = 3;")
-        lines.append(f"        else for (int64_t b = 0; b < {B}; b++) for (int64_t h = 0; h < {H}; h++) {{")
+        lines = [f"static void {fn}(void** p, int64_t lo, int64_t hi)", "{"]
+        lines += [f"    {t}* {w} = ({t}*)malloc({sizes[w]} * sizeof({t}));" for w in work]
+        lines.append(f"    if (!({' && '.join(work)})) ember_index_error = 3;")
+        lines.append("    else for (int64_t bh = lo; bh < hi; bh++) {")
+        lines.append(f"        const int64_t b = bh / {H}, h = bh % {H};")
         if not self.backward:
             lines += [mm(False, True, L, S, E, at("q"), ld("q"), at("k"), ld("k"), "s", S),
-                      f"            ember_attn_softmax_fwd_{sfx}(s, lse_r, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
-                      f"            for (int64_t i = 0; i < {L}; i++) ({at('lse')})[i * {mats['lse'][1][2]}] = lse_r[i];",
+                      f"        ember_attn_softmax_fwd_{sfx}(s, lse_r, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
+                      f"        for (int64_t i = 0; i < {L}; i++) ({at('lse')})[i * {mats['lse'][1][2]}] = lse_r[i];",
                       mm(False, False, L, E, S, "s", S, at("v"), ld("v"), at("out"), ld("out"))]
         else:
             go_st, o_st = mats["go"][1], mats["o"][1]
             lse_st = mats["lse"][1]
-            lines += [f"            for (int64_t i = 0; i < {L}; i++) {{",
-                      f"                const {t}* gr = {at('go')} + i * {go_st[2]};",
-                      f"                const {t}* orow = {at('o')} + i * {o_st[2]};",
-                      f"                {t} acc = 0;",
-                      f"                for (int64_t e = 0; e < {E}; e++) acc += gr[e] * orow[e];",
-                      "                d[i] = acc;",
-                      f"                lse_c[i] = ({at('lse')})[i * {lse_st[2]}];",
-                      "            }",
+            lines += [f"        for (int64_t i = 0; i < {L}; i++) {{",
+                      f"            const {t}* gr = {at('go')} + i * {go_st[2]};",
+                      f"            const {t}* orow = {at('o')} + i * {o_st[2]};",
+                      f"            d[i] = ember_{'s' if t == 'float' else 'd'}dot({E}, gr, 1, orow, 1);",
+                      f"            lse_c[i] = ({at('lse')})[i * {lse_st[2]}];",
+                      "        }",
                       mm(False, True, L, S, E, at("q"), ld("q"), at("k"), ld("k"), "s", S),
-                      f"            ember_attn_probs_{sfx}(s, lse_c, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
+                      f"        ember_attn_probs_{sfx}(s, lse_c, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
                       mm(True, False, S, E, L, "s", S, at("go"), ld("go"), at("gv"), ld("gv")),
                       mm(False, True, L, S, E, at("go"), ld("go"), at("v"), ld("v"), "dp", S),
-                      f"            ember_attn_softmax_bwd_{sfx}(s, dp, d, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
+                      f"        ember_attn_softmax_bwd_{sfx}(s, dp, d, {L}, {S}, {L}, 0, {self.scale!r}, {causal});",
                       mm(False, False, L, E, S, "dp", S, at("k"), ld("k"), at("gq"), ld("gq")),
                       mm(True, False, S, E, L, "dp", S, at("q"), ld("q"), at("gk"), ld("gk"))]
-        lines.append("        }")
-        lines += [f"        free({w});" for w in work]
-        return "", head + "\n".join(lines) + "\n    }" + "".join("\n" + f for f in frees)
+        lines.append("    }")
+        lines += [f"    free({w});" for w in work]
+        lines.append("}\n")
+        # eager's split (kernels/cpu/attention._parts): the pairs over the pool from _MIN_PARTS multiply-adds
+        from ember.kernels.cpu.attention import _MIN_PARTS
+        split = threads > 1 and B * H > 1 and min(L, S, E) >= 2 and B * H * L * S * E >= _MIN_PARTS
+        head = (f"    /* {self.buf.name} = {self.buf.op}: gemms and ember's attention row kernels, {B * H} "
+                f"(batch, head) pairs{' over the pool' if split else ''} */\n")
+        if copies:
+            head += "\n".join(copies) + "\n    if (!ember_index_error) "
+        body = (f"    {{\n        void* ap[{len(order)}] = {{{', '.join(f'(void*){e}' for e in entry_ptrs)}}};\n"
+                + (f"        ember_parallel({fn}, ap, {B * H}, {threads});\n" if split else
+                   f"        {fn}(ap, 0, {B * H});\n") + "    }")
+        return "\n".join(lines), head + body + "".join("\n" + f for f in frees)
 
 
 def attention_plan(buf, multi_outputs=()):
@@ -135,7 +154,8 @@ def attention_plan(buf, multi_outputs=()):
     MultiOutput buffers that read it."""
     if not isinstance(buf, ExternKernel) or buf.has_tensor_result or str(buf.op) not in ATTENTION_OPS:
         return None
-    if blas_calls.blas_int_bits() is None or _library() is None:
+    bits = blas_calls.blas_int_bits()
+    if bits is None or _library() is None or _dot_symbols(bits)[0] is None:
         return None
     backward = str(buf.op) == ATTENTION_OPS[1]
     kwargs = dict(buf.kwargs)
@@ -217,10 +237,34 @@ def _decls():
 def preamble():
     """C declarations of the attention row kernels' pointers and `ember_set_attention`, which the loader calls."""
     return pointer_preamble("ember_set_attention", "ember's attention row kernels (kernels/cpu/csrc/attention.c)",
-                            _decls())
+                            _decls()) + _dot_preamble()
+
+
+def _dot_symbols(bits):
+    """(numpy's OpenBLAS as a ctypes library, the names of its cblas_sdot and cblas_ddot) for `bits`-bit sizes, or
+    (None, None). np.vecdot of float rows is numpy's FLOAT_dot / DOUBLE_dot, which calls them: eager's rowsum(dO * O)
+    (kernels/cpu/attention.py), so the C computes it with the same calls (a plain loop missed eager's bits and, on a
+    causal first row, the exact zero of dq that dO.v - dO.O gives when both are BLAS dots)."""
+    from ember.kernels.cpu.runtime import blas
+    combos = (("scipy_", "64_"), ("", "64_")) if bits == 64 else (("", ""), ("scipy_", ""))
+    for lib in blas._openblas_libs():
+        for pre, suf in combos:
+            names = (f"{pre}cblas_sdot{suf}", f"{pre}cblas_ddot{suf}")
+            if all(hasattr(lib, n) for n in names):
+                return lib, names
+    return None, None
+
+
+def _dot_preamble():
+    it = "int64_t" if blas_calls.blas_int_bits() == 64 else "int32_t"
+    return pointer_preamble("ember_set_attention_dot", "numpy's OpenBLAS cblas_sdot / cblas_ddot (np.vecdot's)",
+                            [(f"{p}dot", f"{t} (*)({it}, const {t}*, {it}, const {t}*, {it})")
+                             for p, t in (("s", "float"), ("d", "double"))])
 
 
 def bind(lib):
     """Give a loaded library the addresses of the attention row kernels (RuntimeError when they are missing)."""
     bind_pointers(lib, "ember_set_attention", _library(), [n for n, _ in _decls()],
                   "ember's attention row kernels (attention.c)")
+    blas_lib, names = _dot_symbols(blas_calls.blas_int_bits())
+    bind_pointers(lib, "ember_set_attention_dot", blas_lib, names, "numpy's OpenBLAS cblas_sdot/cblas_ddot")

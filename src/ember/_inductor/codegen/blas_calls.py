@@ -242,6 +242,8 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset, threads=1, helpers=None, uid=
     sp = split_plan(plan, threads) if helpers is not None else None
     if sp is not None:
         return _split_gemm_c(plan, sp, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid)
+    if helpers is not None and batch_split(plan, threads):
+        return _batch_gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid)
     t = "float" if plan.buf.layout.dtype is _dt.float32 else "double"
     fn = "ember_sgemm" if t == "float" else "ember_dgemm"
     (ta, lda), (tb, ldb) = plan.ops
@@ -283,6 +285,36 @@ def gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset, threads=1, helpers=None, uid=
     return (head + f"    if ({total} > 0) {{\n"
             f"        if ({plan.k} > 0) {call}\n"
             f"        else memset({c}, 0, (size_t)({total}) * sizeof({t}));\n    }}")
+
+
+def batch_split(plan, threads):
+    """Whether the matrices of a batched product are shared out over `threads` threads of ember's pool, as eager's
+    runtime/gemm.py shares a bmm's (its _plan: at least two matrices a thread and SPLIT_MACS multiply-adds in all).
+    Each matrix is one gemm call on whichever thread takes it, so the bits are the loop's at any thread count.
+    The plain-softmax GPT's q @ k^T and p @ v (64 matrices of 64x32x64, 8.4M multiply-adds each product) split."""
+    if threads < 2 or plan.batch < 2 * threads or plan.symbolic or any(c is not None for c in plan.copies):
+        return False
+    from ember.kernels.cpu.runtime import gemm
+    return plan.batch * plan.m * plan.n * plan.k >= gemm.SPLIT_MACS
+
+
+def _batch_gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid):
+    """A batched product's matrices over the pool (batch_split): the task runs matrices [b, e)."""
+    t = "float" if plan.buf.layout.dtype is _dt.float32 else "double"
+    fn = "ember_sgemm" if t == "float" else "ember_dgemm"
+    (ta, lda), (tb, ldb) = plan.ops
+    sa, sb = plan.batch_strides
+    mn = plan.m * plan.n
+    task = f"ember_bgemm{uid}_task"
+    helpers.append(f"static void {task}(void** p, int64_t b, int64_t e)\n{{\n"
+                   f"    for (int64_t bi = b; bi < e; bi++)\n"
+                   f"        {fn}({ROW_MAJOR}, {ta}, {tb}, {plan.m}, {plan.n}, {plan.k}, 1.0, (const {t}*)p[0] + bi * {sa}, "
+                   f"{lda}, (const {t}*)p[1] + bi * {sb}, {ldb}, 0.0, ({t}*)p[2] + bi * {mn}, {plan.n});\n}}\n")
+    a = f"(const {t}*){ptr_a} + {base_offset(plan.a)}"
+    b = f"(const {t}*){ptr_b} + {base_offset(plan.b)}"
+    return (f"    /* {plan.buf.name} = {plan.buf.op}: {plan.batch} matrices over the pool, as eager's runtime/gemm.py */\n"
+            f"    {{\n        void* gp[3] = {{(void*)({a}), (void*)({b}), (void*){ptr_c}}};\n"
+            f"        ember_parallel({task}, gp, {plan.batch}, {threads});\n    }}")
 
 
 def _split_gemm_c(plan, sp, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid):

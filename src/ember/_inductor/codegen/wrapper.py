@@ -21,7 +21,7 @@ from ember._core.tensor_impl import TensorImpl
 from ..ir import ComputedBuffer, ExternKernel, InputBuffer, MultiOutput
 from ..scheduler import plan_memory
 from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
-from . import attention_calls, blas_calls, conv_calls, pool_calls
+from . import attention_calls, blas_calls, conv_calls, loss_calls, pool_calls, softmax_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
 # a kernel touching at least this many elements splits its first outer loop over config.threads() threads of
@@ -37,6 +37,10 @@ EXTERN_CONV_IN_C = True
 EXTERN_ATTENTION_IN_C = True
 # max pools (eager's pool.c) are called from the C entry (pool_calls.py); False: from Python
 EXTERN_POOL_IN_C = True
+# last-dim (log_)softmax and its backward (eager's softmax.c) are called from the C entry (softmax_calls.py)
+EXTERN_SOFTMAX_IN_C = True
+# nll_loss_forward (eager's nll.c) is called from the C entry (loss_calls.py)
+EXTERN_LOSS_IN_C = True
 
 
 class CompiledModule:
@@ -45,7 +49,7 @@ class CompiledModule:
     types and a fresh arena pool."""
 
     def __init__(self, c_source, py_source, entry_names, namespace, n_kernels, pointer_arrays=(), n_arenas=0,
-                 blas_bits=None, dconv=False, attention=False, pool=False):
+                 blas_bits=None, dconv=False, attention=False, pool=False, softmax=False, nll=False):
         self.c_source = c_source
         self.py_source = py_source
         self.entry_names = entry_names
@@ -57,6 +61,8 @@ class CompiledModule:
         self.dconv = dconv               # the C calls ember's direct convolution (conv_calls.py)
         self.attention = attention       # the C calls ember's attention row kernels (attention_calls.py)
         self.pool = pool                 # the C calls eager's max pool kernels (pool_calls.py)
+        self.softmax = softmax           # the C calls eager's softmax row kernels (softmax_calls.py)
+        self.nll = nll                   # the C calls eager's nll_loss forward (loss_calls.py)
 
     def load(self, lib):
         """Bind the C entries of the built library and return the `call` function."""
@@ -70,6 +76,10 @@ class CompiledModule:
             attention_calls.bind(lib)
         if getattr(self, "pool", False):
             pool_calls.bind(lib)
+        if getattr(self, "softmax", False):
+            softmax_calls.bind(lib)
+        if getattr(self, "nll", False):
+            loss_calls.bind(lib)
         ns = dict(self.namespace)
         ns.update(_HELPERS)
         ns["_pool"] = [None] * self.n_arenas
@@ -268,11 +278,17 @@ def generate(graph, sched):
             plan = attention_calls.attention_plan(b, multis.get(b.name, ()))
         elif EXTERN_POOL_IN_C and str(b.op) in pool_calls.POOL_OPS:
             plan = pool_calls.pool_plan(b, multis.get(b.name, ()))
+        elif EXTERN_SOFTMAX_IN_C and str(b.op) in softmax_calls.SOFTMAX_OPS:
+            plan = softmax_calls.softmax_plan(b)
+        elif EXTERN_LOSS_IN_C and str(b.op) in loss_calls.NLL_OPS:
+            plan = loss_calls.nll_plan(b, multis.get(b.name, ()))
         if plan is not None:
             convs[b.name] = plan
     has_conv = any(isinstance(p, conv_calls.ConvPlan) for p in convs.values())
     has_attention = any(isinstance(p, attention_calls.AttentionPlan) for p in convs.values())
     has_pool = any(isinstance(p, pool_calls.PoolPlan) for p in convs.values())
+    has_softmax = any(isinstance(p, softmax_calls.SoftmaxPlan) for p in convs.values())
+    has_nll = any(isinstance(p, loss_calls.NllPlan) for p in convs.values())
     conv_written = {w.name for plan in convs.values() for w in plan.written()}
 
     def in_arena(b):
@@ -319,6 +335,10 @@ def generate(graph, sched):
         c_parts.append(attention_calls.preamble())
     if has_pool:
         c_parts.append(pool_calls.preamble())
+    if has_softmax:
+        c_parts.append(softmax_calls.preamble())
+    if has_nll:
+        c_parts.append(loss_calls.preamble())
     entries = []
     py = ["def call(*args):"]
     namespace = {}
@@ -396,7 +416,7 @@ def generate(graph, sched):
                              for i, sym in enumerate(size_params))
         for kname, kc in pending:
             if kname == "conv":
-                helpers, body = kc.c(f"{_GRAPH_IDS[0]}_{kc.buf.name}", lambda n: f"p[{names.index(n)}]",
+                helpers, body = kc.c(f"_{kc.buf.name}", lambda n: f"p[{names.index(n)}]",
                                      lambda v: v.layout.offset - v.buffer.layout.offset, threads)
                 c_parts.append(helpers)
                 calls.append(body)
@@ -405,7 +425,7 @@ def generate(graph, sched):
                 calls.append(blas_calls.gemm_c(kc, *(f"p[{names.index(n)}]" for n in
                                                    (kc.a.buffer.name, kc.b.buffer.name, kc.buf.name)),
                                                lambda v: v.layout.offset - v.buffer.layout.offset, threads,
-                                               c_parts, f"{_GRAPH_IDS[0]}_{kc.buf.name}"))
+                                               c_parts, f"_{kc.buf.name}"))
                 continue
             args = [f"({storage_ctype(a.dtype)}*)p[{names.index(a.name)}]" for a in kc.args.values()]
             args += list(size_params)
@@ -505,7 +525,8 @@ def generate(graph, sched):
     else:
         py.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     return CompiledModule("\n".join(c_parts), "\n".join(py) + "\n", entries, namespace, n_kernels,
-                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention, has_pool)
+                          sorted(pointer_arrays), pool_index, blas_bits, has_conv, has_attention, has_pool,
+                          has_softmax, has_nll)
 
 
 def _size_params(graph):
