@@ -111,6 +111,21 @@ def _instance_attr(name):
 _INSTANCE_PROPS = {n: _instance_attr(n) for n in ("dtype", "grad_fn", "_base")}
 
 
+_REAL_TORCH_MSG = (
+    "an ember Tensor was passed to {} of the real `torch` package, which cannot run on it. After `import ember as "
+    "torch`, a line such as `from torch.nn.utils.rnn import pack_padded_sequence` or `import torch.nn.functional "
+    "as F` still imports PyTorch itself; import those names from ember instead (`from ember.nn.utils.rnn "
+    "import ...`) or reach them through the `torch` name (`torch.nn.functional`).")
+
+
+def _from_real_torch(func):
+    """True for a function of PyTorch itself (not ember's): real torch calls ember.Tensor.__torch_function__
+    when an ember tensor reaches one of its functions, and running `func` again would recurse until Python's
+    limit; the porting mistake behind it gets a clear error instead."""
+    mod = getattr(func, "__module__", None) or getattr(getattr(func, "__objclass__", None), "__module__", None)
+    return isinstance(mod, str) and (mod == "torch" or mod.startswith("torch."))
+
+
 class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
     # `ember.Tensor.dtype` is the property a mode is given for `x.dtype` (torch's getset descriptor); a staticmethod
@@ -128,6 +143,8 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         for t in types:
             if not issubclass(cls, t):
                 return NotImplemented
+        if _from_real_torch(func):
+            raise TypeError(_REAL_TORCH_MSG.format("torch." + str(getattr(func, "__name__", func))))
         with _tf.DisableTorchFunctionSubclass():
             ret = func(*args, **kwargs)
             if func in _NOWRAP:

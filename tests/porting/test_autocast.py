@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember
-from _porting import torch_fixture  # noqa: F401  (the `torch` fixture)
+from _porting import outcome, torch_fixture  # noqa: F401  (the `torch` fixture)
 
 
 def _ops(t):
@@ -181,3 +181,33 @@ def test_recurrent_layers_under_cpu_autocast_match_torch(torch, name):
     assert got[3] == want[3] == "float32"          # gradients reach the float32 parameters in float32
     for a, b in zip(got[1] + [got[2], got[4]], want[1] + [want[2], want[4]]):
         np.testing.assert_allclose(a, b, rtol=0.05, atol=0.03)     # bfloat16 rounding differs, not the math
+
+
+_EINSUMS = [("ij,jk->ik", ((2, 3), (3, 2))), ("i,i->i", ((3,), (3,))), ("i,i->", ((3,), (3,))),
+            ("bi,ij,bj->b", ((2, 3), (3, 3), (2, 3))), ("bi,bj->bij", ((2, 3), (2, 3))), ("ij->j", ((2, 3),))]
+
+
+def _einsum_outcomes(t):
+    """einsum over float32 and bfloat16 operands (the last one bfloat16) with and without autocast: a pairwise
+    product promotes, a contraction is a bmm, which refuses mixed dtypes unless autocast casts them."""
+    res = []
+    for eq, shapes in _EINSUMS:
+        ops = [t.ones(s) for s in shapes]
+        ops[-1] = ops[-1].bfloat16()
+        for ac in (False, True):
+            with t.autocast("cpu", dtype=t.bfloat16, enabled=ac):
+                r = outcome(lambda: str(t.einsum(eq, *ops).dtype).split(".")[-1])
+            res.append((eq, ac, r))
+    a = t.ones(1, 2, 3)
+    for sb in ((1, 3, 2), (3, 2), (2, 3, 2)):
+        res.append(("matmul", sb, outcome(lambda: t.matmul(a if len(sb) != 3 or sb[0] == 1 else a[0],
+                                                           t.ones(sb, dtype=t.bfloat16)))[:3]))
+    res.append(("bmm", outcome(lambda: t.bmm(a, t.ones(1, 3, 2, dtype=t.bfloat16)))[:3]))
+    return res
+
+
+@pytest.mark.parity
+def test_einsum_and_bmm_dtypes_and_messages_match_torch(torch):
+    """A model's einsum of a bfloat16 activation with a float32 parameter under autocast raised (ember checked
+    the operands' dtypes up front)."""
+    assert _einsum_outcomes(ember) == _einsum_outcomes(torch)

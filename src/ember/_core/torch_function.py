@@ -28,6 +28,7 @@ nothing until something raises, Python 3.11's zero-cost exceptions) and ask `duc
 Thread-local state (`_tls`): `disabled` (ENABLED, SUBCLASSES_DISABLED under DisableTorchFunctionSubclass,
 ALL_DISABLED under DisableTorchFunction, which also hides the modes) and `stack`, the modes, innermost last.
 """
+import sys
 import threading
 
 from .device import device as _device
@@ -215,7 +216,25 @@ def _tf_of(tp):
     tf = getattr(tp, "__torch_function__", None)
     if tf is None or tf is _disabled_torch_function_impl:
         return None
+    if _real_torch_tensor(tp):
+        raise TypeError(REAL_TORCH_TENSOR_MSG)
     return tf
+
+
+REAL_TORCH_TENSOR_MSG = (
+    "a PyTorch tensor (torch.Tensor of the real `torch` package) was passed to an ember function; the two "
+    "libraries' tensors do not mix. Convert it with ember.from_dlpack(t) or ember.from_numpy(t.numpy()), or make it "
+    "with ember: after `import ember as torch`, `from torch import ...` or `import torch.<module>` lines still "
+    "import PyTorch itself.")
+
+
+def _real_torch_tensor(tp):
+    """True for PyTorch's own Tensor class (or a subclass): its `__torch_function__` would call the ember
+    function back under PyTorch's (not ember's) protocol switch, recursing until Python's limit."""
+    torch = sys.modules.get("torch")
+    real = getattr(torch, "Tensor", None)
+    return (isinstance(real, type) and real is not _PUBLIC_CLS[0] and issubclass(tp, real)
+            and not issubclass(tp, _PUBLIC_CLS[0]))
 
 
 def _insert(overloaded, types, arg, tp):

@@ -513,7 +513,10 @@ def _prod(xs):
 
 def _sumproduct_pair(a, b, sum_dims):
     """sum over sum_dims of a * b (both aligned to the same dims, size-1 where absent) as one bmm:
-    a -> (batch, left-only, summed), b -> (batch, summed, right-only)."""
+    a -> (batch, left-only, summed), b -> (batch, summed, right-only). With nothing to sum it is a product, as in
+    torch (which then promotes mixed dtypes where a bmm refuses them)."""
+    if not sum_dims:
+        return aten.mul.Tensor(a, b)
     nd = a.dim()
     pre_a = [d for d in sum_dims if a._size[d] != 1 and b._size[d] == 1]
     pre_b = [d for d in sum_dims if b._size[d] != 1 and a._size[d] == 1]
@@ -567,7 +570,7 @@ def einsum(equation, tensors, *, path=None):
     and the operands are contracted left to right with bmm, summing each label once no later operand has it."""
     from ..meta.shape import einsum_shape
     tensors = list(tensors)
-    einsum_shape(equation, tensors)                  # torch's checks
+    einsum_shape(equation, tensors, check_dtypes=False)      # torch's checks
     op_labels, out_labels = _einsum_labels(equation, tensors)
     all_labels = out_labels + [c for c in dict.fromkeys(c for ls in op_labels for c in ls) if c not in out_labels]
     pos = {c: i for i, c in enumerate(all_labels)}

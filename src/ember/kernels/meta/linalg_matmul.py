@@ -41,6 +41,8 @@ def bmm_spec(self, mat2):
     if mat2._size[:2] != (b, m):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
                            f"[{mat2._size[0]}, {mat2._size[1]}].")
+    if self.dtype is not mat2.dtype:        # torch's bmm words it so (matmul and einsum reach it), not as mm does
+        raise RuntimeError(f"expected scalar type {_tname(self.dtype)} but found {_tname(mat2.dtype)}")
     _check_dtype(self, mat2)
     return (b, n, mat2._size[2]), self.dtype
 
@@ -208,6 +210,8 @@ def matmul_spec(self, other):
                            f"[{_numel(broadcast_shapes(sa[:-2], sb[:-2]))}, {sa[-1]}] but got: "
                            f"[{_numel(broadcast_shapes(sa[:-2], sb[:-2]))}, {sb[-2]}].")
     batch = broadcast_shapes(sa[:-2], sb[:-2])
+    if db > 2 and self.dtype is not other.dtype:     # torch folds a 2-D/1-D `other` into mm/mv, else it is bmm
+        raise RuntimeError(f"expected scalar type {_tname(self.dtype)} but found {_tname(other.dtype)}")
     _check_dtype(self, other)
     shape = batch + ((sa[-2],) if da > 1 else ()) + ((sb[-1],) if db > 1 else ())
     return shape, self.dtype

@@ -159,8 +159,10 @@ def _einsum_terms(term, t, k):
     return letters, ell, n_ell
 
 
-def einsum_shape(equation, tensors):
-    """Output shape and dtype of einsum(equation, tensors) (ATen's Linear.cpp einsum parsing)."""
+def einsum_shape(equation, tensors, check_dtypes=True):
+    """Output shape and dtype of einsum(equation, tensors) (ATen's Linear.cpp einsum parsing). check_dtypes=False
+    (the decomposition) leaves mixed dtypes to the pairwise ops, as torch does: a product promotes, a bmm
+    refuses them unless autocast casts its operands."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
@@ -201,7 +203,7 @@ def einsum_shape(equation, tensors):
             out.append(sizes[c])
     shape = tuple(out)
     dt = tensors[0].dtype
-    for t in tensors[1:]:
+    for t in tensors[1:] if check_dtypes else ():
         if t.dtype is not dt:
             raise RuntimeError(f"expected scalar type {_tname(dt)} but found {_tname(t.dtype)}")
     return shape, dt
