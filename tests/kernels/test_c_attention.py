@@ -174,25 +174,160 @@ def test_meta_and_errors():
 
 
 @pytest.mark.skipif(not _cc.available(), reason="no C compiler")
-def test_kernels_are_used():
-    for suf in ("f32", "f64"):
-        assert clib.kernel("attention", f"attn_softmax_fwd_{suf}", "pplllldi") is not None
-        assert clib.kernel("attention", f"attn_probs_{suf}", "pplllldi") is not None
-        assert clib.kernel("attention", f"attn_softmax_bwd_{suf}", "ppplllldi") is not None
+def test_fused_kernel_is_used():
+    """With C, the op and its backward run csrc/attention.c's fused attn_flash_{fwd,bwd} (no numpy products)."""
+    from ember.kernels.cpu import attention
     calls = []
-    real = clib.kernel
+    real = attention._flash
 
-    def spy(*a, **k):
-        calls.append(a[:2])
-        return real(*a, **k)
-    clib.kernel = spy
+    def spy(name, *a, **k):
+        calls.append((name, real(name, *a, **k)))
+        return calls[-1][1]
+    attention._flash = spy
     try:
-        q = ember.randn(1, 2, 3, 4, requires_grad=True)
-        F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
+        for dt in (ember.float32, ember.float64):
+            q = ember.randn(1, 2, 3, 4, dtype=dt, requires_grad=True)
+            F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
     finally:
-        clib.kernel = real
-    for name in ("attn_softmax_fwd_f32", "attn_probs_f32", "attn_softmax_bwd_f32"):
-        assert ("attention", name) in calls
+        attention._flash = real
+    assert calls == [("fwd", True), ("bwd", True)] * 2
+
+
+def _sdpa_step(xa, B, T, H, E, causal, threads, portable=False, scale=None):
+    """out and grad of scaled_dot_product_attention of q, k, v viewed out of one (B, T, 3 H E) projection (the GPT
+    layout, read in place) under `threads`, optionally on the kernel's portable loops."""
+    set_portable = clib.kernel("attention", "attn_flash_set_portable", "i")
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    if portable:
+        set_portable(1)
+    try:
+        x = ember.tensor(xa, requires_grad=True)
+        q, k, v = (u.view(B, T, H, E).transpose(1, 2) for u in x.split(H * E, dim=2))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+        (y * y).sum().backward()
+        return y.detach().numpy(), x.grad.numpy()
+    finally:
+        if portable:
+            set_portable(0)
+        ember.set_num_threads(old)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape", [(8, 64, 4, 32), (3, 37, 2, 21), (2, 19, 3, 70), (4, 16, 2, 16)])
+def test_fused_bits_do_not_depend_on_threads_or_avx512(dtype, causal, shape):
+    """csrc/attention.c's documented bits: the same at 1 and 2 threads (pairs split over the C pool) and on the
+    portable loops as on the AVX-512 tiles (on an AVX-512 build); T and E not multiples of the blocks."""
+    B, T, H, E = shape
+    xa = np.random.default_rng(2).standard_normal((B, T, 3 * H * E)).astype(dtype)
+    one = _sdpa_step(xa, B, T, H, E, causal, 1)
+    for got in (_sdpa_step(xa, B, T, H, E, causal, 2), _sdpa_step(xa, B, T, H, E, causal, 2, portable=True),
+                _sdpa_step(xa, B, T, H, E, causal, 1, portable=True)):
+        for a, b in zip(one, got):
+            np.testing.assert_array_equal(a, b)
+
+
+def _numpy_model(q, k, v, go, causal, scale):
+    """The fused kernel's arithmetic for float32 in numpy, element by element in its documented order: products
+    as fused multiply-add chains in ascending order (float64 products rounded once: exact for float32 inputs),
+    16-lane row sums folded as fold16.h, vmath.h's exp. Returns out, lse, dq, dk, dv of one (L, E) pair."""
+    f = np.float32
+
+    def fma(a, b, c):
+        return f(np.float64(a) * np.float64(b) + np.float64(c))
+
+    def chain(xs, ys):
+        acc = f(0)
+        for a, b in zip(xs, ys):
+            acc = fma(a, b, acc)
+        return acc
+
+    def sum16(vals):
+        lanes = [f(0)] * 16
+        for j, x in enumerate(vals):
+            lanes[j % 16] = f(lanes[j % 16] + x)
+        for w in (8, 4, 2, 1):
+            lanes = [f(lanes[u] + lanes[u + w]) for u in range(w)]
+        return lanes[0]
+
+    L, E = q.shape
+    S = k.shape[0]
+    sc = f(scale)
+    out, lse = np.zeros((L, E), f), np.zeros(L, f)
+    dq, dk, dv = np.zeros((L, E), f), np.zeros((S, E), f), np.zeros((S, E), f)
+    P, DS = np.zeros((L, S), f), np.zeros((L, S), f)
+    for i in range(L):
+        n = min(i + 1, S) if causal else S
+        s = [f(chain(q[i], k[j]) * sc) for j in range(n)]
+        m = max(s)
+        e = [_vm_expf(f(x - m)) for x in s]
+        tot = sum16(e)
+        inv = f(1.0 / np.float64(tot))
+        P[i, :n] = [f(x * inv) for x in e]
+        lse[i] = f(np.float64(m) + np.log(np.float64(tot)))
+    for i in range(L):
+        for c in range(E):
+            out[i, c] = chain(P[i], v[:, c])
+    for i in range(L):
+        n = min(i + 1, S) if causal else S
+        dd = sum16([f(go[i, c] * out[i, c]) for c in range(E)])
+        for j in range(n):
+            pj = _vm_expf(f(f(chain(q[i], k[j]) * sc) - lse[i]))
+            P[i, j] = pj
+            DS[i, j] = f(sc * f(pj * f(chain(go[i], v[j]) - dd)))
+    for j in range(S):
+        for c in range(E):
+            dv[j, c] = chain(P[:, j], go[:, c])
+            dk[j, c] = chain(DS[:, j], q[:, c])
+    for i in range(L):
+        for c in range(E):
+            dq[i, c] = chain(DS[i], k[:, c])
+    return out, lse, dq, dk, dv
+
+
+def _vm_expf(x):
+    """csrc/vmath.h's vm_expf in numpy float32 (fused multiply-adds through float64, exact here)."""
+    f = np.float32
+
+    def fma(a, b, c):
+        return f(np.float64(a) * np.float64(b) + np.float64(c))
+    x = f(x)
+    x = f(-110.0) if x < -110 else x
+    x = f(100.0) if x > 100 else x
+    shift = f(12582912.0)
+    kk = fma(x, f(1.44269504088896341), shift)
+    n = f(kk - shift)
+    r = fma(-n, f(0.693145751953125), x)
+    r = fma(-n, f(1.428606765330187e-06), r)
+    p = f(1.0 / 5040.0)
+    for c in (1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0):
+        p = fma(p, r, f(c))
+    u = int(np.array(kk, f).view(np.uint32)) - 0x4B400000 + 256
+    h = u >> 1
+    s1 = np.array((h - 1) << 23, np.uint32).view(f)
+    s2 = np.array((u - h - 1) << 23, np.uint32).view(f)
+    return f(f(p * s1) * s2)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_float32_bits_follow_the_documented_order(causal):
+    """The fused kernel's float32 results equal a scalar numpy model of its documented operations bit for bit
+    (fma chains in ascending index order, 16-lane sums, vmath's exp): the AVX-512 tiles compute exactly that."""
+    rng = np.random.default_rng(11)
+    L, S, E = 19, 21, 18
+    q, k, v = (rng.standard_normal((n, E)).astype(np.float32) for n in (L, S, S))
+    go = rng.standard_normal((L, E)).astype(np.float32)
+    scale = 0.3
+    want = _numpy_model(q, k, v, go, causal, scale)
+    eq, ek, ev = (ember.tensor(a[None, None]) for a in (q, k, v))
+    eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(eq, ek, ev, 0.0, causal, scale=scale)
+    grads = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+        ember.tensor(go[None, None]), eq, ek, ev, eo, el, 0.0, causal, scale=scale)
+    for got, w in zip([eo, el] + list(grads), want):
+        np.testing.assert_array_equal(got.numpy().reshape(w.shape), w)
 
 
 @pytest.mark.parity
