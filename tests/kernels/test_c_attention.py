@@ -193,6 +193,21 @@ def test_fused_kernel_is_used():
     assert calls == [("fwd", True), ("bwd", True)] * 2
 
 
+def _split_always(monkeypatch):
+    """Every fused call shares its pairs over the pool (no small-work threshold); records the thread counts."""
+    from ember.kernels.cpu import attention
+    from ember.kernels.cpu.runtime import cparts
+    monkeypatch.setattr(attention, "_MIN_SPLIT_MACS", 0)
+    seen = []
+    real = cparts.run
+
+    def run(fn, n, threads, g, *a, **k):
+        seen.append(threads)
+        return real(fn, n, threads, g, *a, **k)
+    monkeypatch.setattr(cparts, "run", run)
+    return seen
+
+
 def _sdpa_step(xa, B, T, H, E, causal, threads, portable=False, scale=None):
     """out and grad of scaled_dot_product_attention of q, k, v viewed out of one (B, T, 3 H E) projection (the GPT
     layout, read in place) under `threads`, optionally on the kernel's portable loops."""
@@ -217,16 +232,19 @@ def _sdpa_step(xa, B, T, H, E, causal, threads, portable=False, scale=None):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("shape", [(8, 64, 4, 32), (3, 37, 2, 21), (2, 19, 3, 70), (4, 16, 2, 16)])
-def test_fused_bits_do_not_depend_on_threads_or_avx512(dtype, causal, shape):
+def test_fused_bits_do_not_depend_on_threads_or_avx512(dtype, causal, shape, monkeypatch):
     """csrc/attention.c's documented bits: the same at 1 and 2 threads (pairs split over the C pool) and on the
     portable loops as on the AVX-512 tiles (on an AVX-512 build); T and E not multiples of the blocks."""
     B, T, H, E = shape
     xa = np.random.default_rng(2).standard_normal((B, T, 3 * H * E)).astype(dtype)
+    seen = _split_always(monkeypatch)
     one = _sdpa_step(xa, B, T, H, E, causal, 1)
+    assert seen == [1, 1]
     for got in (_sdpa_step(xa, B, T, H, E, causal, 2), _sdpa_step(xa, B, T, H, E, causal, 2, portable=True),
                 _sdpa_step(xa, B, T, H, E, causal, 1, portable=True)):
         for a, b in zip(one, got):
             np.testing.assert_array_equal(a, b)
+    assert seen == [1, 1, 2, 2, 2, 2, 1, 1]
 
 
 def _numpy_model(q, k, v, go, causal, scale):
@@ -379,3 +397,102 @@ def test_forward_ad_matches_the_math_path():
             res.append((p.numpy(), t.numpy()))
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("use_c", [True, False])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6, 4), (2, 2, 37, 21, 19), (1, 2, 70, 70, 33)])
+def test_op_with_masks_and_fully_masked_rows_matches_torch(dt, use_c, shape):
+    """The op's additive attn_mask in the fused C kernel (and numpy): broadcast (L, S), (B, 1, L, S), (1, H, 1, S)
+    masks, with and without is_causal; a fully masked query row gives out 0, lse 0 and no gradient, as torch's."""
+    torch = pytest.importorskip("torch")
+    B, H, L, S, E = shape
+    rng = np.random.default_rng(3)
+    q, k, v = _arrays(B, H, L, S, E, dt, seed=4)
+    go = rng.standard_normal((B, H, L, E)).astype(dt)
+    keep = rng.random((L, S)) > 0.4
+    keep[1] = False
+    masks = [np.where(keep, 0, -np.inf).astype(dt), rng.standard_normal((B, 1, L, S)).astype(dt),
+             rng.standard_normal((1, H, 1, S)).astype(dt)]
+    tol = _tol(dt) if dt == np.float64 else dict(rtol=1e-4, atol=1e-5)
+    for m in masks:
+        for causal in (False, True):
+            tq, tk, tv, tm = (torch.tensor(a) for a in (q, k, v, m))
+            to, tl = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(tq, tk, tv, is_causal=causal,
+                                                                                attn_mask=tm)
+            tg = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+                torch.tensor(go), tq, tk, tv, to, tl, 0.0, causal, attn_mask=tm)
+            eq, ek, ev, em = (ember.tensor(a) for a in (q, k, v, m))
+            with clib.use_c(use_c):
+                eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(eq, ek, ev, 0.0, causal,
+                                                                                 attn_mask=em)
+                eg = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+                    ember.tensor(go), eq, ek, ev, eo, el, 0.0, causal, attn_mask=em)
+            for e, t in [(eo, to), (el, tl)] + list(zip(eg, tg)):
+                np.testing.assert_allclose(e.numpy(), t.numpy(), **tol)
+            if m is masks[0]:
+                assert (eo.numpy()[:, :, 1] == 0).all() and (el.numpy()[:, :, 1] == 0).all()
+                assert (eg[0].numpy()[:, :, 1] == 0).all()
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_bits_with_a_mask_do_not_depend_on_threads_or_avx512(dtype, monkeypatch):
+    """The fused kernel with an additive mask (-inf entries, a fully masked row): the same bits at 1 and 2 threads
+    and on the portable loops."""
+    seen = _split_always(monkeypatch)
+    rng = np.random.default_rng(5)
+    B, H, L, S, E = 4, 3, 45, 50, 20
+    q, k, v = _arrays(B, H, L, S, E, dtype, seed=6)
+    go = rng.standard_normal((B, H, L, E)).astype(dtype)
+    m = rng.standard_normal((B, 1, L, S)).astype(dtype)
+    m[rng.random(m.shape) > 0.7] = -np.inf
+    m[0, 0, 3] = -np.inf
+    set_portable = clib.kernel("attention", "attn_flash_set_portable", "i")
+    got = []
+    for threads, portable in ((1, 0), (2, 0), (2, 1), (1, 1)):
+        old = ember.get_num_threads()
+        ember.set_num_threads(threads)
+        set_portable(portable)
+        try:
+            eq, ek, ev, em = (ember.tensor(a) for a in (q, k, v, m))
+            for causal in (False, True):
+                eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(eq, ek, ev, 0.0, causal,
+                                                                                 attn_mask=em)
+                eg = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+                    ember.tensor(go), eq, ek, ev, eo, el, 0.0, causal, attn_mask=em)
+                got.append([t.numpy() for t in [eo, el, *eg]])
+        finally:
+            set_portable(0)
+            ember.set_num_threads(old)
+    assert seen == [1] * 4 + [2] * 8 + [1] * 4
+    for i in range(2, len(got)):                       # (config, causal) in order: against 1 thread, same causal
+        for a, b in zip(got[i % 2], got[i]):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parity
+def test_sdpa_mask_dtype_error_and_strided_inputs_match_torch():
+    """A mask of another float dtype than bool / float32 / q's raises torch's error; q/k/v whose last stride is not
+    1 take the math path, as torch's (its flash kernel needs unit last strides)."""
+    torch = pytest.importorskip("torch")
+    for lib in (torch, ember):
+        q = lib.zeros(1, 1, 4, 5)
+        for dt in (lib.float64, lib.float16, lib.int32):
+            with pytest.raises(RuntimeError) as info:
+                lib.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=lib.zeros(4, 4, dtype=dt))
+            want = {"float64": "double", "float16": "c10::Half", "int32": "int"}[str(dt).split(".")[-1]]
+            assert str(info.value) == ("Expected attn_mask dtype to be bool or float or to match query dtype, but "
+                                       f"got attn_mask.dtype: {want} and  query.dtype: float instead.")
+        q64 = lib.zeros(1, 1, 4, 5, dtype=lib.float64)
+        assert lib.nn.functional.scaled_dot_product_attention(q64, q64, q64, attn_mask=lib.zeros(4, 4)).dtype == \
+            lib.float64
+    a = np.random.default_rng(0).standard_normal((2, 3, 6, 10)).astype(np.float32)
+    names = []
+    for lib in (torch, ember):
+        x = lib.tensor(a)[..., ::2].requires_grad_()
+        names.append(type(lib.nn.functional.scaled_dot_product_attention(x, x, x).grad_fn).__name__)
+        y = lib.tensor(a)[..., :5].requires_grad_()
+        names.append(type(lib.nn.functional.scaled_dot_product_attention(y, y, y).grad_fn).__name__)
+    assert names[2:] == names[:2] == ["UnsafeViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"]

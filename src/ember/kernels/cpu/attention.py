@@ -80,11 +80,13 @@ def _softmax_lse(s, lse, L, S, sc, causal, bias):
         return
     _masked_scores(s, L, S, sc, causal, bias)
     m = np.max(s, axis=-1, keepdims=True) if S else np.full(s.shape[:3] + (1,), -np.inf, s.dtype)
+    m[np.isneginf(m)] = 0                   # a fully masked row: p 0, lse 0 (torch's kernel), no NaN
     np.subtract(s, m, out=s)
     np.exp(s, out=s)
     tot = np.sum(s, axis=-1, keepdims=True)
-    s /= tot
-    lse[...] = (m + np.log(tot))[..., 0]
+    dead = tot == 0
+    s /= np.where(dead, 1, tot)
+    lse[...] = np.where(dead, 0, m + np.log(np.where(dead, 1, tot)))[..., 0]
 
 
 def _probs(s, lse, L, S, sc, causal, bias):
@@ -134,10 +136,15 @@ def _rows_view(a):
     return a
 
 
-def _flash(name, B, H, L, S, E, sc, causal, q, k, v, o, lse, go=None, gq=None, gk=None, gv=None):
+def _flash(name, B, H, L, S, E, sc, causal, bias, q, k, v, o, lse, go=None, gq=None, gk=None, gv=None):
     """csrc/attention.c's fused attn_flash_<name> over the (batch, head) pairs: True when done, False (nothing
-    written) when C is off. q, k, v, o, go: (B, H, T, E) arrays; lse: (B, H, L) array; gq, gk, gv: outputs."""
-    arrays = [a for a in (q, k, v, o, lse, go, gq, gk, gv) if a is not None]
+    written) when C is off. q, k, v, o, go: (B, H, T, E) arrays; lse: (B, H, L) array; gq, gk, gv: outputs;
+    bias: None or the additive mask (q's dtype, broadcastable to (B, H, L, S))."""
+    if bias is not None:
+        bias = np.broadcast_to(bias, (B, H, L, S))
+        if bias.strides[3] != bias.itemsize and S > 1:
+            bias = np.ascontiguousarray(bias)
+    arrays = [a for a in (q, k, v, o, lse, go, gq, gk, gv, bias) if a is not None]
     sfx = clib._C_TYPES.get(q.dtype) if all(a.dtype == q.dtype for a in arrays) else None
     fn = cparts.entry("attention", f"attn_flash_{name}_{sfx}") if sfx else 0
     if not fn:
@@ -149,6 +156,7 @@ def _flash(name, B, H, L, S, E, sc, causal, q, k, v, o, lse, go=None, gq=None, g
         # (address, batch, head and row strides in elements; lse's row stride is between query positions)
         desc += [0, 0, 0, 0] if a is None else [clib.address(a), *(x // isz for x in a.strides[:3])]
     desc.append(clib.address(failed))
+    desc += [0, 0, 0, 0] if bias is None else [clib.address(bias), *(x // isz for x in bias.strides[:3])]
     dd = np.array(desc, np.int64)
     threads = cparts.threads_for(B * H * L * S * E, _MIN_SPLIT_MACS)
     cparts.run(fn, B * H, threads, cparts.grain(B * H, threads), clib.address(dd), s0=float(sc))
@@ -165,8 +173,8 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     out = empty_tensor((B, H, L, E), query.dtype)
     lse_t = empty_tensor((B, H, L), query.dtype, strides=(L * H, 1, H))
     bias = _bias(attn_mask, q.dtype)
-    if bias is None and min(B, H, L, S, E) > 0 and _flash("fwd", B, H, L, S, E, sc, is_causal, _rows_view(q),
-                                                          _rows_view(k), _rows_view(v), out._np, lse_t._np):
+    if min(B, H, L, S, E) > 0 and _flash("fwd", B, H, L, S, E, sc, is_causal, bias, _rows_view(q), _rows_view(k),
+                                         _rows_view(v), out._np, lse_t._np):
         return out, lse_t
     lse = np.empty((B, H, L), q.dtype)
     kt = k.swapaxes(-1, -2)
@@ -197,8 +205,8 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     bias = _bias(attn_mask, q.dtype)
     gq, gk, gv = _grad_buffer((B, H, L, E), dt), _grad_buffer((B, H, S, E), dt), _grad_buffer((B, H, S, E), dt)
     gqn, gkn, gvn = gq._np, gk._np, gv._np
-    if bias is None and min(B, H, L, S, E) > 0 and _flash(
-            "bwd", B, H, L, S, E, sc, is_causal, *(_rows_view(a) for a in (q, k, v, o)),
+    if min(B, H, L, S, E) > 0 and _flash(
+            "bwd", B, H, L, S, E, sc, is_causal, bias, *(_rows_view(a) for a in (q, k, v, o)),
             acc(logsumexp).astype(q.dtype, copy=False), _rows_view(go), gqn, gkn, gvn):
         return gq, gk, gv
     lse = np.ascontiguousarray(acc(logsumexp), q.dtype)

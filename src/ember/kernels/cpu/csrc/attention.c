@@ -105,7 +105,10 @@ ATTN_BWD(double, f64)
  * Descriptor d = p[0] (int64): [0] H [1] L [2] S [3] E [4] causal; then tensors as (address, batch stride, head
  * stride, row stride), in elements, unit inner stride: q [5] k [9] v [13] out [17] lse [21] (its row stride:
  * between query positions) dO [25] dq [29] dk [33] dv [37] (backward); [41] address of an int64 set to 1 when
- * the scratch could not be allocated. s[0] = scale. */
+ * the scratch could not be allocated; [42] an additive attn_mask broadcast to (B, H, L, S) like the tensors (0:
+ * none; unit key stride), added to the scaled scores. s[0] = scale.
+ * A row whose valid scores are all -inf (masked out) gives out 0, lse 0 and no gradient, as torch's kernel; a NaN
+ * score or an inf - inf makes its row NaN. */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -278,34 +281,40 @@ static inline T fa_dot16_##SUF(const T *x, const T *y, int64_t n) {             
     for (int u = 0; j + u < n; u++) l[u] += x[j + u] * y[j + u];                                          \
     return fa_fold16_##SUF(l);                                                                            \
 }                                                                                                         \
-static T fa_softmax_row_##SUF(T *x, int64_t v, int64_t z, T sc) {                                         \
+static T fa_softmax_row_##SUF(T *x, const T *bias, int64_t v, int64_t z, T sc) {                           \
     const int64_t vv = fa_up16(v);                                                                        \
     T l[16];                                                                                              \
+    if (bias)                                                                                             \
+        for (int64_t j = 0; j < v; j++) x[j] = x[j] * sc + bias[j];                                       \
+    else                                                                                                  \
+        for (int64_t j = 0; j < vv; j++) x[j] = x[j] * sc;                                                \
     for (int u = 0; u < 16; u++) l[u] = -(T)INFINITY;                                                     \
     for (int64_t j = 0; j < vv; j += 16)                                                                  \
-        for (int u = 0; u < 16; u++) {                                                                    \
-            const T y = x[j + u] * sc;                                                                    \
-            l[u] = j + u < v && y > l[u] ? y : l[u];                                                      \
-        }                                                                                                 \
+        for (int u = 0; u < 16; u++) l[u] = j + u < v && x[j + u] > l[u] ? x[j + u] : l[u];               \
     T m = l[0];                                                                                           \
     for (int u = 1; u < 16; u++) m = l[u] > m ? l[u] : m;                                                 \
+    m = m == -(T)INFINITY ? 0 : m;                                                                        \
     for (int64_t j = 0; j < vv; j += 16)                                                                  \
-        for (int u = 0; u < 16; u++) x[j + u] = j + u < v ? EXP(x[j + u] * sc - m) : 0;                   \
+        for (int u = 0; u < 16; u++) x[j + u] = j + u < v ? EXP(x[j + u] - m) : 0;                       \
     for (int u = 0; u < 16; u++) l[u] = 0;                                                                \
     for (int64_t j = 0; j < vv; j += 16)                                                                  \
         for (int u = 0; u < 16; u++) l[u] += x[j + u];                                                    \
     const T tot = fa_fold16_##SUF(l);                                                                     \
-    const T inv = (T)(1.0 / tot);                                                                         \
+    const T inv = tot == 0 ? 0 : (T)(1.0 / tot);                                                          \
     for (int64_t j = 0; j < vv; j += 16)                                                                  \
         for (int u = 0; u < 16; u++) x[j + u] *= inv;                                                     \
     for (int64_t j = vv; j < z; j++) x[j] = 0;                                                            \
-    return (T)((double)m + log((double)tot));                                                             \
+    return tot == 0 ? 0 : (T)((double)m + log((double)tot));                                              \
 }                                                                                                         \
-static void fa_probs_ds_row_##SUF(T *x, T *g, int64_t v, int64_t z, T sc, T l, T dd) {                    \
+static void fa_probs_ds_row_##SUF(T *x, T *g, const T *bias, int64_t v, int64_t z, T sc, T l, T dd) {     \
     const int64_t vv = fa_up16(v);                                                                        \
+    if (bias)                                                                                             \
+        for (int64_t j = 0; j < v; j++) x[j] = x[j] * sc + bias[j];                                       \
+    else                                                                                                  \
+        for (int64_t j = 0; j < vv; j++) x[j] = x[j] * sc;                                                \
     for (int64_t j = 0; j < vv; j += 16)                                                                  \
         for (int u = 0; u < 16; u++) {                                                                    \
-            const T pj = j + u < v ? EXP(x[j + u] * sc - l) : 0;                                          \
+            const T pj = j + u < v ? EXP(x[j + u] - l) : 0;                                               \
             x[j + u] = pj;                                                                                \
             g[j + u] = j + u < v ? sc * (pj * (g[j + u] - dd)) : 0;                                       \
         }                                                                                                 \
@@ -348,37 +357,46 @@ static inline __mmask16 fa_lanes(int64_t j, int64_t v) {
 }
 
 /* fa_softmax_row_f32 / fa_probs_ds_row_f32 / fa_dot16_f32 in AVX-512 (the same bits) */
-static float fa_softmax_row_avx(float *x, int64_t v, int64_t z, float scf) {
+static inline __m512 fa_scaled(const float *x, const float *bias, int64_t j, int64_t v, __m512 sc) {
+    const __m512 y = _mm512_mul_ps(_mm512_loadu_ps(x + j), sc);
+    return bias ? _mm512_add_ps(y, _mm512_maskz_loadu_ps(fa_lanes(j, v), bias + j)) : y;
+}
+
+static float fa_softmax_row_avx(float *x, const float *bias, int64_t v, int64_t z, float scf) {
     const int64_t vv = fa_up16(v);
     const __m512 sc = _mm512_set1_ps(scf);
     __m512 mx = _mm512_set1_ps(-INFINITY);
-    for (int64_t j = 0; j < vv; j += 16)
-        mx = _mm512_mask_max_ps(mx, fa_lanes(j, v), _mm512_mul_ps(_mm512_loadu_ps(x + j), sc), mx);
+    for (int64_t j = 0; j < vv; j += 16) {
+        const __m512 y = fa_scaled(x, bias, j, v, sc);
+        _mm512_storeu_ps(x + j, y);
+        mx = _mm512_mask_max_ps(mx, fa_lanes(j, v), y, mx);
+    }
     float l[16];
     _mm512_storeu_ps(l, mx);
     float m = l[0];
     for (int u = 1; u < 16; u++) m = l[u] > m ? l[u] : m;
+    m = m == -INFINITY ? 0 : m;
     const __m512 mv = _mm512_set1_ps(m);
     __m512 tot = _mm512_setzero_ps();
     for (int64_t j = 0; j < vv; j += 16) {
-        const __m512 e = _mm512_maskz_mov_ps(fa_lanes(j, v),
-                                             fa_exp16(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), sc), mv)));
+        const __m512 e = _mm512_maskz_mov_ps(fa_lanes(j, v), fa_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + j), mv)));
         tot = _mm512_add_ps(tot, e);
         _mm512_storeu_ps(x + j, e);
     }
     const float t = fold16_f32(tot);
-    const __m512 inv = _mm512_set1_ps((float)(1.0 / t));
+    const __m512 inv = _mm512_set1_ps(t == 0 ? 0 : (float)(1.0 / t));
     for (int64_t j = 0; j < vv; j += 16) _mm512_storeu_ps(x + j, _mm512_mul_ps(_mm512_loadu_ps(x + j), inv));
     for (int64_t j = vv; j < z; j++) x[j] = 0;
-    return (float)((double)m + log((double)t));
+    return t == 0 ? 0 : (float)((double)m + log((double)t));
 }
 
-static void fa_probs_ds_row_avx(float *x, float *g, int64_t v, int64_t z, float scf, float lf, float ddf) {
+static void fa_probs_ds_row_avx(float *x, float *g, const float *bias, int64_t v, int64_t z, float scf, float lf,
+                                float ddf) {
     const int64_t vv = fa_up16(v);
     const __m512 sc = _mm512_set1_ps(scf), l = _mm512_set1_ps(lf), dd = _mm512_set1_ps(ddf);
     for (int64_t j = 0; j < vv; j += 16) {
         const __mmask16 k = fa_lanes(j, v);
-        const __m512 pj = _mm512_maskz_mov_ps(k, fa_exp16(_mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), sc), l)));
+        const __m512 pj = _mm512_maskz_mov_ps(k, fa_exp16(_mm512_sub_ps(fa_scaled(x, bias, j, v, sc), l)));
         _mm512_storeu_ps(x + j, pj);
         const __m512 gj = _mm512_mul_ps(sc, _mm512_mul_ps(pj, _mm512_sub_ps(_mm512_loadu_ps(g + j), dd)));
         _mm512_storeu_ps(g + j, _mm512_maskz_mov_ps(k, gj));
@@ -428,11 +446,12 @@ void attn_flash_fwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
     T *kt = malloc(sizeof(T) * (size_t)((E + FA_R) * Sp));                                                \
     if (!kt) { *(int64_t *)(intptr_t)d[41] = 1; return; }                                                 \
     T *sb = kt + E * Sp;                                                                                  \
-    const int64_t qr = d[8], kr = d[12], vr = d[16], orow = d[20], lr = d[24];                            \
+    const int64_t qr = d[8], kr = d[12], vr = d[16], orow = d[20], lr = d[24], br = d[45];               \
     for (int64_t bh = b; bh < e; bh++) {                                                                  \
         const int64_t bi = bh / H, hi = bh % H;                                                           \
         const T *q = FA_PTR(T, d, 5, bi, hi), *k = FA_PTR(T, d, 9, bi, hi), *v = FA_PTR(T, d, 13, bi, hi); \
         T *o = FA_PTR(T, d, 17, bi, hi), *lse = FA_PTR(T, d, 21, bi, hi);                                 \
+        const T *bias = d[42] ? FA_PTR(T, d, 42, bi, hi) : NULL;                                          \
         fa_transpose_##SUF(k, kr, S, E, kt, Sp);                                                          \
         for (int64_t i0 = 0; i0 < L; i0 += FA_R) {                                                        \
             const int64_t R = fa_min(FA_R, L - i0), z = fa_keys(i0 + R - 1, S, causal);                   \
@@ -442,7 +461,8 @@ void attn_flash_fwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
                             sb + g * Sp, Sp);                                                             \
             }                                                                                             \
             for (int64_t r = 0; r < R; r++)                                                               \
-                lse[(i0 + r) * lr] = FA_SOFTMAX_ROW_##SUF(sb + r * Sp, fa_keys(i0 + r, S, causal), z, sc); \
+                lse[(i0 + r) * lr] = FA_SOFTMAX_ROW_##SUF(sb + r * Sp, bias ? bias + (i0 + r) * br : NULL,         \
+                                                           fa_keys(i0 + r, S, causal), z, sc);                    \
             for (int64_t g = 0; g < R; g += FA_P) {                                                       \
                 const int64_t rows = fa_min(FA_P, R - g);                                                 \
                 fa_pv_##SUF(sb + g * Sp, Sp, 1, rows, fa_keys(i0 + g + rows - 1, S, causal), v, vr, E,    \
@@ -460,7 +480,7 @@ void attn_flash_bwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
     T *kt = malloc(sizeof(T) * (size_t)(2 * (E + FA_R) * Sp));                                            \
     if (!kt) { *(int64_t *)(intptr_t)d[41] = 1; return; }                                                 \
     T *vt = kt + E * Sp, *pb = vt + E * Sp, *db = pb + FA_R * Sp;                                         \
-    const int64_t qr = d[8], kr = d[12], vr = d[16], orow = d[20], lr = d[24];                            \
+    const int64_t qr = d[8], kr = d[12], vr = d[16], orow = d[20], lr = d[24], br = d[45];               \
     const int64_t gor = d[28], gqr = d[32], gkr = d[36], gvr = d[40];                                     \
     for (int64_t bh = b; bh < e; bh++) {                                                                  \
         const int64_t bi = bh / H, hi = bh % H;                                                           \
@@ -468,6 +488,7 @@ void attn_flash_bwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
         const T *o = FA_PTR(T, d, 17, bi, hi), *lse = FA_PTR(T, d, 21, bi, hi);                           \
         const T *go = FA_PTR(T, d, 25, bi, hi);                                                           \
         T *gq = FA_PTR(T, d, 29, bi, hi), *gk = FA_PTR(T, d, 33, bi, hi), *gv = FA_PTR(T, d, 37, bi, hi);   \
+        const T *bias = d[42] ? FA_PTR(T, d, 42, bi, hi) : NULL;                                          \
         fa_transpose_##SUF(k, kr, S, E, kt, Sp);                                                          \
         fa_transpose_##SUF(v, vr, S, E, vt, Sp);                                                          \
         for (int64_t j = 0; j < S; j++)                                                                   \
@@ -482,7 +503,8 @@ void attn_flash_bwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
             for (int64_t r = 0; r < R; r++) {                                                             \
                 const int64_t i = i0 + r;                                                                 \
                 const T dd = FA_DOT16_##SUF(go + i * gor, o + i * orow, E);                               \
-                FA_PROBS_DS_ROW_##SUF(pb + r * Sp, db + r * Sp, fa_keys(i, S, causal), z, sc, lse[i * lr], dd); \
+                FA_PROBS_DS_ROW_##SUF(pb + r * Sp, db + r * Sp, bias ? bias + i * br : NULL, fa_keys(i, S, causal), z, \
+                                      sc, lse[i * lr], dd);                                                     \
             }                                                                                             \
             fa_pv_##SUF(pb, 1, Sp, z, R, go + i0 * gor, gor, E, gv, gvr, 1);                              \
             fa_pv_##SUF(db, 1, Sp, z, R, q + i0 * qr, qr, E, gk, gkr, 1);                                 \
