@@ -496,3 +496,46 @@ def test_sdpa_mask_dtype_error_and_strided_inputs_match_torch():
         y = lib.tensor(a)[..., :5].requires_grad_()
         names.append(type(lib.nn.functional.scaled_dot_product_attention(y, y, y).grad_fn).__name__)
     assert names[2:] == names[:2] == ["UnsafeViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", ["gqa", "2d", "3d", "empty_batch", "empty_keys", "scale", "dropout0"])
+def test_sdpa_shapes_and_options_match_torch(case):
+    """Values and gradients against torch beyond the GPT case: enable_gqa (fused, k/v heads repeated), (T, D) and
+    (N, T, D) inputs (math path), empty batch (fused op skipped) and empty keys, scale=, dropout_p=0.0 given."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    shapes = {"gqa": ((2, 4, 9, 8), (2, 2, 11, 8), (2, 2, 11, 8)), "2d": ((7, 5), (9, 5), (9, 5)),
+              "3d": ((3, 7, 5), (3, 9, 5), (3, 9, 5)), "empty_batch": ((0, 2, 5, 4),) * 3,
+              "empty_keys": ((1, 2, 5, 4), (1, 2, 0, 4), (1, 2, 0, 4)), "scale": ((2, 3, 17, 6),) * 3,
+              "dropout0": ((2, 3, 17, 6),) * 3}[case]
+    kw = {"gqa": {"enable_gqa": True, "is_causal": True}, "2d": {"is_causal": True}, "3d": {},
+          "empty_batch": {"is_causal": True}, "empty_keys": {}, "scale": {"scale": 0.7, "is_causal": True},
+          "dropout0": {"dropout_p": 0.0}}[case]
+    arrs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    res = []
+    for lib in (torch, ember):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrs]
+        out = lib.nn.functional.scaled_dot_product_attention(*ts, **kw)
+        g = np.random.default_rng(1).standard_normal(tuple(out.shape)).astype(np.float32)
+        out.backward(lib.tensor(g))
+        res.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for e, t in zip(res[1], res[0]):
+        assert e.shape == t.shape
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-5)
+
+
+def test_sdpa_dropout_takes_the_math_path_with_ember_s_stream():
+    """dropout_p > 0: the math path (as torch), dropping whole probabilities with ember's own random stream: the
+    same seed gives the same result, and the mean over many draws approaches the undropped output."""
+    q = ember.randn(2, 2, 6, 4, requires_grad=True)
+    ember.manual_seed(3)
+    a = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
+    ember.manual_seed(3)
+    b = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
+    assert "FlashAttention" not in a.grad_fn.name()
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    ref = F.scaled_dot_product_attention(q, q, q).detach().numpy()
+    with ember.no_grad():
+        mean = np.mean([F.scaled_dot_product_attention(q, q, q, dropout_p=0.3).numpy() for _ in range(400)], 0)
+    np.testing.assert_allclose(mean, ref, atol=0.15)
