@@ -174,25 +174,178 @@ def test_meta_and_errors():
 
 
 @pytest.mark.skipif(not _cc.available(), reason="no C compiler")
-def test_kernels_are_used():
-    for suf in ("f32", "f64"):
-        assert clib.kernel("attention", f"attn_softmax_fwd_{suf}", "pplllldi") is not None
-        assert clib.kernel("attention", f"attn_probs_{suf}", "pplllldi") is not None
-        assert clib.kernel("attention", f"attn_softmax_bwd_{suf}", "ppplllldi") is not None
+def test_fused_kernel_is_used():
+    """With C, the op and its backward run csrc/attention.c's fused attn_flash_{fwd,bwd} (no numpy products)."""
+    from ember.kernels.cpu import attention
     calls = []
-    real = clib.kernel
+    real = attention._flash
 
-    def spy(*a, **k):
-        calls.append(a[:2])
-        return real(*a, **k)
-    clib.kernel = spy
+    def spy(name, *a, **k):
+        calls.append((name, real(name, *a, **k)))
+        return calls[-1][1]
+    attention._flash = spy
     try:
-        q = ember.randn(1, 2, 3, 4, requires_grad=True)
-        F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
+        for dt in (ember.float32, ember.float64):
+            q = ember.randn(1, 2, 3, 4, dtype=dt, requires_grad=True)
+            F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
     finally:
-        clib.kernel = real
-    for name in ("attn_softmax_fwd_f32", "attn_probs_f32", "attn_softmax_bwd_f32"):
-        assert ("attention", name) in calls
+        attention._flash = real
+    assert calls == [("fwd", True), ("bwd", True)] * 2
+
+
+def _split_always(monkeypatch):
+    """Every fused call shares its pairs over the pool (no small-work threshold); records the thread counts."""
+    from ember.kernels.cpu import attention
+    from ember.kernels.cpu.runtime import cparts
+    monkeypatch.setattr(attention, "_MIN_SPLIT_MACS", 0)
+    seen = []
+    real = cparts.run
+
+    def run(fn, n, threads, g, *a, **k):
+        seen.append(threads)
+        return real(fn, n, threads, g, *a, **k)
+    monkeypatch.setattr(cparts, "run", run)
+    return seen
+
+
+def _sdpa_step(xa, B, T, H, E, causal, threads, portable=False, scale=None):
+    """out and grad of scaled_dot_product_attention of q, k, v viewed out of one (B, T, 3 H E) projection (the GPT
+    layout, read in place) under `threads`, optionally on the kernel's portable loops."""
+    set_portable = clib.kernel("attention", "attn_flash_set_portable", "i")
+    old = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    if portable:
+        set_portable(1)
+    try:
+        x = ember.tensor(xa, requires_grad=True)
+        q, k, v = (u.view(B, T, H, E).transpose(1, 2) for u in x.split(H * E, dim=2))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+        (y * y).sum().backward()
+        return y.detach().numpy(), x.grad.numpy()
+    finally:
+        if portable:
+            set_portable(0)
+        ember.set_num_threads(old)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("shape", [(8, 64, 4, 32), (3, 37, 2, 21), (2, 19, 3, 70), (4, 16, 2, 16)])
+def test_fused_bits_do_not_depend_on_threads_or_avx512(dtype, causal, shape, monkeypatch):
+    """csrc/attention.c's documented bits: the same at 1 and 2 threads (pairs split over the C pool) and on the
+    portable loops as on the AVX-512 tiles (on an AVX-512 build); T and E not multiples of the blocks."""
+    B, T, H, E = shape
+    xa = np.random.default_rng(2).standard_normal((B, T, 3 * H * E)).astype(dtype)
+    seen = _split_always(monkeypatch)
+    one = _sdpa_step(xa, B, T, H, E, causal, 1)
+    assert seen == [1, 1]
+    for got in (_sdpa_step(xa, B, T, H, E, causal, 2), _sdpa_step(xa, B, T, H, E, causal, 2, portable=True),
+                _sdpa_step(xa, B, T, H, E, causal, 1, portable=True)):
+        for a, b in zip(one, got):
+            np.testing.assert_array_equal(a, b)
+    assert seen == [1, 1, 2, 2, 2, 2, 1, 1]
+
+
+def _numpy_model(q, k, v, go, causal, scale):
+    """The fused kernel's arithmetic for float32 in numpy, element by element in its documented order: products
+    as fused multiply-add chains in ascending order (float64 products rounded once: exact for float32 inputs),
+    16-lane row sums folded as fold16.h, vmath.h's exp. Returns out, lse, dq, dk, dv of one (L, E) pair."""
+    f = np.float32
+
+    def fma(a, b, c):
+        return f(np.float64(a) * np.float64(b) + np.float64(c))
+
+    def chain(xs, ys):
+        acc = f(0)
+        for a, b in zip(xs, ys):
+            acc = fma(a, b, acc)
+        return acc
+
+    def sum16(vals):
+        lanes = [f(0)] * 16
+        for j, x in enumerate(vals):
+            lanes[j % 16] = f(lanes[j % 16] + x)
+        for w in (8, 4, 2, 1):
+            lanes = [f(lanes[u] + lanes[u + w]) for u in range(w)]
+        return lanes[0]
+
+    L, E = q.shape
+    S = k.shape[0]
+    sc = f(scale)
+    out, lse = np.zeros((L, E), f), np.zeros(L, f)
+    dq, dk, dv = np.zeros((L, E), f), np.zeros((S, E), f), np.zeros((S, E), f)
+    P, DS = np.zeros((L, S), f), np.zeros((L, S), f)
+    for i in range(L):
+        n = min(i + 1, S) if causal else S
+        s = [f(chain(q[i], k[j]) * sc) for j in range(n)]
+        m = max(s)
+        e = [_vm_expf(f(x - m)) for x in s]
+        tot = sum16(e)
+        inv = f(1.0 / np.float64(tot))
+        P[i, :n] = [f(x * inv) for x in e]
+        lse[i] = f(np.float64(m) + np.log(np.float64(tot)))
+    for i in range(L):
+        for c in range(E):
+            out[i, c] = chain(P[i], v[:, c])
+    for i in range(L):
+        n = min(i + 1, S) if causal else S
+        dd = sum16([f(go[i, c] * out[i, c]) for c in range(E)])
+        for j in range(n):
+            pj = _vm_expf(f(f(chain(q[i], k[j]) * sc) - lse[i]))
+            P[i, j] = pj
+            DS[i, j] = f(sc * f(pj * f(chain(go[i], v[j]) - dd)))
+    for j in range(S):
+        for c in range(E):
+            dv[j, c] = chain(P[:, j], go[:, c])
+            dk[j, c] = chain(DS[:, j], q[:, c])
+    for i in range(L):
+        for c in range(E):
+            dq[i, c] = chain(DS[i], k[:, c])
+    return out, lse, dq, dk, dv
+
+
+def _vm_expf(x):
+    """csrc/vmath.h's vm_expf in numpy float32 (fused multiply-adds through float64, exact here)."""
+    f = np.float32
+
+    def fma(a, b, c):
+        return f(np.float64(a) * np.float64(b) + np.float64(c))
+    x = f(x)
+    x = f(-110.0) if x < -110 else x
+    x = f(100.0) if x > 100 else x
+    shift = f(12582912.0)
+    kk = fma(x, f(1.44269504088896341), shift)
+    n = f(kk - shift)
+    r = fma(-n, f(0.693145751953125), x)
+    r = fma(-n, f(1.428606765330187e-06), r)
+    p = f(1.0 / 5040.0)
+    for c in (1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0):
+        p = fma(p, r, f(c))
+    u = int(np.array(kk, f).view(np.uint32)) - 0x4B400000 + 256
+    h = u >> 1
+    s1 = np.array((h - 1) << 23, np.uint32).view(f)
+    s2 = np.array((u - h - 1) << 23, np.uint32).view(f)
+    return f(f(p * s1) * s2)
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_float32_bits_follow_the_documented_order(causal):
+    """The fused kernel's float32 results equal a scalar numpy model of its documented operations bit for bit
+    (fma chains in ascending index order, 16-lane sums, vmath's exp): the AVX-512 tiles compute exactly that."""
+    rng = np.random.default_rng(11)
+    L, S, E = 19, 21, 18
+    q, k, v = (rng.standard_normal((n, E)).astype(np.float32) for n in (L, S, S))
+    go = rng.standard_normal((L, E)).astype(np.float32)
+    scale = 0.3
+    want = _numpy_model(q, k, v, go, causal, scale)
+    eq, ek, ev = (ember.tensor(a[None, None]) for a in (q, k, v))
+    eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(eq, ek, ev, 0.0, causal, scale=scale)
+    grads = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+        ember.tensor(go[None, None]), eq, ek, ev, eo, el, 0.0, causal, scale=scale)
+    for got, w in zip([eo, el] + list(grads), want):
+        np.testing.assert_array_equal(got.numpy().reshape(w.shape), w)
 
 
 @pytest.mark.parity
@@ -244,3 +397,145 @@ def test_forward_ad_matches_the_math_path():
             res.append((p.numpy(), t.numpy()))
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("use_c", [True, False])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6, 4), (2, 2, 37, 21, 19), (1, 2, 70, 70, 33)])
+def test_op_with_masks_and_fully_masked_rows_matches_torch(dt, use_c, shape):
+    """The op's additive attn_mask in the fused C kernel (and numpy): broadcast (L, S), (B, 1, L, S), (1, H, 1, S)
+    masks, with and without is_causal; a fully masked query row gives out 0, lse 0 and no gradient, as torch's."""
+    torch = pytest.importorskip("torch")
+    B, H, L, S, E = shape
+    rng = np.random.default_rng(3)
+    q, k, v = _arrays(B, H, L, S, E, dt, seed=4)
+    go = rng.standard_normal((B, H, L, E)).astype(dt)
+    keep = rng.random((L, S)) > 0.4
+    keep[1] = False
+    masks = [np.where(keep, 0, -np.inf).astype(dt), rng.standard_normal((B, 1, L, S)).astype(dt),
+             rng.standard_normal((1, H, 1, S)).astype(dt)]
+    tol = _tol(dt) if dt == np.float64 else dict(rtol=1e-4, atol=1e-5)
+    for m in masks:
+        for causal in (False, True):
+            tq, tk, tv, tm = (torch.tensor(a) for a in (q, k, v, m))
+            to, tl = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(tq, tk, tv, is_causal=causal,
+                                                                                attn_mask=tm)
+            tg = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+                torch.tensor(go), tq, tk, tv, to, tl, 0.0, causal, attn_mask=tm)
+            eq, ek, ev, em = (ember.tensor(a) for a in (q, k, v, m))
+            with clib.use_c(use_c):
+                eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(eq, ek, ev, 0.0, causal,
+                                                                                 attn_mask=em)
+                eg = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+                    ember.tensor(go), eq, ek, ev, eo, el, 0.0, causal, attn_mask=em)
+            for e, t in [(eo, to), (el, tl)] + list(zip(eg, tg)):
+                np.testing.assert_allclose(e.numpy(), t.numpy(), **tol)
+            if m is masks[0]:
+                assert (eo.numpy()[:, :, 1] == 0).all() and (el.numpy()[:, :, 1] == 0).all()
+                assert (eg[0].numpy()[:, :, 1] == 0).all()
+
+
+@pytest.mark.skipif(not _cc.available(), reason="no C compiler")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_bits_with_a_mask_do_not_depend_on_threads_or_avx512(dtype, monkeypatch):
+    """The fused kernel with an additive mask (-inf entries, a fully masked row): the same bits at 1 and 2 threads
+    and on the portable loops."""
+    seen = _split_always(monkeypatch)
+    rng = np.random.default_rng(5)
+    B, H, L, S, E = 4, 3, 45, 50, 20
+    q, k, v = _arrays(B, H, L, S, E, dtype, seed=6)
+    go = rng.standard_normal((B, H, L, E)).astype(dtype)
+    m = rng.standard_normal((B, 1, L, S)).astype(dtype)
+    m[rng.random(m.shape) > 0.7] = -np.inf
+    m[0, 0, 3] = -np.inf
+    set_portable = clib.kernel("attention", "attn_flash_set_portable", "i")
+    got = []
+    for threads, portable in ((1, 0), (2, 0), (2, 1), (1, 1)):
+        old = ember.get_num_threads()
+        ember.set_num_threads(threads)
+        set_portable(portable)
+        try:
+            eq, ek, ev, em = (ember.tensor(a) for a in (q, k, v, m))
+            for causal in (False, True):
+                eo, el = aten._scaled_dot_product_flash_attention_for_cpu.default(eq, ek, ev, 0.0, causal,
+                                                                                 attn_mask=em)
+                eg = aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+                    ember.tensor(go), eq, ek, ev, eo, el, 0.0, causal, attn_mask=em)
+                got.append([t.numpy() for t in [eo, el, *eg]])
+        finally:
+            set_portable(0)
+            ember.set_num_threads(old)
+    assert seen == [1] * 4 + [2] * 8 + [1] * 4
+    for i in range(2, len(got)):                       # (config, causal) in order: against 1 thread, same causal
+        for a, b in zip(got[i % 2], got[i]):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parity
+def test_sdpa_mask_dtype_error_and_strided_inputs_match_torch():
+    """A mask of another float dtype than bool / float32 / q's raises torch's error; q/k/v whose last stride is not
+    1 take the math path, as torch's (its flash kernel needs unit last strides)."""
+    torch = pytest.importorskip("torch")
+    for lib in (torch, ember):
+        q = lib.zeros(1, 1, 4, 5)
+        for dt in (lib.float64, lib.float16, lib.int32):
+            with pytest.raises(RuntimeError) as info:
+                lib.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=lib.zeros(4, 4, dtype=dt))
+            want = {"float64": "double", "float16": "c10::Half", "int32": "int"}[str(dt).split(".")[-1]]
+            assert str(info.value) == ("Expected attn_mask dtype to be bool or float or to match query dtype, but "
+                                       f"got attn_mask.dtype: {want} and  query.dtype: float instead.")
+        q64 = lib.zeros(1, 1, 4, 5, dtype=lib.float64)
+        assert lib.nn.functional.scaled_dot_product_attention(q64, q64, q64, attn_mask=lib.zeros(4, 4)).dtype == \
+            lib.float64
+    a = np.random.default_rng(0).standard_normal((2, 3, 6, 10)).astype(np.float32)
+    names = []
+    for lib in (torch, ember):
+        x = lib.tensor(a)[..., ::2].requires_grad_()
+        names.append(type(lib.nn.functional.scaled_dot_product_attention(x, x, x).grad_fn).__name__)
+        y = lib.tensor(a)[..., :5].requires_grad_()
+        names.append(type(lib.nn.functional.scaled_dot_product_attention(y, y, y).grad_fn).__name__)
+    assert names[2:] == names[:2] == ["UnsafeViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0"]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("case", ["gqa", "2d", "3d", "empty_batch", "empty_keys", "scale", "dropout0"])
+def test_sdpa_shapes_and_options_match_torch(case):
+    """Values and gradients against torch beyond the GPT case: enable_gqa (fused, k/v heads repeated), (T, D) and
+    (N, T, D) inputs (math path), empty batch (fused op skipped) and empty keys, scale=, dropout_p=0.0 given."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    shapes = {"gqa": ((2, 4, 9, 8), (2, 2, 11, 8), (2, 2, 11, 8)), "2d": ((7, 5), (9, 5), (9, 5)),
+              "3d": ((3, 7, 5), (3, 9, 5), (3, 9, 5)), "empty_batch": ((0, 2, 5, 4),) * 3,
+              "empty_keys": ((1, 2, 5, 4), (1, 2, 0, 4), (1, 2, 0, 4)), "scale": ((2, 3, 17, 6),) * 3,
+              "dropout0": ((2, 3, 17, 6),) * 3}[case]
+    kw = {"gqa": {"enable_gqa": True, "is_causal": True}, "2d": {"is_causal": True}, "3d": {},
+          "empty_batch": {"is_causal": True}, "empty_keys": {}, "scale": {"scale": 0.7, "is_causal": True},
+          "dropout0": {"dropout_p": 0.0}}[case]
+    arrs = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    res = []
+    for lib in (torch, ember):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrs]
+        out = lib.nn.functional.scaled_dot_product_attention(*ts, **kw)
+        g = np.random.default_rng(1).standard_normal(tuple(out.shape)).astype(np.float32)
+        out.backward(lib.tensor(g))
+        res.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+    for e, t in zip(res[1], res[0]):
+        assert e.shape == t.shape
+        np.testing.assert_allclose(e, t, rtol=1e-4, atol=1e-5)
+
+
+def test_sdpa_dropout_takes_the_math_path_with_ember_s_stream():
+    """dropout_p > 0: the math path (as torch), dropping whole probabilities with ember's own random stream: the
+    same seed gives the same result, and the mean over many draws approaches the undropped output."""
+    q = ember.randn(2, 2, 6, 4, requires_grad=True)
+    ember.manual_seed(3)
+    a = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
+    ember.manual_seed(3)
+    b = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
+    assert "FlashAttention" not in a.grad_fn.name()
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    ref = F.scaled_dot_product_attention(q, q, q).detach().numpy()
+    with ember.no_grad():
+        mean = np.mean([F.scaled_dot_product_attention(q, q, q, dropout_p=0.3).numpy() for _ in range(400)], 0)
+    np.testing.assert_allclose(mean, ref, atol=0.15)

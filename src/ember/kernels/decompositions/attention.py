@@ -9,6 +9,11 @@ aten = ops.aten
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
+    if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32") and attn_mask.dtype != query.dtype:
+        from ..common import c_type_name
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {c_type_name(attn_mask.dtype)} and  query.dtype: "
+                           f"{c_type_name(query.dtype)} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     L, S, E = query._size[-2], key._size[-2], query._size[-1]
@@ -67,8 +72,13 @@ def _matmul(a, b):
 
 
 def _fused_ok(q, k, v, attn_mask, dropout_p):
-    """The fused cpu op (one node, BLAS products and C softmax rows) takes 4-d float32/float64 cpu q, k, v
-    of one batch and head count and one head size, without attn_mask or dropout; else the math path."""
+    """The fused cpu op (one node, csrc/attention.c's fused kernel) takes 4-d float32/float64 cpu q, k, v of one
+    batch and head count and one head size, with unit last strides (torch's check_last_dim_stride_equals_1_dense),
+    without attn_mask or dropout; else the math path.
+    Differs from torch: torch 2.13 also takes its flash kernel with a 2-d or 4-d attn_mask (bool or q's dtype, not
+    requiring grad, last sizes L or 1 and S or 1, leading B or 1 and H or 1); ember keeps the math path there
+    because inductor's compiled masked attention is built from the math decomposition (the fused op itself takes
+    an additive mask, in C)."""
     if attn_mask is not None or dropout_p > 0.0 or q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
         return False
     if q.device.type != "cpu" or k.device.type != "cpu" or v.device.type != "cpu":
@@ -78,7 +88,7 @@ def _fused_ok(q, k, v, attn_mask, dropout_p):
     qs, ks, vs = q._size, k._size, v._size
     # (each size > 0, not min(qs) > 0: with symbolic sizes, min would compare the batch with the head count)
     return qs[:2] == ks[:2] == vs[:2] and qs[3] == ks[3] == vs[3] and ks[2] == vs[2] and \
-        all(s > 0 for s in qs) and ks[2] > 0
+        all(s > 0 for s in qs) and ks[2] > 0 and q.stride(-1) == 1 and k.stride(-1) == 1 and v.stride(-1) == 1
 
 
 _CAUSAL = {}
