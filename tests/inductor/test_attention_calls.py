@@ -1,5 +1,6 @@
 """The generated C entry runs the fused attention and its backward (ember/_inductor/codegen/attention_calls.py):
-gemms and ember's attention row kernels with no Python between kernels, eager's values and gradients."""
+ember's fused attention kernels (attention.c) with no Python between kernels, eager's values and
+gradients (bitwise)."""
 import numpy as np
 import pytest
 
@@ -60,8 +61,8 @@ def test_gpt_attention_forward_and_backward_run_in_c(causal):
         assert len(m.entry_names) == 1
         assert m.attention
     fwd, bwd = c.modules
-    assert "ember_attn_softmax_fwd_f32(" in fwd.c_source
-    assert "ember_attn_probs_f32(" in bwd.c_source and "ember_attn_softmax_bwd_f32(" in bwd.c_source
+    assert "ember_attn_flash_fwd_f32(" in fwd.c_source
+    assert "ember_attn_flash_bwd_f32(" in bwd.c_source
 
 
 @pytest.mark.parametrize("scale", [None, 0.3])
@@ -69,7 +70,7 @@ def test_float64_and_scale_equal_eager(scale):
     x, w, g = (_t(3, 7, 12, dtype=np.float64), _t(12, 36, dtype=np.float64, seed=1),
                _t(3, 7, 12, dtype=np.float64, seed=2))
     c = _run(_attention(True, scale, heads=3), [x, w, g], 1e-11)
-    assert "ember_attn_softmax_fwd_f64(" in c.source()
+    assert "ember_attn_flash_fwd_f64(" in c.source()
     assert all(_python_calls(m) == [] for m in c.modules)
 
 
@@ -193,7 +194,7 @@ def test_expanded_scalar_gradient_of_fused_attention():
     _, ref = run(ember, False)
     bwd = c.modules[1]
     assert _python_calls(bwd) == [] and "go_c = (float*)malloc(" in bwd.c_source
-    assert "ember_attn_softmax_bwd_f32(" in bwd.c_source
+    assert "ember_attn_flash_bwd_f32(" in bwd.c_source
     for a, b in zip(grads, ref):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     torch = pytest.importorskip("torch")
