@@ -15,6 +15,7 @@ from ._core import dtype as _dt
 from ._core.device import META
 from ._core.dispatch_keys import AUTOGRAD_BIT
 from ._core.tensor_impl import TensorImpl, register_tensor_class, set_autograd_loader
+from ._core.tls import state as _tls
 from ._core import torch_function as _tf
 from ._core.torch_function import NOT_HANDLED as _NOT_HANDLED
 from ._conversions import TensorConversions
@@ -399,7 +400,9 @@ class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
         return bool(self.item())
 
     def __float__(self):
-        if self._requires_grad and not _T_WARNED[3]:      # TORCH_WARN_ONCE in torch's python_variable_methods
+        if self._requires_grad and not _T_WARNED[3] and _tls.grad_enabled:
+            # TORCH_WARN_ONCE in torch's python_variable_methods, only while grad mode is on (LBFGS's
+            # float(loss) inside its no_grad step is silent)
             _T_WARNED[3] = True
             import warnings
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"

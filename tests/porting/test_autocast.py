@@ -211,3 +211,30 @@ def test_einsum_and_bmm_dtypes_and_messages_match_torch(torch):
     """A model's einsum of a bfloat16 activation with a float32 parameter under autocast raised (ember checked
     the operands' dtypes up front)."""
     assert _einsum_outcomes(ember) == _einsum_outcomes(torch)
+
+
+def _matmul_dtype_messages(t):
+    """What the matmul family says about float32 next to bfloat16 operands (self, first, second factor), the
+    error a half-converted model meets outside autocast."""
+    f, b = t.float32, t.bfloat16
+    res = []
+    for s, x, y in ((f, f, b), (f, b, f), (b, f, f), (f, b, b), (b, f, b), (b, b, f)):
+        calls = {
+            "mv": lambda: t.mv(t.ones(2, 3, dtype=x), t.ones(3, dtype=y)),
+            "addmv": lambda: t.addmv(t.ones(2, dtype=s), t.ones(2, 3, dtype=x), t.ones(3, dtype=y)),
+            "baddbmm": lambda: t.baddbmm(t.ones(1, 2, 2, dtype=s), t.ones(1, 2, 3, dtype=x), t.ones(1, 3, 2, dtype=y)),
+            "addbmm": lambda: t.addbmm(t.ones(2, 2, dtype=s), t.ones(1, 2, 3, dtype=x), t.ones(1, 3, 2, dtype=y)),
+            "addmm": lambda: t.addmm(t.ones(2, 2, dtype=s), t.ones(2, 3, dtype=x), t.ones(3, 2, dtype=y)),
+            "matmul_nd_1d": lambda: t.matmul(t.ones(2, 2, 3, dtype=x), t.ones(3, dtype=y)),
+            "linear": lambda: t.nn.functional.linear(t.ones(2, 3, dtype=x), t.ones(2, 3, dtype=y),
+                                                     t.ones(2, dtype=s)),
+        }
+        for name, call in calls.items():
+            r = outcome(call)
+            res.append((name, str(s), r[:3] if r[0] == "raise" else "ok"))
+    return [(n, s.replace("torch.", "").replace("ember.", ""), r) for n, s, r in res]
+
+
+@pytest.mark.parity
+def test_matmul_family_dtype_messages_match_torch(torch):
+    assert _matmul_dtype_messages(ember) == _matmul_dtype_messages(torch)

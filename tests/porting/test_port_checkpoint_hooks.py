@@ -200,3 +200,34 @@ def test_checkpoint_variants_match_torch(torch):
             assert got[k][:2] == want[k][:2] and got[k][2] == want[k][2]
         else:
             assert got[k] == want[k], k
+
+
+def _double_backward_under_hooks(t):
+    import contextlib
+    w = t.nn.Parameter(t.tensor([[0.5, -0.3], [0.2, 0.8]]))
+    x = t.tensor([[1.0, 2.0]], requires_grad=True)
+    hooks = {"plain": contextlib.nullcontext, "save_on_cpu": t.autograd.graph.save_on_cpu,
+             "detach": lambda: t.autograd.graph.saved_tensors_hooks(lambda a: a.detach(), lambda a: a),
+             "clone": lambda: t.autograd.graph.saved_tensors_hooks(lambda a: a.clone(), lambda a: a)}
+    res = {}
+    for name, ctx in hooks.items():
+        w.grad = x.grad = None
+        with ctx():
+            h = x @ w
+            y = (t.tanh(h).exp() * h.sigmoid()).sum()
+        g, = t.autograd.grad(y, x, create_graph=True)
+        (g ** 2).sum().backward()
+        res[name] = (g.requires_grad, w.grad.numpy().copy(), x.grad.numpy().copy())
+    return res
+
+
+@pytest.mark.parity
+def test_double_backward_through_unpack_hooks_matches_torch(torch):
+    """A saved tensor's unpack hook result is given the saved tensor's place in the graph (torch's
+    SavedVariable): with save_on_cpu or a detaching hook the gradient of a gradient used to come out without
+    history (or wrong), which non-reentrant checkpointing relies on too."""
+    got, want = _double_backward_under_hooks(ember), _double_backward_under_hooks(torch)
+    for name in want:
+        assert got[name][0] is want[name][0] is True
+        np.testing.assert_allclose(got[name][1], want[name][1], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[name][2], want[name][2], rtol=1e-5, atol=1e-6)

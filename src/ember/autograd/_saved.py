@@ -8,6 +8,8 @@ everything else: a SavedVariable in the slot (hooks, non-tensors, in-place clone
 a released slot (`RELEASED`) or a changed version (SavedVariable's error). A node's one plain cpu output is saved
 the same way, as a shell without its history (see `unpack_output`).
 """
+from weakref import ref as _weakref
+
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tensor_impl import INFERENCE_VC, TensorImpl as Tensor
 from .._core.tls import state as _tls
@@ -38,7 +40,7 @@ def _shell(t):
 
 class SavedVariable:
     __slots__ = ("data", "version", "is_output", "packed", "unpack_hook", "released", "leaf_rg", "name",
-                 "output_nr")
+                 "output_nr", "edge")
 
     def __init__(self, t, is_output=False):
         self.data = t
@@ -60,6 +62,10 @@ class SavedVariable:
         stack = _graph.hook_state.stack
         if stack:
             pack, unpack = stack[-1]
+            # where the saved tensor sits in the graph, for the tensor the unpack hook returns (torch's
+            # SavedVariable keeps grad_fn / the grad accumulator beside the packed object)
+            self.edge = None if is_output or not t._requires_grad else _graph.gradient_edge(t)
+            self.output_nr = t._output_nr if is_output else 0
             self.packed = pack(t)
             self.unpack_hook = unpack
             self.data = t if is_output else None
@@ -71,6 +77,34 @@ class SavedVariable:
             self.data = _shell(t)
             self.output_nr = t._output_nr
 
+    def _with_history(self, out, node):
+        """The unpack hook's tensor given the saved tensor's place in the graph, as torch's SavedVariable::unpack
+        makes a variable of the hook's data with the saved grad_fn (an output: the saving node) or grad
+        accumulator: a hook returning a detached copy (save_on_cpu, checkpointing) keeps double backward
+        differentiating through the original graph. A saved tensor that did not require grad comes back as
+        the hook gave it."""
+        if self.is_output:
+            if node is None or not _tls.grad_enabled:
+                return out
+            edge = (node, self.output_nr)
+        else:
+            edge = self.edge
+            if edge is None:
+                return out
+        fn, nr = edge
+        if out.grad_fn is fn and out._output_nr == nr:
+            return out                  # the hook gave back the tensor itself
+        t = _shell(out)
+        d = t.__dict__
+        d["_requires_grad"] = True
+        d["_ks"] = t._ks | AUTOGRAD_BIT
+        if isinstance(fn, _graph.AccumulateGrad):
+            d["_grad_acc_ref"] = _weakref(fn)
+            d["_grad_acc_strong"] = fn
+        else:
+            d["grad_fn"], d["_output_nr"] = fn, nr
+        return t
+
     def unpack(self, node=None):
         if self.released:
             raise RuntimeError(_graph.ERR_SECOND_BACKWARD)
@@ -80,7 +114,7 @@ class SavedVariable:
             if not isinstance(out, Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                                 f"{type(out).__name__}")
-            return out
+            return self._with_history(out, node)
         if not isinstance(t, Tensor):
             return t
         vc = t._vc

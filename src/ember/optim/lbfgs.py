@@ -159,7 +159,8 @@ class LBFGS(Optimizer):
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
         with enable_grad():
-            loss = float(closure())
+            loss = closure()
+        loss = float(loss)           # outside grad mode, as torch: no requires_grad-to-scalar warning
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -249,7 +250,9 @@ class LBFGS(Optimizer):
                 def obj_func(x, t, d):
                     return self._directional_evaluate(closure, x, t, d)
 
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd)
+                # the search may spend only what is left of max_eval (torch 2.13; it was a fixed 25 before)
+                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
+                                                                  max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
                 opt_cond = flat_grad.abs().max() <= tolerance_grad
             else:
@@ -257,7 +260,8 @@ class LBFGS(Optimizer):
                 opt_cond = False
                 if n_iter != max_iter:
                     with enable_grad():
-                        loss = float(closure())
+                        loss = closure()
+                    loss = float(loss)
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max() <= tolerance_grad
                     ls_func_evals = 1

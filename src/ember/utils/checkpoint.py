@@ -7,7 +7,8 @@ Two variants, chosen by `use_reentrant` as in torch:
   caller has it, under saved_tensors_hooks whose pack hook keeps only a position in place of each tensor an
   autograd node saves. The first unpack during backward reruns `function` (grad enabled, the forward's RNG and
   autocast state restored) under a pack hook that collects the recomputed tensors, detached, in the same order;
-  each unpack then hands out its own, wired to the saved tensor's place in the graph, and drops it. Parameters get gradients even when no input requires grad,
+  each unpack then hands out its own (which the SavedVariable wires to the saved tensor's place in the graph,
+  as torch's does) and drops it. Parameters get gradients even when no input requires grad,
   and torch.autograd.grad / create_graph work through it.
 * reentrant (`use_reentrant=True`, and torch's default when the argument is left out, with its warning): an
   autograd.Function whose forward runs under no_grad and whose backward recomputes and runs a nested backward;
@@ -108,35 +109,21 @@ class _Frame:
         self.recompute_fn = recompute
         self.check = check
         self.saved_meta = []
-        self.history = []           # per saved tensor: None, the leaf itself, or (grad_fn, output_nr)
         self.recomputed = {}
 
     def pack(self, t):
         self.saved_meta.append(_meta(t))
-        self.history.append(None if not t.requires_grad else t if t.grad_fn is None else (t.grad_fn, t._output_nr))
         return (self, len(self.saved_meta) - 1)
 
     @staticmethod
     def unpack(handle):
-        """The recomputed tensor (detached) given the saved one's place in the graph, as torch's SavedVariable
-        does after an unpack hook: a create_graph backward then differentiates through the original graph (and
-        its module hooks), not through the recomputation's."""
+        """The recomputed tensor (detached); the SavedVariable unpacking it gives it the saved tensor's place in
+        the graph, so a create_graph backward differentiates through the original graph (and its module hooks),
+        not through the recomputation's."""
         frame, i = handle
         if i not in frame.recomputed:
             frame.recompute()
-        t = frame.recomputed.pop(i)
-        history = frame.history[i]
-        if history is None:
-            return t
-        if not isinstance(history, tuple):
-            return history          # a leaf (a parameter): the recomputation saved the same tensor
-        from .._core.dispatch_keys import AUTOGRAD_BIT
-        from ..autograd._saved import _shell
-        t = _shell(t)
-        d = t.__dict__
-        d["grad_fn"], d["_output_nr"], d["_requires_grad"] = history[0], history[1], True
-        d["_ks"] = t._ks | AUTOGRAD_BIT
-        return t
+        return frame.recomputed.pop(i)
 
     def recompute(self):
         got = []

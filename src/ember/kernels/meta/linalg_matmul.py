@@ -52,8 +52,16 @@ def mv_spec(self, vec):
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.dim()}, {vec.dim()}")
     if self._size[1] != vec._size[0]:
         raise RuntimeError(f"size mismatch, got input ({self._size[0]}), mat ({_x(self._size)}), vec ({vec._size[0]})")
-    _check_dtype(self, vec)
+    _check_mv_dtype(self, vec)
     return (self._size[0],), self.dtype
+
+
+def _check_mv_dtype(mat, vec):
+    """torch's mv is addmv into a result made like `vec`: its dtype message names that result, mat and vec."""
+    if mat.dtype is not vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_tname(vec.dtype)}, "
+                           f"{_tname(mat.dtype)}, and {_tname(vec.dtype)}")
+    _check_dtype(mat, vec)
 
 
 def dot_spec(self, tensor):
@@ -72,10 +80,19 @@ def dot_spec(self, tensor):
     return (), self.dtype
 
 
-def addmm_spec(self, mat1, mat2):
-    if mat1.dtype is not mat2.dtype and mat1.dim() == 2 and mat2.dim() == 2:
+def _check_add_mm_dtypes(self, mat1, mat2):
+    """addmm / addbmm (and linear with a bias): torch compares self with mat2 first, then mat1 with mat2."""
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(self.dtype)} and "
+                           f"{_tname(mat2.dtype)}")
+    if mat1.dtype is not mat2.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(mat1.dtype)} and "
                            f"{_tname(mat2.dtype)}")
+
+
+def addmm_spec(self, mat1, mat2):
+    if mat1.dim() == 2 and mat2.dim() == 2:
+        _check_add_mm_dtypes(self, mat1, mat2)
     shape, dt = mm_spec(mat1, mat2)
     if not all(s == 1 or s == t for s, t in zip(reversed(self._size), reversed(shape))) or self.dim() > 2:
         raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
@@ -100,7 +117,7 @@ def _expandable(self, shape):
 
 
 def baddbmm_spec(self, batch1, batch2):
-    if self.dtype is not batch1.dtype or self.dtype is not batch2.dtype:
+    if self.dtype is not batch1.dtype:      # (batch1 against batch2 is bmm's check, in its words)
         raise RuntimeError(f"Input dtypes must be the same, got: input {_CNAME.get(self.dtype.name, self.dtype.name)}, "
                            f"batch1: {_CNAME.get(batch1.dtype.name, batch1.dtype.name)}, "
                            f"batch2: {_CNAME.get(batch2.dtype.name, batch2.dtype.name)}")
@@ -146,6 +163,8 @@ baddbmm_dtype, baddbmm_dtype_out = _out_dtype_overloads("baddbmm", baddbmm_spec,
 
 
 def addbmm_spec(self, batch1, batch2):
+    if batch1.dim() == 3 and batch2.dim() == 3:
+        _check_add_mm_dtypes(self, batch1, batch2)
     shape, dt = bmm_spec(batch1, batch2)
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(self.dtype)} and "
@@ -212,6 +231,8 @@ def matmul_spec(self, other):
     batch = broadcast_shapes(sa[:-2], sb[:-2])
     if db > 2 and self.dtype is not other.dtype:     # torch folds a 2-D/1-D `other` into mm/mv, else it is bmm
         raise RuntimeError(f"expected scalar type {_tname(self.dtype)} but found {_tname(other.dtype)}")
+    if db == 1:
+        _check_mv_dtype(self, other)
     _check_dtype(self, other)
     shape = batch + ((sa[-2],) if da > 1 else ()) + ((sb[-1],) if db > 1 else ())
     return shape, self.dtype

@@ -140,7 +140,10 @@ def linear(input, weight, bias=None):
         return ember._nn.linear(input, weight, bias)
     if bias is not None:
         if input.dtype is not weight.dtype and (input.dim() <= 2 or input.is_contiguous()):
-            # torch runs these cases as one addmm, whose dtype check is what the user sees
+            # torch runs these cases as one addmm, whose dtype checks (self against mat2 first) the user sees
+            if bias.dtype is not weight.dtype:
+                raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(bias.dtype)} and "
+                                   f"{_tname(weight.dtype)}")
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input.dtype)} and "
                                f"{_tname(weight.dtype)}")
         if input.dim() == 2:
