@@ -729,15 +729,20 @@ def test_python_pool_hushes_spinning_c_workers():
         finally:
             pool._HUSH[0] = hush
         flat.pool_stats(reset=True)
-        hushed = 0
-        for _ in range(50):         # a worker preempted on a loaded machine slept for that reason: try again
+        st = {}
+        for _ in range(30):         # a worker preempted on a loaded machine slept for that reason: try again
             _same((x * y).numpy(), a * b)
             pool.run_parts(parts.append, 2)
-            time.sleep(0.005)
-            hushed = flat.pool_stats()["hushed"]
-            if hushed:
+            for _ in range(50):
+                time.sleep(0.002)
+                st = flat.pool_stats()
+                if st["hushed"]:
+                    break
+            if st["hushed"]:
                 break
-        assert hushed >= 1 and flat.pool_stats()["spun_out"] == 0      # none ran out its 200 ms budget
+        if not st["hushed"] and st["preempted"]:
+            pytest.skip(f"every spinning worker lost its cpu before the hush (a loaded machine): {st}")
+        assert st["hushed"] >= 1 and st["spun_out"] == 0      # none ran out its 200 ms budget
         _same((x * y).numpy(), a * b)
     finally:
         flat.set_spin_us(prev)

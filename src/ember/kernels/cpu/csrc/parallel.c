@@ -62,6 +62,7 @@
 #define EP_SOON_NS 2000000         /* a job this soon after the worker went to sleep: a longer spin would have met it */
 #define EP_IDLE_NS 20000000        /* asleep this long: the run of jobs has ended */
 #define EP_SLOW_WAKE_NS 200000     /* woken this long after its job was published: no idle cpu (ep_spin_adapt) */
+#define EP_SLOW_SPIN_NS 400000     /* the budget's cap after such a wake-up (the ceiling up to session 15) */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
 
 /* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
@@ -223,33 +224,37 @@ static int ep_join(uint32_t g, int index) {
 /* The idle spin budget adapts between the floor (spin_ns, 50 us) and the ceiling (spin_max_ns, 4 ms; torch's
    OpenMP worker, libgomp with its default GOMP_SPINCOUNT, spins about 10 ms after a parallel region here: an idle
    process burns 8-11 ms of cpu after a burst of 1M-element adds):
-   - a worker that slept, got a job less than max(EP_SOON_NS, the ceiling) later and was running again within
-     EP_SLOW_WAKE_NS of its publishing (a wake-up on an idle cpu) doubles the budget: ops that split come in runs
-     with some Python between them (batch-1 generation: a GPT block's three big Linears 30-150 us apart at
-     T >= 16; a train step: a split job every 0.1-5 ms), and a woken worker reaches a job tens of microseconds
-     late on this VM (a halted vcpu), after the caller has done most of a 20-80 us op (benchmarks/train_step.py
-     generate: a worker joined 88 of 400 split products, asleep at 379 of them, with the 50 us spin). With the
-     budget fixed, ember's train steps alone (load 5-8, 2 threads; sleeps with the budget spent, per split job):
-     400 us: MLP 0.23, GPT 0.21; 2 ms: 0.10, 0.12; 5 ms: 0, 0. The ceiling was 400 us up to session 15;
-   - a worker that was preempted while spinning (EP_PREEMPT_NS between two clock reads ~2 us apart: another thread
-     wanted its cpu), or that was woken EP_SLOW_WAKE_NS or more after its job's publishing (no cpu was idle for it:
-     the machine is loaded), goes back to the floor: on a loaded machine a spinning worker only takes cpu from the
+   - a worker that slept and got a job less than max(EP_SOON_NS, the ceiling) later doubles the budget: ops that
+     split come in runs with some Python between them (batch-1 generation: a GPT block's three big Linears 30-150
+     us apart at T >= 16; a train step: a split job every 0.1-5 ms), and a woken worker reaches a job tens of
+     microseconds late on this VM (a halted vcpu), after the caller has done most of a 20-80 us op
+     (benchmarks/train_step.py generate: a worker joined 88 of 400 split products, asleep at 379 of them, with
+     the 50 us spin). With the budget fixed, ember's train steps alone (load 5-8, 2 threads; sleeps with the
+     budget spent, per split job): 400 us: MLP 0.23, GPT 0.21; 2 ms: 0.10, 0.12; 5 ms: 0, 0;
+   - beyond EP_SLOW_SPIN_NS (400 us, the ceiling up to session 15) only while the worker runs again within
+     EP_SLOW_WAKE_NS of its job's publishing (a wake-up on an idle cpu): a slower wake-up (no idle cpu, the
+     machine is loaded) caps the budget at 400 us again. At load 7 with a slow wake-up sending it to the floor,
+     the MLP/CNN/GPT steps kept it at 50-100 us (mean wake-up 1.7-2.2 ms, 40-65% of them slow);
+   - a worker that was preempted while spinning (EP_PREEMPT_NS between two clock reads ~2 us apart: another
+     thread wanted its cpu) goes back to the floor: on a loaded machine a spinning worker only takes cpu from the
      caller and everyone else (the MLP step at load 7.5: spin 200 us 16.7 ms against 15.6 at 50 us, session 13;
      fixed budgets at load 5-8, cpu per step: MLP 400 us 7.9 ms, 2 ms 9.3, 5 ms 10.3; GPT 142 / 163 / 174);
    - one that slept longer than EP_IDLE_NS halves it (the run of jobs ended).
    On an idle second core (a quiet machine) the budget so grows within a few jobs and the worker meets the splits
-   of a train step awake; under load it stays at the floor. An idle process stops spinning within the budget
-   (at most the ceiling) after its last split op. */
+   of a train step awake; under load it behaves as up to session 15 (50-400 us). An idle process stops spinning
+   within the budget (at most the ceiling) after its last split op. */
 static void ep_spin_adapt(int preempted, int64_t slept_ns, int64_t wake_ns) {
     const int64_t lo = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
     const int64_t hi = atomic_load_explicit(&P.spin_max_ns, memory_order_relaxed);
     int64_t cur = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
-    if (preempted || wake_ns >= EP_SLOW_WAKE_NS)
+    if (preempted)
         cur = lo;
     else if (slept_ns >= 0 && slept_ns < (hi > EP_SOON_NS ? hi : EP_SOON_NS))
         cur = 2 * cur;
     else if (slept_ns > EP_IDLE_NS)
         cur = cur / 2;
+    if (wake_ns >= EP_SLOW_WAKE_NS && cur > EP_SLOW_SPIN_NS)
+        cur = EP_SLOW_SPIN_NS;
     cur = cur > hi ? hi : cur;
     cur = cur < lo ? lo : cur;
     atomic_store_explicit(&P.spin_cur_ns, cur, memory_order_relaxed);
@@ -269,6 +274,10 @@ static void *ep_worker(void *arg) {
             int64_t last = t0;
             int spins = 0, preempted = 0, spun_out = 0, hushed = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
+                if (atomic_load_explicit(&P.hush, memory_order_relaxed)) {
+                    hushed = 1;   /* read every pause: off the cpu before the thread that hushed it is woken */
+                    break;
+                }
                 ep_pause();
                 if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
                     spins = 0;
@@ -282,8 +291,7 @@ static void *ep_worker(void *arg) {
                         spun_out = 1;
                         break;
                     }
-                    if ((hushed = atomic_load_explicit(&P.hush, memory_order_relaxed))
-                            || (ep_on_callers_cpu() && !ep_move_off()))
+                    if (ep_on_callers_cpu() && !ep_move_off())
                         break;
                 }
             }
