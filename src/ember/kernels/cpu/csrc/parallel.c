@@ -63,6 +63,7 @@
 #define EP_IDLE_NS 20000000        /* asleep this long: the run of jobs has ended */
 #define EP_SLOW_WAKE_NS 200000     /* woken this long after its job was published: no idle cpu (ep_spin_adapt) */
 #define EP_SLOW_SPIN_NS 400000     /* the budget's cap after such a wake-up (the ceiling up to session 15) */
+#define EP_SLICE_NS 100000         /* a worker's scheduler time slice (ep_apply_slice): 0.1 ms, the kernel's least */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
 
 /* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
@@ -167,6 +168,38 @@ static int ep_move_off(void) {
 #endif
 }
 
+/* The worker's time slice (EEVDF's custom slice, Linux 6.12+: sched_attr.sched_runtime of a SCHED_OTHER thread,
+   0: the kernel's default). A woken thread waits for the running one's slice to end unless its own is shorter
+   (the scheduler's PREEMPT_SHORT): with the default ~3 ms slices, a worker woken while another process ran on
+   the other core reached its job 1-2 ms late at load ~14, even at nice -20 (benchmark rows: asleep at every
+   call of a 6-call block). A short slice lets it preempt at once; fairness is unchanged (a thread's share
+   follows its weight, its slices are only cut finer). Older kernels ignore the field or refuse the call. */
+static _Atomic int64_t ep_slice_ns = EP_SLICE_NS;
+static __thread int64_t ep_my_slice = -1;
+struct ep_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+};
+static void ep_apply_slice(void) {
+    const int64_t want = atomic_load_explicit(&ep_slice_ns, memory_order_relaxed);
+    if (want == ep_my_slice)
+        return;
+    ep_my_slice = want;
+#if defined(__linux__) && defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
+    struct ep_sched_attr a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0 || a.sched_policy != 0)
+        return;                                   /* not SCHED_OTHER (a real-time process): leave it */
+    a.size = sizeof a;
+    a.sched_flags = 0;
+    a.sched_runtime = (uint64_t)want;
+    syscall(SYS_sched_setattr, 0, &a, 0);
+#endif
+}
+
 static inline void ep_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -266,6 +299,7 @@ static void *ep_worker(void *arg) {
 #ifdef __linux__
     ep_allowed_ok = sched_getaffinity(0, sizeof ep_allowed, &ep_allowed) == 0;
 #endif
+    ep_apply_slice();
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
         int slept = 0;
@@ -316,6 +350,7 @@ static void *ep_worker(void *arg) {
                 pthread_mutex_unlock(&P.mu);
 #endif
                 slept = 1;
+                ep_apply_slice();                       /* ember_parallel_set_slice may have changed it */
                 const int64_t tw = ep_now_ns();
                 /* the delay since the publishing of the job it woke for (or of a later one: then shorter) */
                 int64_t wake_ns = tw - atomic_load_explicit(&P.pub_ns, memory_order_relaxed);
@@ -588,6 +623,12 @@ int64_t ember_parallel_set_spin(int64_t ns) {
    by ember_parallel_set_spin: a fixed spin); returns the previous ceiling. */
 int64_t ember_parallel_set_spin_max(int64_t ns) {
     return atomic_exchange(&P.spin_max_ns, ns < 0 ? 0 : ns);
+}
+
+/* Sets the workers' scheduler time slice in ns (ep_apply_slice; 0: the kernel's default), applied by each worker at
+   its next wake-up; returns the previous setting. For benchmarks comparing policies in one process. */
+int64_t ember_parallel_set_slice(int64_t ns) {
+    return atomic_exchange(&ep_slice_ns, ns < 0 ? 0 : ns);
 }
 
 /* The idle spin budget now, in ns (for tests and benchmarks). */
