@@ -8,8 +8,8 @@
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
    - workers spin for a short while after each job (EP_SPIN_NS of wall time) before they sleep on a
      futex (Linux; a condition variable elsewhere: its wake-up took the mutex on both sides, and a woken
-     worker could block again on the mutex its waker still held), so a run of big ops with a little Python between them (5-30 us) finds them awake,
-     as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
+     worker could block again on the mutex its waker still held), so a run of big ops with a little Python
+     between them (5-30 us) finds them awake, as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
      time (as it was up to session 13): on a loaded machine a spinning worker is preempted, and one that
      keeps spinning when it gets its core back takes cpu from the caller and everything else while the
      scheduler ranks it below a thread that slept (a woken sleeper is run sooner: CFS's wake-up credit).
@@ -20,7 +20,10 @@
      worker also takes a core from OpenBLAS's threads in a matmul that follows. Since session 14 the spin
      grows up to EP_SPIN_MAX_NS (4 ms since session 16) while jobs keep coming soon after the worker sleeps,
      no other thread preempts it and its wake-ups are quick (an idle second core), and falls back to 50 us
-     when one does not hold (ep_spin_adapt);
+     when one does not hold (ep_spin_adapt); the Python pool sends spinning workers to sleep before its own
+     threads need the cpus (ember_parallel_hush);
+   - a worker asks the scheduler for a 100 us time slice (ep_apply_slice): woken while another process runs
+     on the other core, it preempts that process at once instead of waiting 1-2 ms for its slice to end;
    - on a loaded machine the scheduler put a woken worker on the caller's own core, where it preempted the
      caller (ep_on_callers_cpu): such a worker moves itself to another allowed cpu (ep_move_off), and where
      none is allowed the caller backs off from waking workers (ep_wake_policy). Same process, 100 calls,
