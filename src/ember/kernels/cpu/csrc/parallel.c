@@ -8,8 +8,8 @@
    gave back (a 1M-element float add ran slower on 2 threads than on 1). Here:
    - workers spin for a short while after each job (EP_SPIN_NS of wall time) before they sleep on a
      futex (Linux; a condition variable elsewhere: its wake-up took the mutex on both sides, and a woken
-     worker could block again on the mutex its waker still held), so a run of big ops with a little Python between them (5-30 us) finds them awake,
-     as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
+     worker could block again on the mutex its waker still held), so a run of big ops with a little Python
+     between them (5-30 us) finds them awake, as OpenMP's spinning threads are. Kept short, and counted in wall time rather than the worker's cpu
      time (as it was up to session 13): on a loaded machine a spinning worker is preempted, and one that
      keeps spinning when it gets its core back takes cpu from the caller and everything else while the
      scheduler ranks it below a thread that slept (a woken sleeper is run sooner: CFS's wake-up credit).
@@ -20,7 +20,10 @@
      worker also takes a core from OpenBLAS's threads in a matmul that follows. Since session 14 the spin
      grows up to EP_SPIN_MAX_NS (4 ms since session 16) while jobs keep coming soon after the worker sleeps,
      no other thread preempts it and its wake-ups are quick (an idle second core), and falls back to 50 us
-     when one does not hold (ep_spin_adapt);
+     when one does not hold (ep_spin_adapt); the Python pool sends spinning workers to sleep before its own
+     threads need the cpus (ember_parallel_hush);
+   - a worker asks the scheduler for a 100 us time slice (ep_apply_slice): woken while another process runs
+     on the other core, it preempts that process at once instead of waiting 1-2 ms for its slice to end;
    - on a loaded machine the scheduler put a woken worker on the caller's own core, where it preempted the
      caller (ep_on_callers_cpu): such a worker moves itself to another allowed cpu (ep_move_off), and where
      none is allowed the caller backs off from waking workers (ep_wake_policy). Same process, 100 calls,
@@ -62,6 +65,8 @@
 #define EP_SOON_NS 2000000         /* a job this soon after the worker went to sleep: a longer spin would have met it */
 #define EP_IDLE_NS 20000000        /* asleep this long: the run of jobs has ended */
 #define EP_SLOW_WAKE_NS 200000     /* woken this long after its job was published: no idle cpu (ep_spin_adapt) */
+#define EP_SLOW_SPIN_NS 400000     /* the budget's cap after such a wake-up (the ceiling up to session 15) */
+#define EP_SLICE_NS 100000         /* a worker's scheduler time slice (ep_apply_slice): 0.1 ms, the kernel's least */
 #define EP_WAIT_NS 1000000         /* how long the caller spins for a late chunk before it yields */
 
 /* ember_parallel_stats' counters: split jobs, jobs a worker joined, jobs published while a worker slept, jobs
@@ -166,6 +171,38 @@ static int ep_move_off(void) {
 #endif
 }
 
+/* The worker's time slice (EEVDF's custom slice, Linux 6.12+: sched_attr.sched_runtime of a SCHED_OTHER thread,
+   0: the kernel's default). A woken thread waits for the running one's slice to end unless its own is shorter
+   (the scheduler's PREEMPT_SHORT): with the default ~3 ms slices, a worker woken while another process ran on
+   the other core reached its job 1-2 ms late at load ~14, even at nice -20 (benchmark rows: asleep at every
+   call of a 6-call block). A short slice lets it preempt at once; fairness is unchanged (a thread's share
+   follows its weight, its slices are only cut finer). Older kernels ignore the field or refuse the call. */
+static _Atomic int64_t ep_slice_ns = EP_SLICE_NS;
+static __thread int64_t ep_my_slice = -1;
+struct ep_sched_attr {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+};
+static void ep_apply_slice(void) {
+    const int64_t want = atomic_load_explicit(&ep_slice_ns, memory_order_relaxed);
+    if (want == ep_my_slice)
+        return;
+    ep_my_slice = want;
+#if defined(__linux__) && defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
+    struct ep_sched_attr a = {0};
+    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0) != 0 || a.sched_policy != 0)
+        return;                                   /* not SCHED_OTHER (a real-time process): leave it */
+    a.size = sizeof a;
+    a.sched_flags = 0;
+    a.sched_runtime = (uint64_t)want;
+    syscall(SYS_sched_setattr, 0, &a, 0);
+#endif
+}
+
 static inline void ep_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -223,33 +260,37 @@ static int ep_join(uint32_t g, int index) {
 /* The idle spin budget adapts between the floor (spin_ns, 50 us) and the ceiling (spin_max_ns, 4 ms; torch's
    OpenMP worker, libgomp with its default GOMP_SPINCOUNT, spins about 10 ms after a parallel region here: an idle
    process burns 8-11 ms of cpu after a burst of 1M-element adds):
-   - a worker that slept, got a job less than max(EP_SOON_NS, the ceiling) later and was running again within
-     EP_SLOW_WAKE_NS of its publishing (a wake-up on an idle cpu) doubles the budget: ops that split come in runs
-     with some Python between them (batch-1 generation: a GPT block's three big Linears 30-150 us apart at
-     T >= 16; a train step: a split job every 0.1-5 ms), and a woken worker reaches a job tens of microseconds
-     late on this VM (a halted vcpu), after the caller has done most of a 20-80 us op (benchmarks/train_step.py
-     generate: a worker joined 88 of 400 split products, asleep at 379 of them, with the 50 us spin). With the
-     budget fixed, ember's train steps alone (load 5-8, 2 threads; sleeps with the budget spent, per split job):
-     400 us: MLP 0.23, GPT 0.21; 2 ms: 0.10, 0.12; 5 ms: 0, 0. The ceiling was 400 us up to session 15;
-   - a worker that was preempted while spinning (EP_PREEMPT_NS between two clock reads ~2 us apart: another thread
-     wanted its cpu), or that was woken EP_SLOW_WAKE_NS or more after its job's publishing (no cpu was idle for it:
-     the machine is loaded), goes back to the floor: on a loaded machine a spinning worker only takes cpu from the
+   - a worker that slept and got a job less than max(EP_SOON_NS, the ceiling) later doubles the budget: ops that
+     split come in runs with some Python between them (batch-1 generation: a GPT block's three big Linears 30-150
+     us apart at T >= 16; a train step: a split job every 0.1-5 ms), and a woken worker reaches a job tens of
+     microseconds late on this VM (a halted vcpu), after the caller has done most of a 20-80 us op
+     (benchmarks/train_step.py generate: a worker joined 88 of 400 split products, asleep at 379 of them, with
+     the 50 us spin). With the budget fixed, ember's train steps alone (load 5-8, 2 threads; sleeps with the
+     budget spent, per split job): 400 us: MLP 0.23, GPT 0.21; 2 ms: 0.10, 0.12; 5 ms: 0, 0;
+   - beyond EP_SLOW_SPIN_NS (400 us, the ceiling up to session 15) only while the worker runs again within
+     EP_SLOW_WAKE_NS of its job's publishing (a wake-up on an idle cpu): a slower wake-up (no idle cpu, the
+     machine is loaded) caps the budget at 400 us again. At load 7 with a slow wake-up sending it to the floor,
+     the MLP/CNN/GPT steps kept it at 50-100 us (mean wake-up 1.7-2.2 ms, 40-65% of them slow);
+   - a worker that was preempted while spinning (EP_PREEMPT_NS between two clock reads ~2 us apart: another
+     thread wanted its cpu) goes back to the floor: on a loaded machine a spinning worker only takes cpu from the
      caller and everyone else (the MLP step at load 7.5: spin 200 us 16.7 ms against 15.6 at 50 us, session 13;
      fixed budgets at load 5-8, cpu per step: MLP 400 us 7.9 ms, 2 ms 9.3, 5 ms 10.3; GPT 142 / 163 / 174);
    - one that slept longer than EP_IDLE_NS halves it (the run of jobs ended).
    On an idle second core (a quiet machine) the budget so grows within a few jobs and the worker meets the splits
-   of a train step awake; under load it stays at the floor. An idle process stops spinning within the budget
-   (at most the ceiling) after its last split op. */
+   of a train step awake; under load it behaves as up to session 15 (50-400 us). An idle process stops spinning
+   within the budget (at most the ceiling) after its last split op. */
 static void ep_spin_adapt(int preempted, int64_t slept_ns, int64_t wake_ns) {
     const int64_t lo = atomic_load_explicit(&P.spin_ns, memory_order_relaxed);
     const int64_t hi = atomic_load_explicit(&P.spin_max_ns, memory_order_relaxed);
     int64_t cur = atomic_load_explicit(&P.spin_cur_ns, memory_order_relaxed);
-    if (preempted || wake_ns >= EP_SLOW_WAKE_NS)
+    if (preempted)
         cur = lo;
     else if (slept_ns >= 0 && slept_ns < (hi > EP_SOON_NS ? hi : EP_SOON_NS))
         cur = 2 * cur;
     else if (slept_ns > EP_IDLE_NS)
         cur = cur / 2;
+    if (wake_ns >= EP_SLOW_WAKE_NS && cur > EP_SLOW_SPIN_NS)
+        cur = EP_SLOW_SPIN_NS;
     cur = cur > hi ? hi : cur;
     cur = cur < lo ? lo : cur;
     atomic_store_explicit(&P.spin_cur_ns, cur, memory_order_relaxed);
@@ -261,6 +302,7 @@ static void *ep_worker(void *arg) {
 #ifdef __linux__
     ep_allowed_ok = sched_getaffinity(0, sizeof ep_allowed, &ep_allowed) == 0;
 #endif
+    ep_apply_slice();
     for (;;) {
         uint64_t g = atomic_load_explicit(&P.gen, memory_order_acquire);
         int slept = 0;
@@ -269,6 +311,10 @@ static void *ep_worker(void *arg) {
             int64_t last = t0;
             int spins = 0, preempted = 0, spun_out = 0, hushed = 0;
             while ((g = atomic_load_explicit(&P.gen, memory_order_acquire)) == seen) {
+                if (atomic_load_explicit(&P.hush, memory_order_relaxed)) {
+                    hushed = 1;   /* read every pause: off the cpu before the thread that hushed it is woken */
+                    break;
+                }
                 ep_pause();
                 if (++spins == 64) {      /* ~2 us of pauses; the monotonic clock is a vDSO read */
                     spins = 0;
@@ -282,8 +328,7 @@ static void *ep_worker(void *arg) {
                         spun_out = 1;
                         break;
                     }
-                    if ((hushed = atomic_load_explicit(&P.hush, memory_order_relaxed))
-                            || (ep_on_callers_cpu() && !ep_move_off()))
+                    if (ep_on_callers_cpu() && !ep_move_off())
                         break;
                 }
             }
@@ -308,6 +353,7 @@ static void *ep_worker(void *arg) {
                 pthread_mutex_unlock(&P.mu);
 #endif
                 slept = 1;
+                ep_apply_slice();                       /* ember_parallel_set_slice may have changed it */
                 const int64_t tw = ep_now_ns();
                 /* the delay since the publishing of the job it woke for (or of a later one: then shorter) */
                 int64_t wake_ns = tw - atomic_load_explicit(&P.pub_ns, memory_order_relaxed);
@@ -580,6 +626,12 @@ int64_t ember_parallel_set_spin(int64_t ns) {
    by ember_parallel_set_spin: a fixed spin); returns the previous ceiling. */
 int64_t ember_parallel_set_spin_max(int64_t ns) {
     return atomic_exchange(&P.spin_max_ns, ns < 0 ? 0 : ns);
+}
+
+/* Sets the workers' scheduler time slice in ns (ep_apply_slice; 0: the kernel's default), applied by each worker at
+   its next wake-up; returns the previous setting. For benchmarks comparing policies in one process. */
+int64_t ember_parallel_set_slice(int64_t ns) {
+    return atomic_exchange(&ep_slice_ns, ns < 0 ? 0 : ns);
 }
 
 /* The idle spin budget now, in ns (for tests and benchmarks). */

@@ -382,6 +382,15 @@ def set_spin_max_us(us):
     return f(int(us * 1000)) / 1000
 
 
+def set_slice_us(us):
+    """The C pool workers' scheduler time slice in us (csrc/parallel.c's ep_apply_slice; 0: the kernel's default),
+    taken up by each worker at its next wake-up; returns the previous setting, or None when C is off. Default 100."""
+    if _parallel_for() is None:
+        return None
+    f = clib.kernel("parallel", "ember_parallel_set_slice", "l", "l")
+    return f(int(us * 1000)) / 1000
+
+
 def spin_now_us():
     """The idle spin budget the C pool's workers use now (us), or None when C is off."""
     if _parallel_for() is None:
