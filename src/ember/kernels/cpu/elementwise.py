@@ -891,7 +891,10 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
     bf16_vec = name in _BF16_VECTORISED        # torch's bfloat16 NaN bits: elementwise_bf16
     if split and SPLIT_ELEMS < small_max:
         small_max = SPLIT_ELEMS
-    run_small = quiet_into(small_uf, divide="ignore", invalid="ignore", over="ignore") if small_uf else None
+    domain = name in DOMAIN_LOW
+    run_small = None if not small_uf else quiet_into(small_uf, divide="ignore", invalid="call", over="ignore",
+                                                      call=_note_invalid) if domain else \
+        quiet_into(small_uf, divide="ignore", invalid="ignore", over="ignore")
 
     def functional(self):
         if run_small is not None:
@@ -899,6 +902,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
             if a is not None and a.dtype in _REAL_FLOATS and a.size < small_max and a.flags.c_contiguous:
                 r = _empty(a.shape, a.dtype)
                 run_small(a, r)
+                if INVALID[0] and domain:
+                    domain_nans(name, a, r)
                 return _wrap_fresh(r, self.dtype)
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
@@ -973,6 +978,56 @@ def _u(uf):
     return f
 
 
+# ---------------------------------------------------------------- torch's NaN for a number outside the domain
+# sqrt/log/log2/log10 of a negative number (log1p below -1) are NaN; numpy's kernels (and the vsqrtps instruction)
+# write x86's default NaN, the negative 0xffc00000, where torch's vectorised kernels (Sleef) write +NaN 0x7fc00000
+# (float32 log1p: 0xffffffff; float64 all +NaN 0x7ff8000000000000; float16 log1p 0xffff, the others match).
+# The ufunc runs with numpy's `invalid` error set to call _note_invalid, so the fix-up pass runs only when some
+# element raised the invalid flag: a valid input costs nothing more than the state's (cached) switch. A NaN input
+# propagates unchanged (no invalid flag; torch keeps it too). In place (the input already overwritten) the
+# elements fixed are those holding the default NaN: a default-NaN input would turn positive there.
+DOMAIN_LOW = {"sqrt": 0.0, "log": 0.0, "log2": 0.0, "log10": 0.0, "log1p": -1.0}
+_TORCH_NAN = {(np.dtype(np.float32), None): 0x7FC00000, (np.dtype(np.float32), "log1p"): 0xFFFFFFFF,
+              (np.dtype(np.float64), None): 0x7FF8000000000000, (np.dtype(np.float16), "log1p"): 0xFFFF}
+_DEFAULT_NAN = {np.dtype(np.float32): 0xFFC00000, np.dtype(np.float64): 0xFFF8000000000000,
+                np.dtype(np.float16): 0xFE00}
+_UINT = {4: np.uint32, 8: np.uint64, 2: np.uint16}
+INVALID = [False]
+
+
+def _note_invalid(kind, flag):
+    INVALID[0] = True
+
+
+def domain_nans(name, a, out):
+    """Write torch's NaN (see above) where `a` lies below `name`'s domain; called after the flag was raised."""
+    INVALID[0] = False
+    if out.__class__ is not np.ndarray or out.dtype.kind != "f":
+        return
+    bits = _TORCH_NAN.get((out.dtype, name), _TORCH_NAN.get((out.dtype, None)))
+    if bits is None or not out.size:
+        return
+    u = out.view(_UINT[out.itemsize])
+    if np.may_share_memory(a, out):
+        mask = u == _DEFAULT_NAN[out.dtype]
+    else:
+        with np.errstate(invalid="ignore"):
+            mask = np.broadcast_to(a < DOMAIN_LOW[name], out.shape)
+    u[mask] = bits
+
+
+_quiet_dio_call = quiet(divide="ignore", invalid="call", over="ignore", call=_note_invalid)
+
+
+def _u_domain(uf, name):
+    """_u for an op with a domain (DOMAIN_LOW): torch's NaN outside it."""
+    def f(a, out):
+        _quiet_dio_call(uf, a, out=out, casting="unsafe")
+        if INVALID[0]:
+            domain_nans(name, a, out)
+    return f
+
+
 def _rsqrt_np(a, out):
     np.divide(1, np.sqrt(a), out=out, casting="unsafe")
 
@@ -1030,8 +1085,8 @@ def _logical_not(a, out):
 abs, abs_, abs_out = make_unary(_abs, ABS, "abs", split=True, c_name="abs")
 exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True, c_name="exp", c_min=_C_MIN_MATH,
                                 small_uf=np.exp)
-log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log", split=True, small_uf=np.log)
-sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt", split=True, c_name="sqrt")
+log, log_, log_out = make_unary(_u_domain(np.log, "log"), FLOAT_OUT, "log", split=True, small_uf=np.log)
+sqrt, sqrt_, sqrt_out = make_unary(_u_domain(np.sqrt, "sqrt"), FLOAT_OUT, "sqrt", split=True, c_name="sqrt")
 rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt", split=True)
 sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin", split=True)
 cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos", split=True)

@@ -4,7 +4,8 @@
 
    Same results as numpy's loops (and torch's): + - * / and sqrt are IEEE operations, correctly rounded
    (compiled without fast-math and, -std=c11, without contracting a*b+c into an fma), comparisons are
-   false with NaN (ne true), relu keeps -0.0 and NaN (torch's clamp_min), abs clears the sign (fabs), as
+   false with NaN (ne true), sqrt of a negative number is +NaN (torch's Sleef kernel; the sqrt instruction writes
+   the negative default NaN: elementwise.py's domain_nans), relu keeps -0.0 and NaN (torch's clamp_min), abs clears the sign (fabs), as
    torch and numpy do. A Python-number operand is rounded to the tensor's dtype first, as torch and numpy
    (NEP 50) do for a float tensor.
 
@@ -139,7 +140,7 @@ COMPARE(T, SFX, gt, >)                                                          
 COMPARE(T, SFX, ge, >=)                                                                            \
 UNARY(T, SFX, neg, -u)                                                                             \
 UNARY(T, SFX, abs, fabs##SFX(u))                                               \
-UNARY(T, SFX, sqrt, sqrt##SFX(u))                                                                  \
+UNARY(T, SFX, sqrt, u < 0 ? (T)NAN : sqrt##SFX(u))                                                                  \
 UNARY(T, SFX, relu, u < 0 ? (T)0 : u)                                                              \
 void clamp_##SFX(ARGS) {                                                                           \
     const T *x = (const T *)p[0];                                                                  \
