@@ -87,6 +87,13 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
     path): the registered kernel is then this function itself, one Python frame less per call.
     """
     fast_bool = kind == COMPARE
+    # add/mul of two NaNs: torch's result is the second operand's NaN (its kernels compute b + a in effect), numpy's
+    # the first's: the ufunc runs on swapped operands (IEEE addition and multiplication commute bit for bit)
+    swap = name in _SWAPPED
+    if swap:
+        split_uf = _swapped_uf(fast_uf)
+    else:
+        split_uf = fast_uf
     split_inplace = fast_uf is not None and (kind == ARITH or kind == TRUE_DIV)
     c_s = c_r = None
     if c_name is not None:
@@ -117,14 +124,14 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                     b = other._np
                     if (b is not None and a.size < _BIG and (self._stride is None or a.flags.c_contiguous)
                             and (other._stride is None or b.flags.c_contiguous)):
-                        r = fast_uf(a, b)
+                        r = fast_uf(b, a) if swap else fast_uf(a, b)
             elif oc is float or oc is int:
                 # a floating tensor and a Python number: numpy's weak scalar keeps the tensor's dtype, as torch
                 # (not an empty one: its strides are TensorIterator's, see _empty_out_strides; nor a view with a
                 # size-1 dim, whose odd stride there orders TensorIterator's dims: out_strides)
                 if (a is not None and dt.is_floating_point and dt is not _BF16_T and 0 < a.size < _BIG
                         and (self._stride is None or a.flags.c_contiguous and 1 not in self._size)):
-                    r = fast_uf(a, other)
+                    r = fast_uf(other, a) if swap else fast_uf(a, other)
             if r is not None:
                 if r.__class__ is not _ndarray:       # a numpy scalar from 0-d operands
                     r = np.asarray(r)
@@ -158,8 +165,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                                 if flat.run(c_s, [a, r], other):
                                     return _wrap_fresh(r, rdt)
                             if a.size >= SPLIT_ELEMS:
-                                return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
-                        r = fast_uf(a, other)
+                                return _wrap_fresh(_split_ufunc(split_uf, a, other, fast_bool), rdt)
+                        r = fast_uf(other, a) if swap else fast_uf(a, other)
                         return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                 elif isinstance(other, Tensor) and other.dtype is self.dtype:
                     b = other._np
@@ -174,14 +181,14 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                                     if flat.run(c_name, [a, b, r]) if b.ndim else flat.run(c_s, [a, r], float(b)):
                                         return _wrap_fresh(r, rdt)
                                 if a.size >= SPLIT_ELEMS:
-                                    return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool),
+                                    return _wrap_fresh(_split_ufunc(split_uf, a, b if b.ndim else b[()], fast_bool),
                                                        rdt)
-                            r = fast_uf(a, b)       # a numpy scalar when both are 0-d
+                            r = fast_uf(b, a) if swap else fast_uf(a, b)       # a numpy scalar when both are 0-d
                             return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                         # broadcasting contiguous operands ((1, K) + (K, K)): torch's result is contiguous too,
                         # as numpy's is; shapes that do not broadcast get torch's error from binary_spec below
                         try:
-                            r = fast_uf(a, b)
+                            r = fast_uf(b, a) if swap else fast_uf(a, b)
                         except ValueError:
                             r = None
                         if r.__class__ is np.ndarray and r.size and r.flags.c_contiguous:
@@ -227,11 +234,11 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                     and a.dtype.kind == "f"):
                 oc = other.__class__
                 if oc in _SCALARS:
-                    if _split_inplace(fast_uf, a, other):
+                    if _split_inplace(split_uf, a, other):
                         return self
                 elif isinstance(other, Tensor) and other.dtype is self.dtype and other._size == self._size:
                     b = other._np
-                    if b is not None and _split_inplace(fast_uf, a, b):
+                    if b is not None and _split_inplace(split_uf, a, b):
                         return self
         check_mem_overlap(self, other)     # (the fast paths above take no overlapping operands)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
@@ -395,6 +402,23 @@ def _write(target, fn_np, a, b, cdt):
 def _ufunc2(uf):
     def f(a, b, out):
         uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+_SWAPPED = ("add", "mul")
+
+
+def _swapped_uf(uf):
+    """uf with its two operands swapped (make_binary's `swap`), keywords passed on."""
+    def f(a, b, **kw):
+        return uf(b, a, **kw)
+    return f
+
+
+def _ufunc2_swapped(uf):
+    """_ufunc2 computing uf(b, a): the second operand's NaN when both are NaN (make_binary's `swap`)."""
+    def f(a, b, out):
+        uf(b, a, out=out, casting="unsafe")
     return f
 
 
@@ -586,7 +610,7 @@ def _sub_prologue(self, other, alpha):
 
 # (the small path of `add`/`sub` skips the prologue: it runs only with alpha 1 and two same-dtype non-bool
 # tensors, where _check_alpha, _scaled and _bool_sub_check have nothing to do)
-add, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add, "add", _add_prologue)
+add, _add_i, _add_o = make_binary(_ufunc2_swapped(np.add), ARITH, "add", np.add, "add", _add_prologue)
 _sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract, "sub", _sub_prologue)
 _add_f = add
 
@@ -666,7 +690,7 @@ def rsub(self, other, alpha=1):
     return sub(other, self, alpha=alpha)
 
 
-mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply, "mul")
+mul, mul_, mul_out = make_binary(_ufunc2_swapped(np.multiply), ARITH, "mul", np.multiply, "mul")
 
 
 _div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", np.true_divide, "div")
