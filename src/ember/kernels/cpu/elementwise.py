@@ -768,7 +768,16 @@ def _rem(a, b, out):
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
-    _quiet_di(np.remainder, a, b, out=out, casting="unsafe")
+    if out.dtype.kind != "f":
+        _quiet_di(np.remainder, a, b, out=out, casting="unsafe")
+        return
+    # torch's floating remainder: m = fmod(a, b), plus b where m is nonzero and its sign differs from b's. numpy's
+    # remainder is that but for a zero result, which it signs like b (copysign(0, b)) where torch keeps fmod's zero
+    # (a's sign): remainder(3e38, -3e38) is 0.0 in torch, -0.0 in numpy
+    _quiet_di(np.fmod, a, b, out=out, casting="unsafe")
+    with np.errstate(invalid="ignore"):
+        mask = (out != 0) & ((np.asarray(b) < 0) != (out < 0))
+    np.add(out, b, out=out, where=mask, casting="unsafe")
 
 
 remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")

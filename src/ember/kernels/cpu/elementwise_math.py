@@ -8,7 +8,7 @@ from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, np_of
 from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace, check_mem_overlap
-from .elementwise import DOMAIN_LOW, INVALID, domain_nans, _note_invalid, make_binary, _alloc, _ufunc2
+from .elementwise import DOMAIN_LOW, INVALID, domain_nans, _note_invalid, make_binary, _alloc, _ufunc2, _ufunc2_swapped
 from . import elementwise_special
 from .elementwise_fma import fma
 from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype, unary_out_rule
@@ -247,8 +247,10 @@ def _nan_bits_max_min(uf):
 
 maximum, _, maximum_out = make_binary(_nan_bits_max_min(np.maximum), ARITH, "maximum")
 minimum, _, minimum_out = make_binary(_nan_bits_max_min(np.minimum), ARITH, "minimum")
-fmax, _, fmax_out = make_binary(_ufunc2(np.fmax), ARITH, "fmax")
-fmin, _, fmin_out = make_binary(_ufunc2(np.fmin), ARITH, "fmin")
+# (torch's fmax/fmin return the first operand of a tie, fmax(0., -0.) is 0. and fmax(-0., 0.) -0.; numpy's the
+# second: the ufunc runs on swapped operands, otherwise symmetric)
+fmax, _, fmax_out = make_binary(_ufunc2_swapped(np.fmax), ARITH, "fmax")
+fmin, _, fmin_out = make_binary(_ufunc2_swapped(np.fmin), ARITH, "fmin")
 logaddexp, _, logaddexp_out = make_binary(_quiet2(np.logaddexp), ARITH, "logaddexp")
 copysign_Tensor, copysign__Tensor, copysign_out = make_binary(_quiet2(np.copysign), FLOAT_OUT, "copysign")
 copysign_Scalar, copysign__Scalar, copysign_Scalar_out = copysign_Tensor, copysign__Tensor, copysign_out

@@ -1,0 +1,55 @@
+"""Signed zeros and special values of fmax/fmin and remainder against torch: fmax/fmin return the first operand of
+a tie (fmax(0., -0.) is 0.), remainder keeps fmod's zero (a's sign: remainder(3e38, -3e38) is 0.) where numpy's
+signs it like b. Every pair of special values (NaN, +-inf, +-0, +-huge, +-tiny, small integers), tensor and number
+forms, in place and out=. float32 pairs whose quotient overflows are left out of remainder: torch's vectorised
+fmod gives NaN where a / b overflows float32 and its scalar loop the exact result (it depends on the path)."""
+import numpy as np
+import pytest
+
+import ember
+
+S = [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 3e38, -3e38, 1e-45, -1e-45, 1.0, -1.0, 0.5, 2.0, -2.0,
+     1e-38, 100.0, -100.0, 7.0, -7.0, 3.0]
+
+
+def _pairs(dtype, op):
+    a, b = (x.ravel() for x in np.meshgrid(S, S))
+    if op == "remainder" and dtype == "float32":
+        with np.errstate(all="ignore"):
+            keep = ~(np.isfinite(a) & (np.abs(a / b) > np.finfo(np.float32).max)) | ~np.isfinite(b) | (b == 0)
+        a, b = a[keep], b[keep]
+    return a, b
+
+
+def _run(L, op, dtype, form):
+    a, b = _pairs(dtype, op)
+    d = getattr(L, dtype)
+    x, y = L.tensor(a, dtype=d), L.tensor(b, dtype=d)
+    f = getattr(L, op)
+    if form == "functional":
+        r = f(x, y)
+    elif form == "inplace":
+        r = x.clone()
+        getattr(r, op + "_")(y)
+    elif form == "out":
+        r = L.empty(len(a), dtype=d)
+        f(x, y, out=r)
+    else:       # a number second operand, one per value (no quotient overflows float32)
+        a_num = L.tensor([v for v in S if not 1e-45 < abs(v) < 1e-30 and abs(v) < 1e30], dtype=d)
+        r = L.stack([f(a_num, float(v)) for v in S if not 0 < abs(v) < 1e-30])
+    return r.numpy().view(np.uint32 if dtype == "float32" else np.uint64)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("form", ["functional", "inplace", "out", "number"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["fmax", "fmin", "remainder"])
+def test_signed_zero_results_like_torch(op, dtype, form):
+    torch = pytest.importorskip("torch")
+    if form in ("inplace", "number") and op in ("fmax", "fmin"):
+        pytest.skip("torch has no fmax_/fmin_ nor a number form")
+    e, t = _run(ember, op, dtype, form), _run(torch, op, dtype, form)
+    nan_e = np.isnan(e.view(np.float32 if dtype == "float32" else np.float64))
+    nan_t = np.isnan(t.view(np.float32 if dtype == "float32" else np.float64))
+    np.testing.assert_array_equal(nan_e, nan_t)
+    np.testing.assert_array_equal(e[~nan_e], t[~nan_t])     # (NaN payloads aside)
