@@ -53,3 +53,24 @@ def test_signed_zero_results_like_torch(op, dtype, form):
     nan_t = np.isnan(t.view(np.float32 if dtype == "float32" else np.float64))
     np.testing.assert_array_equal(nan_e, nan_t)
     np.testing.assert_array_equal(e[~nan_e], t[~nan_t])     # (NaN payloads aside)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n", [1, 4, 17, 400, 5000, 100000])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "bool"])
+def test_fmax_fmin_ties_are_the_first_operand_like_torch(dtype, n):
+    """torch's fmax/fmin return the first operand of a tie at every size and dtype (numpy's choice depends on the
+    dtype and the element's place in its SIMD loop); NaNs are ignored."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (ember, torch):
+        d = getattr(L, dtype)
+        if dtype in ("int32", "bool"):
+            a, b = L.arange(n).remainder(3).to(d), L.arange(n).remainder(2).to(d)
+        else:
+            a = L.tensor(np.resize([-0.0, 0.0, np.nan, 1.0, np.nan], n)).to(d)
+            b = L.tensor(np.resize([0.0, -0.0, 2.0, np.nan, np.nan], n)).to(d)
+        got.append([np.signbit(f(x, y).double().numpy()).tolist() + np.isnan(f(x, y).double().numpy()).tolist()
+                    + f(x, y).double().nan_to_num(7.0).numpy().tolist()
+                    for f in (L.fmax, L.fmin) for x, y in ((a, b), (b, a))])
+    assert got[0] == got[1]
