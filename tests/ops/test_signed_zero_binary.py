@@ -74,3 +74,20 @@ def test_fmax_fmin_ties_are_the_first_operand_like_torch(dtype, n):
                     + f(x, y).double().nan_to_num(7.0).numpy().tolist()
                     for f in (L.fmax, L.fmin) for x, y in ((a, b), (b, a))])
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n", [1, 4, 17, 400, 5000, 100000])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_clamp_keeps_x_on_a_tie_with_a_number_bound_like_torch(dtype, n):
+    """clamp(-0., min=0.) is -0. and clamp(0., max=-0.) 0. in torch (std::max(x, min)) at every size, functional
+    and in place, on the numpy and C paths. (With tensor bounds torch's vectorised loop returns the bound of a
+    tie and its scalar loop x: not compared.)"""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (ember, torch):
+        x = L.tensor(np.resize([-0.0, 0.0, -1.0, 2.0, np.nan], n)).to(getattr(L, dtype))
+        rs = [L.clamp(x, min=0.0), L.clamp(x, max=-0.0), L.clamp(x, 0.0, 1.0), L.clamp(x, -0.0, 0.0),
+              x.clone().clamp_(min=0.0), x.clone().clamp_(max=-0.0)]
+        got.append([np.signbit(r.double().numpy()).tolist() + r.double().nan_to_num(7.0).numpy().tolist() for r in rs])
+    assert got[0] == got[1]

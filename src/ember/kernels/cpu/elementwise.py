@@ -1136,10 +1136,14 @@ def _clamp_np(a, lo, hi, out):
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     r = a
+    # torch's clamp keeps x on a tie with a bound (std::max(x, min): clamp(-0., min=0.) is -0.). numpy's
+    # maximum/minimum return the second operand of a tie for float32/float64 at every size and the first for
+    # float16, so the operands go in the order that returns x
+    first = r.dtype == np.float16
     if lo is not None:
-        r = np.maximum(r, lo)
+        r = np.maximum(r, lo) if first else np.maximum(lo, r)
     if hi is not None:
-        r = np.minimum(r, hi)
+        r = np.minimum(r, hi) if first else np.minimum(hi, r)
     np.copyto(out, r, casting="unsafe")
 
 
