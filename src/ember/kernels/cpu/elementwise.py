@@ -1061,8 +1061,14 @@ def _u_domain(uf, name):
     return f
 
 
+def _opmath(a):
+    """`a` as torch's kernels compute a float16/bfloat16 op of several steps: in float32 (its opmath type),
+    rounded once into the result; other dtypes as they are."""
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a
+
+
 def _rsqrt_np(a, out):
-    np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+    np.divide(1, np.sqrt(_opmath(a)), out=out, casting="unsafe")
 
 
 def _rsqrt(a, out):
@@ -1094,6 +1100,7 @@ def _sigmoid(a, out):
 
 
 def _sigmoid_np(a, out):
+    a = _opmath(a)
     np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
 
 
