@@ -5,8 +5,9 @@ itself returns its first operand's NaN in whole vectors and below one vector (16
 second's in the tail past the last whole AVX-512 vector: ember's elements there keep numpy's choice, so the sizes
 checked are below one vector and the C kernels' (65536 and up). torch's own mul is not consistent (the first
 operand's NaN at 7 elements, the tensor's with a number from 5000 to 70000): ember's documented result for mul is
-the second operand's wherever it decides. sub still returns numpy's first operand's NaN where torch gives the
-second's (a fix needs a second pass over the data)."""
+the second operand's wherever it decides. sub gives torch's (the second operand's NaN) on the C kernels' sizes
+with two tensors; below them, and with a NaN number, numpy's (mostly the first's): a fix there needs a second
+pass over the data."""
 import numpy as np
 import pytest
 
@@ -55,3 +56,19 @@ def test_mul_of_two_nans_is_the_second(dt, n):
     default = int(np.array(np.nan, dt).view(UINT[dt]))      # a Python nan operand: +NaN, no payload
     assert r == {"tensor": [NAN_B[dt]], "number": [default], "0-d": [NAN_B[dt]], "inplace": [NAN_B[dt]],
                  "inplace number": [default], "out": [NAN_B[dt]]}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n", [70000, 300000])
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=["float32", "float64"])
+def test_sub_of_two_nan_tensors_on_the_c_kernels_like_torch(dt, n):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (ember, torch):
+        a, b = L.tensor(_nan(NAN_A[dt], dt, n)), L.tensor(_nan(NAN_B[dt], dt, n))
+        c = a.clone()
+        c.sub_(b)
+        o = L.empty(n, dtype=a.dtype)
+        L.sub(a, b, out=o)
+        got.append([np.unique(v.numpy().view(UINT[dt])).tolist() for v in (L.sub(a, b), a - b, c, o)])
+    assert got[0] == got[1]

@@ -42,12 +42,13 @@ static inline int64_t ew_peel(const void *a, size_t size, int64_t b, int64_t e) 
     return m < e ? m : e;
 }
 
-/* add and mul of two NaNs give the second operand's NaN, as torch's kernels do (numpy's and a plain u + v give
+/* add, sub and mul of two NaNs give the second operand's NaN, as torch's kernels do (numpy's and a plain u + v give
    the first's: the compiler orders a commutative operation's operands as it likes, so the choice is explicit;
    `v + v` quiets a signalling NaN as the addition would). One compare and blend per vector: no cost on these
    memory-bound loops. */
 #define ADD2(u, v) ((v) != (v) ? (v) + (v) : (u) + (v))
 #define MUL2(u, v) ((v) != (v) ? (v) * (v) : (u) * (v))
+#define SUB2(u, v) ((v) != (v) ? (v) + (v) : (u) - (v))      /* sub too: torch's a + (-1) * b keeps b's NaN */
 
 #define SPLIT_LOOP(A, ...)                                                                         \
     {                                                                                              \
@@ -124,7 +125,7 @@ void NAME(ARGS) {                                                               
 typedef int ew_two_streams;
 #define TT_FAMILY(T, SFX)                                                                          \
 BINARY_TT(T, SFX, add, ADD2(u, v))                                                                 \
-BINARY_TT(T, SFX, sub, u - v)                                                                      \
+BINARY_TT(T, SFX, sub, SUB2(u, v))                                                                      \
 BINARY_TT(T, SFX, mul, MUL2(u, v))                                                                 \
 BINARY_TT(T, SFX, div, u / v)
 TT_FAMILY(float, f32)
@@ -136,7 +137,7 @@ typedef int ew_two_streams_end;
 
 #define FAMILY(T, SFX)                                                                             \
 BINARY(T, SFX, add, ADD2(u, v))                                                                    \
-BINARY(T, SFX, sub, u - v)                                                                         \
+BINARY(T, SFX, sub, SUB2(u, v))                                                                         \
 BINARY(T, SFX, mul, MUL2(u, v))                                                                    \
 BINARY(T, SFX, div, u / v)                                                                         \
 COMPARE(T, SFX, eq, ==)                                                                            \
@@ -262,6 +263,7 @@ void NAME##_r_nt_##SFX(ARGS) {                                                  
 
 /* ADD2 / MUL2 on vectors: the blend by masks (a vector ?: is C++ only) */
 #define ADD2V(IT, V, u, v) ((V)(((IT)((v) + (v)) & (IT)((v) != (v))) | ((IT)((u) + (v)) & ~(IT)((v) != (v)))))
+#define SUB2V(IT, V, u, v) ((V)(((IT)((v) + (v)) & (IT)((v) != (v))) | ((IT)((u) - (v)) & ~(IT)((v) != (v)))))
 #define MUL2V(IT, V, u, v) ((V)(((IT)((v) * (v)) & (IT)((v) != (v))) | ((IT)((u) * (v)) & ~(IT)((v) != (v)))))
 
 /* unary: EXPR on a scalar u, VEXPR on a vector u (IT the same-width integer vector for masks) */
@@ -276,7 +278,7 @@ void NAME##_nt_##SFX(ARGS) {                                                    
 
 #define NT_FAMILY(T, SFX, IT)                                                                      \
 NT_BINARY(T, SFX, IT, add, ADD2(u, v), ADD2V(IT, ew_v##SFX, u, v))                                 \
-NT_BINARY(T, SFX, IT, sub, u - v, u - v)                                                           \
+NT_BINARY(T, SFX, IT, sub, SUB2(u, v), SUB2V(IT, ew_v##SFX, u, v))                                                           \
 NT_BINARY(T, SFX, IT, mul, MUL2(u, v), MUL2V(IT, ew_v##SFX, u, v))                                 \
 NT_BINARY(T, SFX, IT, div, u / v, u / v)                                                           \
 NT_UNARY(T, SFX, IT, neg, -u, -u)                                                                  \
