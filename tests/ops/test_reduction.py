@@ -198,3 +198,19 @@ def test_norm_of_integers_raises_torch_message(call):
             eval(call, {"A": L.ops.aten.norm, "L": L, "x": L.arange(4)})
         got.append(str(e.value).split("\n")[0])
     assert got[0] == got[1]
+
+
+@pytest.mark.parity
+@pytest.mark.filterwarnings("ignore:at::frobenius_norm is deprecated")
+@pytest.mark.parametrize("call", ["L.frobenius_norm(x, 0)", "L.frobenius_norm(x, dim=1, keepdim=True)",
+                                  "L.frobenius_norm(x, (0,))", "L.frobenius_norm(x, [0, 1])",
+                                  "L.frobenius_norm(x, 0, out=L.empty(3))"])
+def test_frobenius_norm_takes_a_lone_int_dim_like_torch(call):
+    """frobenius_norm's `int[1] dim` takes a lone int, as every sized int list does."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (ember, torch):
+        x = L.tensor([[3.0, 4.0, 0.0], [1.0, 2.0, 2.0]])
+        r = eval(call)
+        got.append((tuple(r.shape), r.tolist()))
+    assert got[0] == got[1]

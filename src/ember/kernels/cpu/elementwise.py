@@ -87,6 +87,13 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
     path): the registered kernel is then this function itself, one Python frame less per call.
     """
     fast_bool = kind == COMPARE
+    # add/mul of two NaNs: torch's result is the second operand's NaN (its kernels compute b + a in effect), numpy's
+    # the first's: the ufunc runs on swapped operands (IEEE addition and multiplication commute bit for bit)
+    swap = name in _SWAPPED
+    if swap:
+        split_uf = _swapped_uf(fast_uf)
+    else:
+        split_uf = fast_uf
     split_inplace = fast_uf is not None and (kind == ARITH or kind == TRUE_DIV)
     c_s = c_r = None
     if c_name is not None:
@@ -117,14 +124,14 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                     b = other._np
                     if (b is not None and a.size < _BIG and (self._stride is None or a.flags.c_contiguous)
                             and (other._stride is None or b.flags.c_contiguous)):
-                        r = fast_uf(a, b)
+                        r = fast_uf(b, a) if swap else fast_uf(a, b)
             elif oc is float or oc is int:
                 # a floating tensor and a Python number: numpy's weak scalar keeps the tensor's dtype, as torch
                 # (not an empty one: its strides are TensorIterator's, see _empty_out_strides; nor a view with a
                 # size-1 dim, whose odd stride there orders TensorIterator's dims: out_strides)
                 if (a is not None and dt.is_floating_point and dt is not _BF16_T and 0 < a.size < _BIG
                         and (self._stride is None or a.flags.c_contiguous and 1 not in self._size)):
-                    r = fast_uf(a, other)
+                    r = fast_uf(other, a) if swap else fast_uf(a, other)
             if r is not None:
                 if r.__class__ is not _ndarray:       # a numpy scalar from 0-d operands
                     r = np.asarray(r)
@@ -158,8 +165,8 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                                 if flat.run(c_s, [a, r], other):
                                     return _wrap_fresh(r, rdt)
                             if a.size >= SPLIT_ELEMS:
-                                return _wrap_fresh(_split_ufunc(fast_uf, a, other, fast_bool), rdt)
-                        r = fast_uf(a, other)
+                                return _wrap_fresh(_split_ufunc(split_uf, a, other, fast_bool), rdt)
+                        r = fast_uf(other, a) if swap else fast_uf(a, other)
                         return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                 elif isinstance(other, Tensor) and other.dtype is self.dtype:
                     b = other._np
@@ -174,14 +181,14 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                                     if flat.run(c_name, [a, b, r]) if b.ndim else flat.run(c_s, [a, r], float(b)):
                                         return _wrap_fresh(r, rdt)
                                 if a.size >= SPLIT_ELEMS:
-                                    return _wrap_fresh(_split_ufunc(fast_uf, a, b if b.ndim else b[()], fast_bool),
+                                    return _wrap_fresh(_split_ufunc(split_uf, a, b if b.ndim else b[()], fast_bool),
                                                        rdt)
-                            r = fast_uf(a, b)       # a numpy scalar when both are 0-d
+                            r = fast_uf(b, a) if swap else fast_uf(a, b)       # a numpy scalar when both are 0-d
                             return _wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), rdt)
                         # broadcasting contiguous operands ((1, K) + (K, K)): torch's result is contiguous too,
                         # as numpy's is; shapes that do not broadcast get torch's error from binary_spec below
                         try:
-                            r = fast_uf(a, b)
+                            r = fast_uf(b, a) if swap else fast_uf(a, b)
                         except ValueError:
                             r = None
                         if r.__class__ is np.ndarray and r.size and r.flags.c_contiguous:
@@ -249,11 +256,11 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                     and a.dtype.kind == "f"):
                 oc = other.__class__
                 if oc in _SCALARS:
-                    if _split_inplace(fast_uf, a, other):
+                    if _split_inplace(split_uf, a, other):
                         return self
                 elif isinstance(other, Tensor) and other.dtype is self.dtype and other._size == self._size:
                     b = other._np
-                    if b is not None and _split_inplace(fast_uf, a, b):
+                    if b is not None and _split_inplace(split_uf, a, b):
                         return self
         check_mem_overlap(self, other)     # (the fast paths above take no overlapping operands)
         shape, cdt, rdt = binary_spec(self, other, kind, name)
@@ -417,6 +424,23 @@ def _write(target, fn_np, a, b, cdt):
 def _ufunc2(uf):
     def f(a, b, out):
         uf(a, b, out=out, casting="unsafe")
+    return f
+
+
+_SWAPPED = ("add", "mul")
+
+
+def _swapped_uf(uf):
+    """uf with its two operands swapped (make_binary's `swap`), keywords passed on."""
+    def f(a, b, **kw):
+        return uf(b, a, **kw)
+    return f
+
+
+def _ufunc2_swapped(uf):
+    """_ufunc2 computing uf(b, a): the second operand's NaN when both are NaN (make_binary's `swap`)."""
+    def f(a, b, out):
+        uf(b, a, out=out, casting="unsafe")
     return f
 
 
@@ -608,7 +632,7 @@ def _sub_prologue(self, other, alpha):
 
 # (the small path of `add`/`sub` skips the prologue: it runs only with alpha 1 and two same-dtype non-bool
 # tensors, where _check_alpha, _scaled and _bool_sub_check have nothing to do)
-add, _add_i, _add_o = make_binary(_ufunc2(np.add), ARITH, "add", np.add, "add", _add_prologue)
+add, _add_i, _add_o = make_binary(_ufunc2_swapped(np.add), ARITH, "add", np.add, "add", _add_prologue)
 _sub_f, _sub_i, _sub_o = make_binary(_ufunc2(np.subtract), ARITH, "sub", np.subtract, "sub", _sub_prologue)
 _add_f = add
 
@@ -688,7 +712,7 @@ def rsub(self, other, alpha=1):
     return sub(other, self, alpha=alpha)
 
 
-mul, mul_, mul_out = make_binary(_ufunc2(np.multiply), ARITH, "mul", np.multiply, "mul")
+mul, mul_, mul_out = make_binary(_ufunc2_swapped(np.multiply), ARITH, "mul", np.multiply, "mul")
 
 
 _div_true = make_binary(_ufunc2(np.true_divide), TRUE_DIV, "div", np.true_divide, "div")
@@ -766,7 +790,16 @@ def _rem(a, b, out):
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     if np.issubdtype(out.dtype, np.integer):
         _int_div_check(b)
-    _quiet_di(np.remainder, a, b, out=out, casting="unsafe")
+    if out.dtype.kind != "f":
+        _quiet_di(np.remainder, a, b, out=out, casting="unsafe")
+        return
+    # torch's floating remainder: m = fmod(a, b), plus b where m is nonzero and its sign differs from b's. numpy's
+    # remainder is that but for a zero result, which it signs like b (copysign(0, b)) where torch keeps fmod's zero
+    # (a's sign): remainder(3e38, -3e38) is 0.0 in torch, -0.0 in numpy
+    _quiet_di(np.fmod, a, b, out=out, casting="unsafe")
+    with np.errstate(invalid="ignore"):
+        mask = (out != 0) & ((np.asarray(b) < 0) != (out < 0))
+    np.add(out, b, out=out, where=mask, casting="unsafe")
 
 
 remainder, remainder_, remainder_out = make_binary(_rem, ARITH, "remainder")
@@ -913,7 +946,10 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
     bf16_vec = name in _BF16_VECTORISED        # torch's bfloat16 NaN bits: elementwise_bf16
     if split and SPLIT_ELEMS < small_max:
         small_max = SPLIT_ELEMS
-    run_small = quiet_into(small_uf, divide="ignore", invalid="ignore", over="ignore") if small_uf else None
+    domain = name in DOMAIN_LOW
+    run_small = None if not small_uf else quiet_into(small_uf, divide="ignore", invalid="call", over="ignore",
+                                                      call=_note_invalid) if domain else \
+        quiet_into(small_uf, divide="ignore", invalid="ignore", over="ignore")
 
     def functional(self):
         if run_small is not None:
@@ -921,6 +957,8 @@ def make_unary(fn_np, kind, name, split=False, c_name=None, c_min=_C_MIN, small_
             if a is not None and a.dtype in _REAL_FLOATS and a.size < small_max and a.flags.c_contiguous:
                 r = _empty(a.shape, a.dtype)
                 run_small(a, r)
+                if INVALID[0] and domain:
+                    domain_nans(name, a, r)
                 return _wrap_fresh(r, self.dtype)
         rdt = unary_dtype(self, kind)
         a = self._np if self.dtype is rdt or kind == ABS else self._np.astype(rdt._np)
@@ -995,8 +1033,64 @@ def _u(uf):
     return f
 
 
+# ---------------------------------------------------------------- torch's NaN for a number outside the domain
+# sqrt/log/log2/log10 of a negative number (log1p below -1) are NaN; numpy's kernels (and the vsqrtps instruction)
+# write x86's default NaN, the negative 0xffc00000, where torch's vectorised kernels (Sleef) write +NaN 0x7fc00000
+# (float32 log1p: 0xffffffff; float64 all +NaN 0x7ff8000000000000; float16 log1p 0xffff, the others match).
+# The ufunc runs with numpy's `invalid` error set to call _note_invalid, so the fix-up pass runs only when some
+# element raised the invalid flag: a valid input costs nothing more than the state's (cached) switch. A NaN input
+# propagates unchanged (no invalid flag; torch keeps it too). In place (the input already overwritten) the
+# elements fixed are those holding the default NaN: a default-NaN input would turn positive there.
+DOMAIN_LOW = {"sqrt": 0.0, "log": 0.0, "log2": 0.0, "log10": 0.0, "log1p": -1.0}
+_TORCH_NAN = {(np.dtype(np.float32), None): 0x7FC00000, (np.dtype(np.float32), "log1p"): 0xFFFFFFFF,
+              (np.dtype(np.float64), None): 0x7FF8000000000000, (np.dtype(np.float16), "log1p"): 0xFFFF}
+_DEFAULT_NAN = {np.dtype(np.float32): 0xFFC00000, np.dtype(np.float64): 0xFFF8000000000000,
+                np.dtype(np.float16): 0xFE00}
+_UINT = {4: np.uint32, 8: np.uint64, 2: np.uint16}
+INVALID = [False]
+
+
+def _note_invalid(kind, flag):
+    INVALID[0] = True
+
+
+def domain_nans(name, a, out):
+    """Write torch's NaN (see above) where `a` lies below `name`'s domain; called after the flag was raised."""
+    INVALID[0] = False
+    if out.__class__ is not np.ndarray or out.dtype.kind != "f":
+        return
+    bits = _TORCH_NAN.get((out.dtype, name), _TORCH_NAN.get((out.dtype, None)))
+    if bits is None or not out.size:
+        return
+    u = out.view(_UINT[out.itemsize])
+    if np.may_share_memory(a, out):
+        mask = u == _DEFAULT_NAN[out.dtype]
+    else:
+        with np.errstate(invalid="ignore"):
+            mask = np.broadcast_to(a < DOMAIN_LOW[name], out.shape)
+    u[mask] = bits
+
+
+_quiet_dio_call = quiet(divide="ignore", invalid="call", over="ignore", call=_note_invalid)
+
+
+def _u_domain(uf, name):
+    """_u for an op with a domain (DOMAIN_LOW): torch's NaN outside it."""
+    def f(a, out):
+        _quiet_dio_call(uf, a, out=out, casting="unsafe")
+        if INVALID[0]:
+            domain_nans(name, a, out)
+    return f
+
+
+def _opmath(a):
+    """`a` as torch's kernels compute a float16/bfloat16 op of several steps: in float32 (its opmath type),
+    rounded once into the result; other dtypes as they are."""
+    return a.astype(np.float32) if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else a
+
+
 def _rsqrt_np(a, out):
-    np.divide(1, np.sqrt(a), out=out, casting="unsafe")
+    np.divide(1, np.sqrt(_opmath(a)), out=out, casting="unsafe")
 
 
 def _rsqrt(a, out):
@@ -1028,6 +1122,7 @@ def _sigmoid(a, out):
 
 
 def _sigmoid_np(a, out):
+    a = _opmath(a)
     np.divide(1, 1 + np.exp(-a), out=out, casting="unsafe")
 
 
@@ -1052,8 +1147,8 @@ def _logical_not(a, out):
 abs, abs_, abs_out = make_unary(_abs, ABS, "abs", split=True, c_name="abs")
 exp, exp_, exp_out = make_unary(_u(np.exp), FLOAT_OUT, "exp", split=True, c_name="exp", c_min=_C_MIN_MATH,
                                 small_uf=np.exp)
-log, log_, log_out = make_unary(_u(np.log), FLOAT_OUT, "log", split=True, small_uf=np.log)
-sqrt, sqrt_, sqrt_out = make_unary(_u(np.sqrt), FLOAT_OUT, "sqrt", split=True, c_name="sqrt")
+log, log_, log_out = make_unary(_u_domain(np.log, "log"), FLOAT_OUT, "log", split=True, small_uf=np.log)
+sqrt, sqrt_, sqrt_out = make_unary(_u_domain(np.sqrt, "sqrt"), FLOAT_OUT, "sqrt", split=True, c_name="sqrt")
 rsqrt, rsqrt_, rsqrt_out = make_unary(_rsqrt, FLOAT_OUT, "rsqrt", split=True)
 sin, sin_, sin_out = make_unary(_u(np.sin), FLOAT_OUT, "sin", split=True)
 cos, cos_, cos_out = make_unary(_u(np.cos), FLOAT_OUT, "cos", split=True)
@@ -1070,10 +1165,14 @@ def _clamp_np(a, lo, hi, out):
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     r = a
+    # torch's clamp keeps x on a tie with a bound (std::max(x, min): clamp(-0., min=0.) is -0.). numpy's
+    # maximum/minimum return the second operand of a tie for float32/float64 at every size and the first for
+    # float16, so the operands go in the order that returns x
+    first = r.dtype == np.float16
     if lo is not None:
-        r = np.maximum(r, lo)
+        r = np.maximum(r, lo) if first else np.maximum(lo, r)
     if hi is not None:
-        r = np.minimum(r, hi)
+        r = np.minimum(r, hi) if first else np.minimum(hi, r)
     np.copyto(out, r, casting="unsafe")
 
 

@@ -8,7 +8,7 @@ from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..common import check_out, np_of
 from ..meta.elementwise_common import ARITH, BITWISE, FLOAT_OUT, check_inplace, check_mem_overlap
-from .elementwise import make_binary, _alloc, _ufunc2
+from .elementwise import DOMAIN_LOW, INVALID, domain_nans, _note_invalid, make_binary, _alloc, _ufunc2
 from . import elementwise_special
 from .elementwise_fma import fma
 from ..meta.elementwise_math import UNARY_KINDS, ternary_spec, unary_kind_dtype, unary_out_rule
@@ -29,12 +29,25 @@ def _quiet(f):
     return g
 
 
+_quiet_all_call = quiet(divide="ignore", invalid="call", over="ignore", under="ignore", call=_note_invalid)
+
+
+def _domain(f, name):
+    """_quiet(f) for an op with a domain (elementwise.py's DOMAIN_LOW): torch's NaN outside it."""
+    def g(a, *args, **kw):
+        r = _quiet_all_call(f, a, *args, **kw)
+        if INVALID[0]:
+            domain_nans(name, a, r)
+        return r
+    return g
+
+
 def make_unary_p(fn, name, kind=None):
     """(functional, inplace, out) for a same-shape op `fn(a, *params) -> ndarray` (params are the
     schema's extra arguments). Result dtype from kernels/meta/elementwise_math.py's table."""
     kind = UNARY_KINDS.get(name, FLOAT_OUT) if kind is None else kind
     rule = unary_out_rule(kind, name)
-    fn = _quiet(fn)
+    fn = _domain(fn, name) if name in DOMAIN_LOW else _quiet(fn)
     bf16_vec = name in VECTORISED_UNARY         # torch's bfloat16 NaN bits (elementwise_bf16)
 
     def _compute(self, args, kw, rdt):
@@ -234,8 +247,22 @@ def _nan_bits_max_min(uf):
 
 maximum, _, maximum_out = make_binary(_nan_bits_max_min(np.maximum), ARITH, "maximum")
 minimum, _, minimum_out = make_binary(_nan_bits_max_min(np.minimum), ARITH, "minimum")
-fmax, _, fmax_out = make_binary(_ufunc2(np.fmax), ARITH, "fmax")
-fmin, _, fmin_out = make_binary(_ufunc2(np.fmin), ARITH, "fmin")
+def _fmax_first(a, b, out):
+    """torch's fmax: the NaN-ignoring maximum, the first operand of a tie (fmax(0., -0.) is 0., fmax(-0., 0.) -0.)
+    at every size and dtype. numpy's fmax returns either operand of a tie depending on the dtype and on the
+    element's place in its SIMD loop, so the choice is written out."""
+    with np.errstate(invalid="ignore"):
+        np.copyto(out, np.where((b > a) | (np.asarray(a) != a), b, a), casting="unsafe")
+
+
+def _fmin_first(a, b, out):
+    """torch's fmin (see _fmax_first)."""
+    with np.errstate(invalid="ignore"):
+        np.copyto(out, np.where((b < a) | (np.asarray(a) != a), b, a), casting="unsafe")
+
+
+fmax, _, fmax_out = make_binary(_fmax_first, ARITH, "fmax")
+fmin, _, fmin_out = make_binary(_fmin_first, ARITH, "fmin")
 logaddexp, _, logaddexp_out = make_binary(_quiet2(np.logaddexp), ARITH, "logaddexp")
 copysign_Tensor, copysign__Tensor, copysign_out = make_binary(_quiet2(np.copysign), FLOAT_OUT, "copysign")
 copysign_Scalar, copysign__Scalar, copysign_Scalar_out = copysign_Tensor, copysign__Tensor, copysign_out

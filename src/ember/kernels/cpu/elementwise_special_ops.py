@@ -14,13 +14,13 @@ from ..meta.elementwise_common import check_inplace
 from . import elementwise_special_bessel as B
 from . import elementwise_special_igamma as IG
 from . import elementwise_special_math as S
-from .elementwise import _alloc, make_binary
+from .elementwise import _alloc, _opmath, make_binary
 from ..meta.elementwise_common import ARITH, FLOAT_OUT
 
 
 def _unary(name, fn):
     def compute(self, args, kw):
-        return fn(self._np, *args, **kw)
+        return fn(_opmath(self._np), *args, **kw)      # (half precision computed in float32, rounded once)
 
     def functional(self, *args, **kw):
         rdt = M.float_dtype(self, name)

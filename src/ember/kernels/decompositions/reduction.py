@@ -52,6 +52,11 @@ _NUC = ("at::nuclear_norm is deprecated and it is just left for JIT compatibilit
         "PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
 
 
+def _fro_dims(dim):
+    """frobenius_norm's `int[1] dim`: a lone int is a one-element list (torch: frobenius_norm(x, 0))."""
+    return dim if isinstance(dim, (list, tuple)) else (dim,)
+
+
 def _fro_check(dim):
     from .linalg import warn_once
     warn_once(_FRO)
@@ -61,11 +66,13 @@ def _fro_check(dim):
 
 def frobenius_norm(self, dim, keepdim=False):
     """The deprecated torch.frobenius_norm: norm(self, 2, dim, keepdim)."""
+    dim = _fro_dims(dim)
     _fro_check(dim)
     return aten.norm.ScalarOpt_dim(self, 2.0, dim, keepdim)
 
 
 def frobenius_norm_out(self, dim, keepdim=False, *, out):
+    dim = _fro_dims(dim)
     _fro_check(dim)
     r = aten.norm.ScalarOpt_dim(self, 2.0, dim, keepdim)
     if out.dtype is not r.dtype:

@@ -4,7 +4,8 @@
 
    Same results as numpy's loops (and torch's): + - * / and sqrt are IEEE operations, correctly rounded
    (compiled without fast-math and, -std=c11, without contracting a*b+c into an fma), comparisons are
-   false with NaN (ne true), relu keeps -0.0 and NaN (torch's clamp_min), abs clears the sign (fabs), as
+   false with NaN (ne true), sqrt of a negative number is +NaN (torch's Sleef kernel; the sqrt instruction writes
+   the negative default NaN: elementwise.py's domain_nans), relu keeps -0.0 and NaN (torch's clamp_min), abs clears the sign (fabs), as
    torch and numpy do. A Python-number operand is rounded to the tensor's dtype first, as torch and numpy
    (NEP 50) do for a float tensor.
 
@@ -40,6 +41,14 @@ static inline int64_t ew_peel(const void *a, size_t size, int64_t b, int64_t e) 
     const int64_t m = b + (int64_t)(((64 - at % 64) % 64) / size);
     return m < e ? m : e;
 }
+
+/* add, sub and mul of two NaNs give the second operand's NaN, as torch's kernels do (numpy's and a plain u + v give
+   the first's: the compiler orders a commutative operation's operands as it likes, so the choice is explicit;
+   `v + v` quiets a signalling NaN as the addition would). One compare and blend per vector: no cost on these
+   memory-bound loops. */
+#define ADD2(u, v) ((v) != (v) ? (v) + (v) : (u) + (v))
+#define MUL2(u, v) ((v) != (v) ? (v) * (v) : (u) * (v))
+#define SUB2(u, v) ((v) != (v) ? (v) + (v) : (u) - (v))      /* sub too: torch's a + (-1) * b keeps b's NaN */
 
 #define SPLIT_LOOP(A, ...)                                                                         \
     {                                                                                              \
@@ -115,9 +124,9 @@ void NAME(ARGS) {                                                               
 #endif
 typedef int ew_two_streams;
 #define TT_FAMILY(T, SFX)                                                                          \
-BINARY_TT(T, SFX, add, u + v)                                                                      \
-BINARY_TT(T, SFX, sub, u - v)                                                                      \
-BINARY_TT(T, SFX, mul, u * v)                                                                      \
+BINARY_TT(T, SFX, add, ADD2(u, v))                                                                 \
+BINARY_TT(T, SFX, sub, SUB2(u, v))                                                                      \
+BINARY_TT(T, SFX, mul, MUL2(u, v))                                                                 \
 BINARY_TT(T, SFX, div, u / v)
 TT_FAMILY(float, f32)
 TT_FAMILY(double, f64)
@@ -127,9 +136,9 @@ TT_FAMILY(double, f64)
 typedef int ew_two_streams_end;
 
 #define FAMILY(T, SFX)                                                                             \
-BINARY(T, SFX, add, u + v)                                                                         \
-BINARY(T, SFX, sub, u - v)                                                                         \
-BINARY(T, SFX, mul, u * v)                                                                         \
+BINARY(T, SFX, add, ADD2(u, v))                                                                    \
+BINARY(T, SFX, sub, SUB2(u, v))                                                                         \
+BINARY(T, SFX, mul, MUL2(u, v))                                                                    \
 BINARY(T, SFX, div, u / v)                                                                         \
 COMPARE(T, SFX, eq, ==)                                                                            \
 COMPARE(T, SFX, ne, !=)                                                                            \
@@ -139,7 +148,7 @@ COMPARE(T, SFX, gt, >)                                                          
 COMPARE(T, SFX, ge, >=)                                                                            \
 UNARY(T, SFX, neg, -u)                                                                             \
 UNARY(T, SFX, abs, fabs##SFX(u))                                               \
-UNARY(T, SFX, sqrt, sqrt##SFX(u))                                                                  \
+UNARY(T, SFX, sqrt, u < 0 ? (T)NAN : sqrt##SFX(u))                                                                  \
 UNARY(T, SFX, relu, u < 0 ? (T)0 : u)                                                              \
 void clamp_##SFX(ARGS) {                                                                           \
     const T *x = (const T *)p[0];                                                                  \
@@ -220,29 +229,42 @@ typedef float ew_vf32h __attribute__((vector_size(EW_VB / 2)));    /* as many fl
     }
 #define NT_LOAD(V, x) ({ V v_; memcpy(&v_, (x), sizeof v_); v_; })
 
-#define NT_BINARY(T, SFX, NAME, EXPR)                                                              \
+/* EXPR on scalars, VEXPR on vectors (IT the same-width integer vector for masks); the number operand of the _s
+   and _r forms is a vector of that number in the vector loop */
+#define NT_BINARY(T, SFX, IT, NAME, EXPR, VEXPR)                                                   \
 void NAME##_nt_##SFX(ARGS) {                                                                       \
     const T *x = (const T *)p[0], *y = (const T *)p[1];                                            \
     T *o = (T *)p[2];                                                                              \
     (void)s;                                                                                       \
     NT_LOOP(T, EW_VB / (int)sizeof(T), const T u = x[i]; const T v = y[i]; o[i] = (EXPR),          \
             const ew_v##SFX u = NT_LOAD(ew_v##SFX, x + i); const ew_v##SFX v = NT_LOAD(ew_v##SFX, y + i); \
-            EW_STREAM_##SFX(o + i, (EXPR)))                                                        \
+            EW_STREAM_##SFX(o + i, (VEXPR)))                                                       \
 }                                                                                                  \
 void NAME##_s_nt_##SFX(ARGS) {                                                                     \
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
-    const T v = (T)s[0];                                                                           \
-    NT_LOOP(T, EW_VB / (int)sizeof(T), const T u = x[i]; o[i] = (EXPR),                            \
-            const ew_v##SFX u = NT_LOAD(ew_v##SFX, x + i); EW_STREAM_##SFX(o + i, (EXPR)))         \
+    const T vs = (T)s[0];                                                                          \
+    ew_v##SFX vv;                                                                                  \
+    for (int k = 0; k < EW_VB / (int)sizeof(T); k++) vv[k] = vs;                                   \
+    NT_LOOP(T, EW_VB / (int)sizeof(T), const T u = x[i]; const T v = vs; o[i] = (EXPR),            \
+            const ew_v##SFX u = NT_LOAD(ew_v##SFX, x + i); const ew_v##SFX v = vv;                 \
+            EW_STREAM_##SFX(o + i, (VEXPR)))                                                       \
 }                                                                                                  \
 void NAME##_r_nt_##SFX(ARGS) {                                                                     \
     const T *x = (const T *)p[0];                                                                  \
     T *o = (T *)p[2];                                                                              \
-    const T u = (T)s[0];                                                                           \
-    NT_LOOP(T, EW_VB / (int)sizeof(T), const T v = x[i]; o[i] = (EXPR),                            \
-            const ew_v##SFX v = NT_LOAD(ew_v##SFX, x + i); EW_STREAM_##SFX(o + i, (EXPR)))         \
+    const T us = (T)s[0];                                                                          \
+    ew_v##SFX uv;                                                                                  \
+    for (int k = 0; k < EW_VB / (int)sizeof(T); k++) uv[k] = us;                                   \
+    NT_LOOP(T, EW_VB / (int)sizeof(T), const T v = x[i]; const T u = us; o[i] = (EXPR),            \
+            const ew_v##SFX v = NT_LOAD(ew_v##SFX, x + i); const ew_v##SFX u = uv;                 \
+            EW_STREAM_##SFX(o + i, (VEXPR)))                                                       \
 }
+
+/* ADD2 / MUL2 on vectors: the blend by masks (a vector ?: is C++ only) */
+#define ADD2V(IT, V, u, v) ((V)(((IT)((v) + (v)) & (IT)((v) != (v))) | ((IT)((u) + (v)) & ~(IT)((v) != (v)))))
+#define SUB2V(IT, V, u, v) ((V)(((IT)((v) + (v)) & (IT)((v) != (v))) | ((IT)((u) - (v)) & ~(IT)((v) != (v)))))
+#define MUL2V(IT, V, u, v) ((V)(((IT)((v) * (v)) & (IT)((v) != (v))) | ((IT)((u) * (v)) & ~(IT)((v) != (v)))))
 
 /* unary: EXPR on a scalar u, VEXPR on a vector u (IT the same-width integer vector for masks) */
 #define NT_UNARY(T, SFX, IT, NAME, EXPR, VEXPR)                                                    \
@@ -255,10 +277,10 @@ void NAME##_nt_##SFX(ARGS) {                                                    
 }
 
 #define NT_FAMILY(T, SFX, IT)                                                                      \
-NT_BINARY(T, SFX, add, u + v)                                                                      \
-NT_BINARY(T, SFX, sub, u - v)                                                                      \
-NT_BINARY(T, SFX, mul, u * v)                                                                      \
-NT_BINARY(T, SFX, div, u / v)                                                                      \
+NT_BINARY(T, SFX, IT, add, ADD2(u, v), ADD2V(IT, ew_v##SFX, u, v))                                 \
+NT_BINARY(T, SFX, IT, sub, SUB2(u, v), SUB2V(IT, ew_v##SFX, u, v))                                                           \
+NT_BINARY(T, SFX, IT, mul, MUL2(u, v), MUL2V(IT, ew_v##SFX, u, v))                                 \
+NT_BINARY(T, SFX, IT, div, u / v, u / v)                                                           \
 NT_UNARY(T, SFX, IT, neg, -u, -u)                                                                  \
 NT_UNARY(T, SFX, IT, relu, u < 0 ? (T)0 : u, (ew_v##SFX)((IT)u & ~(IT)(u < 0)))                    \
 NT_UNARY(T, SFX, IT, copy, u, u)
