@@ -132,8 +132,9 @@ def _to(self, *args, **kwargs):
         return _aten.to.dtype(self, dtype, non_blocking, copy, memory_format)
     if dtype is not None:       # both given: torch's dispatch_to(self, device, dtype, ...) is to.device
         return _aten.to.device(self, as_device(device), dtype, non_blocking, copy, memory_format)
-    return _aten.to.dtype_layout(self, device=as_device(device), non_blocking=non_blocking, copy=copy,
-                                 memory_format=memory_format)
+    # torch's dispatch_to for a device alone: self's options with that device (a mode sees dtype, layout, device)
+    return _aten.to.dtype_layout(self, dtype=self.dtype, layout=self.layout, device=as_device(device),
+                                 non_blocking=non_blocking, copy=copy, memory_format=memory_format)
 
 
 def _caster(dt):
@@ -145,7 +146,8 @@ def _caster(dt):
         if (memory_format == "preserve_format" and self.__class__ in _TENSOR_TYPES
                 and (r := _direct(self, dt)) is not NotImplemented):
             return r
-        return _aten.to.dtype(self, dt, False, False, memory_format)
+        # (torch's shorthands pass no memory format to _to_copy unless given one: a mode sees `dtype` only)
+        return _aten.to.dtype(self, dt, False, False, None if memory_format == "preserve_format" else memory_format)
     method.__name__ = dt.name
     return method
 
@@ -174,7 +176,8 @@ def _type_as(self, other):
     if (self.__class__ in _TENSOR_TYPES and other.__class__ in _TENSOR_TYPES
             and (r := _direct(self, other.dtype)) is not NotImplemented):
         return r
-    return _aten.to.dtype(self, other.dtype)
+    # torch's type_as is `self.to(other.options())`: a mode sees _to_copy given other's dtype, layout and device
+    return _aten.to.dtype_layout(self, dtype=other.dtype, layout=other.layout, device=other.device)
 
 
 _to.__name__, _cpu.__name__, _type_as.__name__ = "to", "cpu", "type_as"   # (torch's names, as overrides see them)

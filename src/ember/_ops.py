@@ -182,6 +182,21 @@ def _observed(op, kernel):
     return run
 
 
+def _decompose_above_python(decomposition, python_kernel):
+    """The kernel of a CompositeImplicitAutograd op for a key set holding the Python key (a dispatch mode, or a
+    tensor subclass with __torch_dispatch__). Torch registers such a decomposition on its Autograd keys, which sit
+    above the Python key and are in every tensor's key set, so a mode or subclass sees the ops the decomposition
+    calls (`x.to(float64)` is aten._to_copy.default, `x.reshape(n)` aten.view.default), never the composite op
+    itself. Ember's Python key is above Autograd, and a tensor not needing grad has no Autograd key: the
+    decomposition runs here instead. Inference mode excludes torch's Autograd keys, and there the mode does see
+    the composite op (`python_kernel`)."""
+    def kernel(*args, **kwargs):
+        if state.inference_mode:
+            return python_kernel(*args, **kwargs)
+        return decomposition(*args, **kwargs)
+    return kernel
+
+
 def _resolve_fn(fn):
     if isinstance(fn, str):
         mod, _, attr = fn.partition(":")
@@ -308,6 +323,10 @@ class OpOverload:
             if self._entry.kernels.get(key) is FALLTHROUGH:      # torch.library.fallthrough_kernel
                 ks = below
                 continue
+            if key == K.Python and K.Python not in self._entry.py_kernels:
+                dec = self._entry.kernels.get(K.CompositeImplicitAutograd)
+                if dec is not None:
+                    return _decompose_above_python(_resolve_fn(dec), self._kernel_for_python(below))
             fn = self._kernel_for_key(key)
             if fn is not None:
                 return fn
@@ -320,6 +339,16 @@ class OpOverload:
         raise NotImplementedError(
             f"Could not run '{self._entry.qualname}' with arguments from the "
             f"'{_backend_name(orig)}' backend: no kernel is registered for it.")
+
+    def _kernel_for_python(self, below):
+        """The Python key's own kernel (its fallback: the mode or subclass sees this op), `below` the keys under it."""
+        fn = self._kernel_for_key(K.Python)
+        if fn is None:
+            fb = _FALLBACKS.get(K.Python)
+            fn = fb(self, below) if fb is not None else None
+        if fn is None:
+            return self._kernel_for_keyset(below)
+        return fn
 
     def _kernel_for_key(self, key):
         e = self._entry

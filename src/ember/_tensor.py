@@ -127,7 +127,57 @@ def _from_real_torch(func):
     return isinstance(mod, str) and (mod == "torch" or mod.startswith("torch."))
 
 
-class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl):
+class _ClassLevel:
+    """On the metaclass: `ember.Tensor.grad_fn` (and `._base`, and on any subclass) is the property of
+    _INSTANCE_PROPS, as torch's class-level read gives its getset descriptor (`Tensor.grad_fn.__get__(t)` works),
+    while instance reads never look at the metaclass: a plain tensor's `t.grad_fn` stays the instance attribute
+    over TensorImpl's class default None, at full speed (a property on the class would cost every read its
+    getter's call). A data descriptor of the metaclass wins over the class dicts, so writing a class attribute of
+    that name goes through `set_class_attr`."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, cls, meta=None):
+        if cls is None:
+            return self
+        return _INSTANCE_PROPS[self.name]
+
+    def __set__(self, cls, value):
+        set_class_attr(cls, self.name, value)
+
+    def __delete__(self, cls):
+        set_class_attr(cls, self.name, _DELETE)
+
+
+_DELETE = object()
+
+
+def set_class_attr(cls, name, value):
+    """setattr (delattr for _DELETE) on a Tensor class of `name`, past the metaclass's _ClassLevel descriptor
+    (taken off the metaclass for the write: only mode pushes and pops and subclass definitions write these)."""
+    desc = _TensorMeta.__dict__.get(name)
+    if desc is not None:
+        delattr(_TensorMeta, name)
+    try:
+        if value is _DELETE:
+            delattr(cls, name)
+        else:
+            setattr(cls, name, value)
+    finally:
+        if desc is not None:
+            setattr(_TensorMeta, name, desc)
+
+
+class _TensorMeta(type):
+    """torch._C._TensorMeta, the metaclass of Tensor and of its subclasses (Parameter's _ParameterMeta derives
+    from it): class-level reads of the attributes ember keeps on instances (see _ClassLevel)."""
+    grad_fn = _ClassLevel("grad_fn")
+    _base = _ClassLevel("_base")
+
+
+class Tensor(TensorIndexing, TensorConversions, TensorMethods, TensorImpl, metaclass=_TensorMeta):
     __array_priority__ = 1000   # make numpy defer to Tensor's reflected operators
     # `ember.Tensor.dtype` is the property a mode is given for `x.dtype` (torch's getset descriptor); a staticmethod
     # is not a data descriptor, so a tensor's own `dtype` attribute is read past it at full speed
@@ -733,7 +783,7 @@ def _install_checked_reads(cls):
     for name, obj in _SUBCLASS_COPIES.items():
         owner = next(k for k in cls.__mro__ if name in k.__dict__)
         if owner in _OWN_CLASSES:
-            setattr(cls, name, obj)
+            set_class_attr(cls, name, obj)
 
 
 def _switch_instance_props(on):
@@ -741,11 +791,11 @@ def _switch_instance_props(on):
     meanwhile (the instance attributes stay where they are; the properties read and write them)."""
     for name, prop in _INSTANCE_PROPS.items():
         if on:
-            setattr(Tensor, name, prop)
+            set_class_attr(Tensor, name, prop)
         elif name == "dtype":
             Tensor.dtype = staticmethod(prop)
         else:
-            delattr(Tensor, name)
+            set_class_attr(Tensor, name, _DELETE)
 
 
 _tf._SUBCLASS_HOOK[0] = _install_checked_reads

@@ -13,7 +13,7 @@ from ._op_db_util import as_function, assert_listed_entries_exist, first_sample,
 AOT_XFAIL = {
     "masked_select": (DynamicOutputShapeException, "output shape depends on the data (as in torch)"),
     "masked_scatter": (DynamicOutputShapeException, "its backward is a masked_select (data-dependent shape)"),
-    "combinations": (NotImplementedError, "ember's combinations selects with masked_select"),
+    "combinations": (DynamicOutputShapeException, "decomposes into masked_select (data-dependent shape, as torch)"),
     "nn.functional.ctc_loss#1": (DataDependentOutputException, "reads target lengths as values"),
     "nn.functional.gaussian_nll_loss": (DataDependentOutputException, "checks `var < 0` on values, as torch's"),
     "linalg.tensorinv": (DataDependentOutputException, "ember's tensorinv checks invertibility on values"),

@@ -136,9 +136,9 @@ def _seen(calls):
 
 
 def test_dispatch_modes_and_observers_see_the_ops(monkeypatch):
-    """A mode or an observer sees the calls the general path makes (the direct path steps aside). (ember's modes
-    see aten.to.dtype where torch's see aten._to_copy.default: CompositeImplicitAutograd ops reach ember's Python
-    key; not this path's doing.)"""
+    """A mode or an observer sees the calls the general path makes (the direct path steps aside): a mode sees
+    aten._to_copy.default, as torch's (tests/dispatch/test_mode_decompositions.py), an observer the to overload
+    too (as torch's profiler sees aten::to)."""
     x = ember.ones(4)
     x.to(ember.float16)                     # fills the dispatch cache the direct path reads
     assert _conversions._direct(x, ember.float16) is not NotImplemented
@@ -148,6 +148,7 @@ def test_dispatch_modes_and_observers_see_the_ops(monkeypatch):
         mp.setattr(_conversions, "_direct", lambda *a: NotImplemented)
         _seen(general)
     assert direct == general
+    assert direct[0] == ["aten._to_copy.default", "aten._to_copy.default"]
     assert direct[1] == ["aten.to.dtype", "aten._to_copy.default", "aten.to.dtype"]
 
 

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from . import _tensor_util as U
 
 
-class _ParameterMeta(type):
+class _ParameterMeta(type(Tensor)):     # torch: _ParameterMeta(torch._C._TensorMeta)
     def __instancecheck__(self, instance):
         if self is Parameter:
             if isinstance(instance, Tensor) and getattr(instance, "_is_param", False):
@@ -66,7 +66,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     __torch_function__ = _disabled_torch_function_impl
 
 
-class _BufferMeta(type):
+class _BufferMeta(type(Tensor)):
     def __instancecheck__(self, instance):
         if self is Buffer:
             if isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):

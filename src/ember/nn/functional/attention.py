@@ -9,6 +9,10 @@ from .dropout import dropout
 from .linear import linear
 from .padding import pad
 from .softmax import softmax
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -47,6 +51,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                  need_weights=True, attn_mask=None, use_separate_proj_weight=False, q_proj_weight=None,
                  k_proj_weight=None, v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                  is_causal=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.multi_head_attention_forward
+        _r = _tf.handle_locals(multi_head_attention_forward, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     batched = query.dim() == 3
     if not batched:                                        # (L, E) -> (L, 1, E)
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

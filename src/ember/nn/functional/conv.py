@@ -3,6 +3,10 @@
 
 import ember
 from ._common import _chk
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold"]
 
@@ -32,6 +36,10 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.unfold
+        _r = _tf.handle_locals(unfold, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _chk().check_tensor("im2col", "input", 1, input)
     if input.dim() == 4 or input.dim() == 3:
         return ember._nn.im2col(input, kernel_size, dilation, padding, stride)
@@ -39,6 +47,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.fold
+        _r = _tf.handle_locals(fold, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _chk().check_tensor("col2im", "input", 1, input)
     if input.dim() == 3 or input.dim() == 2:
         return ember._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)

@@ -4,6 +4,10 @@ import warnings
 
 
 import ember
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout", "alpha_dropout"]
 
@@ -21,12 +25,20 @@ def _inplace(input, out, inplace):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.dropout
+        _r = _tf.handle_locals(dropout, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _check_p(p)
     return _inplace(input, ember.dropout(input, p, training), inplace and training)
 
 
 def _feature(name, ranks):
     def f(input, p=0.5, training=False if name == "feature_alpha_dropout" else True, inplace=False):
+        if _TF:      # torch's has_torch_function check: a mode or subclass sees F.<name>
+            _r = _tf.handle_locals(f, locals())
+            if _r is not _tf.NOT_HANDLED:
+                return _r
         _check_p(p)
         if ranks and input.dim() not in ranks:
             if name == "dropout1d":
@@ -46,7 +58,7 @@ def _feature(name, ranks):
         out = op(x, p, training)
         out = out if x is input else out.squeeze(0)
         return _inplace(input, out, inplace and training)
-    f.__name__ = name
+    f.__name__ = f.__qualname__ = name
     return f
 
 
@@ -63,5 +75,9 @@ feature_alpha_dropout = _feature("feature_alpha_dropout", ())
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.alpha_dropout
+        _r = _tf.handle_locals(alpha_dropout, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _check_p(p)
     return _inplace(input, ember.alpha_dropout(input, p, training), inplace and training)

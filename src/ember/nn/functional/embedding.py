@@ -3,11 +3,19 @@
 
 import ember
 from ._common import _chk
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["embedding", "one_hot", "embedding_bag"]
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.embedding
+        _r = _tf.handle_locals(embedding, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if padding_idx is not None:
         if padding_idx > 0:
             assert padding_idx < weight.shape[0], "Padding_idx must be within num_embeddings"
@@ -29,6 +37,10 @@ def one_hot(tensor, num_classes=-1):
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.embedding_bag
+        _r = _tf.handle_locals(embedding_bag, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _chk().check_tensor("embedding_bag", "input", 1, input)
     _chk().check_tensor("embedding_bag", "weight", 2, weight)
     if input.dim() == 2:

@@ -7,6 +7,10 @@ import warnings
 
 import ember
 from ..._ops import ops as _ops
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "grid_sample", "interpolate", "channel_shuffle", "native_channel_shuffle",
            "affine_grid", "upsample", "upsample_nearest", "upsample_bilinear"]
@@ -29,6 +33,10 @@ def pixel_unshuffle(input, downscale_factor):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.grid_sample
+        _r = _tf.handle_locals(grid_sample, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     modes = {"bilinear": 0, "nearest": 1, "bicubic": 2}
     pads = {"zeros": 0, "border": 1, "reflection": 2}
     if mode not in modes:
@@ -45,6 +53,10 @@ _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.interpolate
+        _r = _tf.handle_locals(interpolate, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     from ... import _arg_parser as chk
     chk.check_tensor("interpolate", "input", 1, input)
     chk.check_int_list("interpolate", "size", 2, size, optional=True)
@@ -119,6 +131,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 def affine_grid(theta, size, align_corners=None):
     """The (N, H, W, 2) or (N, D, H, W, 3) grid for grid_sample that applies the affine maps theta."""
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.affine_grid
+        _r = _tf.handle_locals(affine_grid, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "

@@ -8,6 +8,10 @@ import ember
 from .distance import pairwise_distance
 from .._reduction import get_enum, legacy_get_string, reduction_enum as _reduction_enum
 from ._common import _RED, _apply_reduction, _torch_size
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["cross_entropy", "nll_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss", "margin_ranking_loss",
@@ -18,11 +22,19 @@ __all__ = ["cross_entropy", "nll_loss", "l1_loss", "smooth_l1_loss", "huber_loss
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.cross_entropy
+        _r = _tf.handle_locals(cross_entropy, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember._nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction, size_average, reduce), ignore_index,
                                 label_smoothing)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.nll_loss
+        _r = _tf.handle_locals(nll_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember._nn.nll_loss_nd(input, target, weight, _reduction_enum(reduction, size_average, reduce), ignore_index)
 
 
@@ -41,6 +53,10 @@ def _weighted(op, input, target, reduction, weight, *extra):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.l1_loss
+        _r = _tf.handle_locals(l1_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _size_warning(input, target, "l1_loss")
     reduction = _name(_reduction_enum(reduction, size_average, reduce))
     if input.shape != target.shape:
@@ -51,11 +67,19 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.smooth_l1_loss
+        _r = _tf.handle_locals(smooth_l1_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _size_warning(input, target, "smooth_l1_loss")
     return ember._nn.smooth_l1_loss(input, target, _reduction_enum(reduction, size_average, reduce), beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.huber_loss
+        _r = _tf.handle_locals(huber_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     _size_warning(input, target, "huber_loss")
     _reduction_enum(reduction)
     return _weighted(ember._nn.huber_loss, input, target, reduction, weight, delta)
@@ -66,6 +90,10 @@ def _name(code):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.binary_cross_entropy
+        _r = _tf.handle_locals(binary_cross_entropy, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     r = _reduction_enum(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_torch_size(target)}) that is different to the input size "
@@ -88,6 +116,10 @@ def _check_broadcastable(t, shape, index):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.binary_cross_entropy_with_logits
+        _r = _tf.handle_locals(binary_cross_entropy_with_logits, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     r = _reduction_enum(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_torch_size(target)}) must be the same as input size ({_torch_size(input)})")
@@ -95,6 +127,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.kl_div
+        _r = _tf.handle_locals(kl_div, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if size_average is not None or reduce is not None:
         reduction = _name(_reduction_enum(reduction, size_average, reduce))
     if reduction == "mean":
@@ -108,10 +144,18 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.soft_margin_loss
+        _r = _tf.handle_locals(soft_margin_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember._nn.soft_margin_loss(input, target, _reduction_enum(reduction, size_average, reduce))
 
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.margin_ranking_loss
+        _r = _tf.handle_locals(margin_ranking_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     r = _reduction_enum(reduction, size_average, reduce)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -121,25 +165,45 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.hinge_embedding_loss
+        _r = _tf.handle_locals(hinge_embedding_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember.hinge_embedding_loss(input, target, margin, _reduction_enum(reduction, size_average, reduce))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.cosine_embedding_loss
+        _r = _tf.handle_locals(cosine_embedding_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember.cosine_embedding_loss(input1, input2, target, margin, _reduction_enum(reduction, size_average, reduce))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.triplet_margin_loss
+        _r = _tf.handle_locals(triplet_margin_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                  _reduction_enum(reduction, size_average, reduce))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.poisson_nll_loss
+        _r = _tf.handle_locals(poisson_nll_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember.poisson_nll_loss(input, target, log_input, full, eps, _reduction_enum(reduction, size_average, reduce))
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.gaussian_nll_loss
+        _r = _tf.handle_locals(gaussian_nll_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -161,6 +225,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.multilabel_soft_margin_loss
+        _r = _tf.handle_locals(multilabel_soft_margin_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if size_average is not None or reduce is not None:
         reduction = _name(_reduction_enum(reduction, size_average, reduce))
     loss = -(target * ember._nn.log_sigmoid(input) + (1 - target) * ember._nn.log_sigmoid(-input))
@@ -173,10 +241,18 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.ctc_loss
+        _r = _tf.handle_locals(ctc_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction_enum(reduction), zero_infinity)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.mse_loss
+        _r = _tf.handle_locals(mse_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if not (target.size() == input.size()):
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -203,6 +279,10 @@ def _weighted_mean_by_weight_sum(loss, weight, input, reduction):
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
                                       swap=False, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.triplet_margin_with_distance_loss
+        _r = _tf.handle_locals(triplet_margin_with_distance_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if reduction not in ("none", "mean", "sum"):
@@ -220,6 +300,10 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.multi_margin_loss
+        _r = _tf.handle_locals(multi_margin_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     r = _reduction_enum(reduction, size_average, reduce)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -229,4 +313,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.multilabel_margin_loss
+        _r = _tf.handle_locals(multilabel_margin_loss, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember._nn.multilabel_margin_loss(input, target, _reduction_enum(reduction, size_average, reduce))

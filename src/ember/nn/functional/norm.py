@@ -62,6 +62,10 @@ def _layer_norm_direct(input, normalized_shape, weight, bias, eps):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.layer_norm
+        _r = _tf.handle_locals(layer_norm, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     out = _layer_norm_direct(input, normalized_shape, weight, bias, eps)
     if out is not None:
         return out
@@ -69,16 +73,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.rms_norm
+        _r = _tf.handle_locals(rms_norm, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember.rms_norm(input, list(normalized_shape), weight, eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.group_norm
+        _r = _tf.handle_locals(group_norm, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     return ember.group_norm(input, num_groups, weight, bias, eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.batch_norm
+        _r = _tf.handle_locals(batch_norm, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if training:
         size = input.shape
         n = 1
@@ -92,6 +108,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.instance_norm
+        _r = _tf.handle_locals(instance_norm, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if use_input_stats:
         n = 1
         for s in input.shape[2:]:
@@ -103,6 +123,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.normalize
+        _r = _tf.handle_locals(normalize, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if isinstance(p, str):
         raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     denom = ember.clamp_min(ember._linalg.linalg_vector_norm(input, p, [dim], True), eps).expand_as(input)
@@ -112,6 +136,10 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.local_response_norm
+        _r = _tf.handle_locals(local_response_norm, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if input.dim() < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
     if input.numel() == 0:

@@ -3,6 +3,10 @@ max_unpool1d-3d, lp pools)."""
 
 
 import ember
+from ..._core import torch_function as _tf  # noqa: E402
+
+_TF = False      # the __torch_function__ check: kept current by _tf.register (see _core/torch_function.py)
+_tf.register(globals())
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool2d", "max_pool3d",
@@ -18,12 +22,20 @@ def _stride(stride):
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_pool1d
+        _r = _tf.handle_locals(max_pool1d_with_indices if return_indices else max_pool1d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if return_indices:
         return ember.max_pool1d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
     return ember.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_pool2d
+        _r = _tf.handle_locals(max_pool2d_with_indices if return_indices else max_pool2d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if return_indices:
         return ember._nn.max_pool2d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
     return ember.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
@@ -49,20 +61,36 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_avg_pool2d(input, output_size):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_avg_pool2d
+        _r = _tf.handle_locals(adaptive_avg_pool2d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember._nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_max_pool1d
+        _r = _tf.handle_locals(adaptive_max_pool1d_with_indices if return_indices else adaptive_max_pool1d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     out = ember.adaptive_max_pool1d(input, output_size)
     return out if return_indices else out[0]
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_max_pool2d
+        _r = _tf.handle_locals(adaptive_max_pool2d_with_indices if return_indices else adaptive_max_pool2d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     out = ember._nn.adaptive_max_pool2d(input, _adaptive_size(input, output_size, 2))
     return out if return_indices else out[0]
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_unpool2d
+        _r = _tf.handle_locals(max_unpool2d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
     s = k if stride is None else ((stride, stride) if isinstance(stride, int) else tuple(stride))
     p = (padding, padding) if isinstance(padding, int) else tuple(padding)
@@ -74,6 +102,10 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_pool3d
+        _r = _tf.handle_locals(max_pool3d_with_indices if return_indices else max_pool3d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if return_indices:
         return ember._nn.max_pool3d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
     return ember.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
@@ -86,10 +118,18 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def adaptive_avg_pool3d(input, output_size):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_avg_pool3d
+        _r = _tf.handle_locals(adaptive_avg_pool3d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return ember._nn.adaptive_avg_pool3d(input, _adaptive_size(input, output_size, 3))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_max_pool3d
+        _r = _tf.handle_locals(adaptive_max_pool3d_with_indices if return_indices else adaptive_max_pool3d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     out = ember._nn.adaptive_max_pool3d(input, _adaptive_size(input, output_size, 3))
     return out if return_indices else out[0]
 
@@ -105,6 +145,10 @@ def _tuple(v, n):
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """The power-average pool: (sum over each window of x^p)^(1/p) (torch composes it from avg_pool1d)."""
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.lp_pool1d
+        _r = _tf.handle_locals(lp_pool1d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     if stride is not None:
         out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
@@ -114,6 +158,10 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.lp_pool2d
+        _r = _tf.handle_locals(lp_pool2d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     kw, kh = _tuple(kernel_size, 2)
     if stride is not None:
         out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
@@ -123,6 +171,10 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.lp_pool3d
+        _r = _tf.handle_locals(lp_pool3d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     kd, kw, kh = _tuple(kernel_size, 3)
     if stride is not None:
         out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
@@ -134,28 +186,52 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 # ---------------------------------------------------------------- the *_with_indices names (torch's boolean_dispatch halves)
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_pool1d_with_indices
+        _r = _tf.handle_locals(max_pool1d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_pool2d_with_indices
+        _r = _tf.handle_locals(max_pool2d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_pool3d_with_indices
+        _r = _tf.handle_locals(max_pool3d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_max_pool1d_with_indices
+        _r = _tf.handle_locals(adaptive_max_pool1d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return adaptive_max_pool1d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_max_pool2d_with_indices
+        _r = _tf.handle_locals(adaptive_max_pool2d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return adaptive_max_pool2d(input, output_size, True)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.adaptive_max_pool3d_with_indices
+        _r = _tf.handle_locals(adaptive_max_pool3d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return adaptive_max_pool3d(input, output_size, True)
 
 
@@ -178,6 +254,10 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_unpool1d
+        _r = _tf.handle_locals(max_unpool1d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     k = _tuple(kernel_size, 1)
     s = k if stride is None else _tuple(stride, 1)
     size = _unpool_output_size(input, k, s, _tuple(padding, 1), output_size)
@@ -187,6 +267,10 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """torch's max_unpool3d: each value goes to its flat index in its D*H*W output volume (computed here as
     the 2-d unpool of one D*H*W row, whose indices are the same flat positions)."""
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.max_unpool3d
+        _r = _tf.handle_locals(max_unpool3d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     k = _tuple(kernel_size, 3)
     s = k if stride is None else _tuple(stride, 3)
     size = _unpool_output_size(input, k, s, _tuple(padding, 3), output_size)
@@ -224,11 +308,19 @@ def _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     """Fractional max pooling over the last two dims (Graham's): (output, indices)."""
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.fractional_max_pool2d_with_indices
+        _r = _tf.handle_locals(fractional_max_pool2d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.fractional_max_pool2d
+        _r = _tf.handle_locals(fractional_max_pool2d_with_indices if return_indices else fractional_max_pool2d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     out = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
     return out if return_indices else out[0]
 
@@ -236,10 +328,18 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     """Fractional max pooling over the last three dims: (output, indices)."""
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.fractional_max_pool3d_with_indices
+        _r = _tf.handle_locals(fractional_max_pool3d_with_indices, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
+    if _TF:      # torch's has_torch_function check: a mode or subclass sees F.fractional_max_pool3d
+        _r = _tf.handle_locals(fractional_max_pool3d_with_indices if return_indices else fractional_max_pool3d, locals())
+        if _r is not _tf.NOT_HANDLED:
+            return _r
     out = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
     return out if return_indices else out[0]
