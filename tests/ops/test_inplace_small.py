@@ -316,3 +316,22 @@ def test_norm_of_a_vector_and_int_dims_dispatch_as_torch():
         m = mod.arange(6.0).reshape(2, 3)
         assert m.sum(0).tolist() == [3.0, 5.0, 7.0] and m.sum((0,)).tolist() == [3.0, 5.0, 7.0]
         assert m.amax(-1).tolist() == [2.0, 5.0] and m.norm(dim=1).shape == (2,)
+
+
+@pytest.mark.parametrize("op", ["neg", "sin", "cos", "tanh"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+def test_small_unary_paths_keep_numpys_bits_and_torchs_layout(op, dt):
+    """neg/sin/cos/tanh of a small contiguous real floating tensor call the ufunc directly (make_unary's
+    small_uf): numpy's bits as the general path gave them (signed zeros, NaN signs, infinities), torch's dtype,
+    shape and strides; a bool negation keeps torch's error."""
+    x = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, -np.nan, 1e-30, 3e4], dtype=dt).reshape(2, 5)
+    e = getattr(ember.tensor(x), op)()
+    t = getattr(torch.tensor(x), op)()
+    assert str(e.dtype) == str(t.dtype).replace("torch.", "ember.") and e.shape == t.shape and e.stride() == t.stride()
+    with np.errstate(all="ignore"):
+        ref = getattr(np, {"neg": "negative"}.get(op, op))(x)
+    np.testing.assert_array_equal(e.numpy().view(f"u{x.itemsize}"), ref.view(f"u{x.itemsize}"))
+    if op == "neg":
+        np.testing.assert_array_equal(e.numpy().view(f"u{x.itemsize}"), t.numpy().view(f"u{x.itemsize}"))
+        _both(lambda: -ember.tensor([True]), lambda: -torch.tensor([True]))
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=2e-3 if dt == "float16" else 1e-6, atol=1e-7)
