@@ -335,3 +335,25 @@ def test_small_unary_paths_keep_numpys_bits_and_torchs_layout(op, dt):
         np.testing.assert_array_equal(e.numpy().view(f"u{x.itemsize}"), t.numpy().view(f"u{x.itemsize}"))
         _both(lambda: -ember.tensor([True]), lambda: -torch.tensor([True]))
     np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=2e-3 if dt == "float16" else 1e-6, atol=1e-7)
+
+
+def test_small_paths_after_a_view_was_taken_match_torch():
+    """A tensor that had a view taken (`m.t()`) keeps explicit strides: the small paths read its layout from
+    numpy's flags; transposed and expanded operands stay correct."""
+    for mod in (ember, torch):
+        m = mod.arange(12.0).reshape(3, 4)
+        m.t()
+        m.add_(mod.ones(4, 3).t())                     # a strided other
+        m.mul_(2.0)
+        c = m.clamp(4.0, 10.0)
+        g = m.gather(1, mod.tensor([[3, 0, 1, 1]] * 3))
+        e = mod.ones(3, 4)
+        e.add_(mod.tensor([1.0, 2.0, 3.0, 4.0]).expand(3, 4))
+        out = [m.tolist(), c.tolist(), c.stride(), g.tolist(), e.tolist()]
+        if mod is ember:
+            got = out
+        else:
+            assert got == out
+    x = ember.ones(4)
+    with pytest.raises(RuntimeError, match="unsupported operation"):
+        x.expand(3, 4).add_(1.0)                     # internal overlap: torch's error

@@ -208,18 +208,19 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
 
     def inplace(self, other):
         # The small in-place path (issue 18: `a.add_(b)` 3.3 us, `a.mul_(2.)` 5.7, torch 0.85 and 2.4): what the
-        # general path below computes when it finds nothing to check, cast or split: a contiguous self below
-        # the C/split sizes (`_stride` None: no internal overlap), a same-dtype same-shape contiguous tensor on
-        # another storage (or self itself: an exact overlap), or a Python number with a floating self; one
+        # general path below computes when it finds nothing to check, cast or split: a c-contiguous self below
+        # the C/split sizes (no internal overlap), a same-dtype same-shape tensor on another storage (or self
+        # itself: an exact overlap; any layout: only self is written), or a Python number with a floating self; one
         # ufunc call into self, numpy's loop and bits as `_write` gives. Comparisons (a bool result cast back)
         # and true division of integers take the general path.
-        if small_tt and not fast_bool and self.__class__ in _TENSOR_TYPES and self._stride is None:
+        if small_tt and not fast_bool and self.__class__ in _TENSOR_TYPES:
             a = self._np
-            if a is not None and a.size < _BIG:
+            # (`_stride` None: c-contiguous; a tensor that had a view taken keeps explicit strides: the flags)
+            if a is not None and a.size < _BIG and (self._stride is None or a.flags.c_contiguous):
                 dt = self.dtype
                 oc = other.__class__
                 if oc in _TENSOR_TYPES:
-                    if (other.dtype is dt and other._stride is None and other._size == self._size
+                    if (other.dtype is dt and other._size == self._size
                             and dt is not _BOOL_T and dt is not _BF16_T and (int_ok or dt.is_floating_point)
                             and (other is self or self._storage is None or other._storage is not self._storage)):
                         b = other._np
@@ -1117,7 +1118,8 @@ def _small_clamp(self, lo, hi, inplace):
     two numpy calls (`_clamp_np`: maximum, then minimum; NaN bounds and lo > hi as torch) without its dtype,
     shape and stride work, which cost ~9 us of an 11.7 us call (issue 18). None when it does not apply."""
     a = self._np
-    if (self._stride is not None or a is None or not 0 < a.size < C_MIN_ELEMS or self.dtype is _BF16_T
+    if (a is None or not 0 < a.size < C_MIN_ELEMS or self.dtype is _BF16_T
+            or self._stride is not None and (1 in self._size or not a.flags.c_contiguous)
             or not self.dtype.is_floating_point or (lo is None and hi is None)
             or not (lo is None or lo.__class__ is float or lo.__class__ is int)
             or not (hi is None or hi.__class__ is float or hi.__class__ is int)):
