@@ -357,3 +357,28 @@ def test_small_paths_after_a_view_was_taken_match_torch():
     x = ember.ones(4)
     with pytest.raises(RuntimeError, match="unsupported operation"):
         x.expand(3, 4).add_(1.0)                     # internal overlap: torch's error
+
+
+def test_tensor_list_and_int_dim_direct_calls_are_still_seen_by_modes():
+    """cat/stack (a Tensor[] argument) and `x.mean(-1)` (an int dim) call their kernels from the dispatch cache in
+    the bindings; a dispatch mode still sees each op, as in torch."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
+    def run(mod, mode_cls):
+        seen = []
+
+        class Log(mode_cls):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        a, b = mod.ones(2, 3), mod.zeros(2, 3)
+        with Log():
+            mod.cat([a, b])
+            mod.stack((a, b), 1)
+            a.mean(-1)
+            a.sum(0)
+        return seen
+
+    assert run(ember, TorchDispatchMode) == run(torch, TMode)
