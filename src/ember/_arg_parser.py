@@ -19,7 +19,7 @@ float, int, bool, complex; a `Tensor[]` is a list or tuple of tensors.
 import numbers
 
 from ._core.dtype import dtype as _dtype
-from ._core.tensor_impl import TensorImpl as _Tensor
+from ._core.tensor_impl import TensorImpl as _Tensor, TENSOR_TYPES as _TENSOR_TYPES
 from ._schema import BaseTy, BaseType, ListType, OptionalType
 
 # ------------------------------------------------------------------ predicates (the rule set)
@@ -101,10 +101,11 @@ def _is_bool(v):
 
 
 def _is_tensorlist(v):
-    if not isinstance(v, (list, tuple)):
+    c = v.__class__
+    if c is not list and c is not tuple and not isinstance(v, (list, tuple)):
         return False
     for x in v:
-        if not isinstance(x, _Tensor):
+        if x.__class__ not in _TENSOR_TYPES and not isinstance(x, _Tensor):
             return False
     return True
 

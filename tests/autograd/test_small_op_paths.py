@@ -392,3 +392,24 @@ def test_small_exp_log_match_torch_quietly(op, dtype, shape):
     assert str(re.dtype).split(".")[1] == str(rt.dtype).split(".")[1] and tuple(re.shape) == tuple(rt.shape)
     np.testing.assert_allclose(re.numpy().astype(np.float64), rt.numpy().astype(np.float64), rtol=2e-3 if
                                dtype == "float16" else 1e-6, atol=0)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 5000])
+def test_masked_grad_small_and_large_paths_give_the_same_bits(dt, n):
+    """formulas/_common.masked_grad: np.where up to 1024 elements, the integer AND above: both give grad's bits
+    where the mask is set (NaN payloads, signed zeros) and +0.0 elsewhere; a broadcast mask too."""
+    from ember.autograd.formulas._common import masked_grad
+    rng = np.random.default_rng(n)
+    g = rng.standard_normal(n).astype(dt)
+    g[:: 5] = -0.0
+    g[1:: 7] = np.nan
+    g.view(f"u{g.itemsize}")[2:: 11] |= 1          # NaN payloads and odd last bits
+    m = rng.random(n) < 0.5
+    got = masked_grad(ember.tensor(m), ember.tensor(g)).numpy()
+    want = np.where(m, g, g.dtype.type(0))
+    np.testing.assert_array_equal(got.view(f"u{g.itemsize}"), want.view(f"u{g.itemsize}"))
+    m2 = rng.random((3, 1)) < 0.5
+    g2 = rng.standard_normal((3, 4)).astype(dt)
+    got2 = masked_grad(ember.tensor(m2), ember.tensor(g2)).numpy()
+    np.testing.assert_array_equal(got2, np.where(m2, g2, g2.dtype.type(0)))

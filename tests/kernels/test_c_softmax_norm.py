@@ -205,6 +205,29 @@ def test_softmax_short_float32_rows_match_torch(torch, log, k):
     np.testing.assert_array_equal(one[0], y[3])
 
 
+@needs_cc
+@pytest.mark.parametrize("k", [1, 2, 5, 16, 17, 32, 64, 65, 100, 128])
+def test_log_softmax_rows_in_groups_of_eight_keep_each_rows_bits(k):
+    """csrc/softmax.c's log_softmax of short float32 rows eight at a time (their log(sum) in one double vector,
+    lsm_log8) gives each row the bits of that row computed alone ((float)log of its sum by libm): random rows
+    of many scales, rows whose sum is exactly 1 (one element far above the rest), k itself (all equal),
+    near powers of two, and special rows; row counts that leave a remainder of 1-7 rows."""
+    x = RNG.standard_normal((203, k)).astype(np.float32) * RNG.choice([1e-3, 1, 5, 30], (203, 1)).astype(np.float32)
+    x[:8, :] = 0.0                                  # sum = k exactly
+    x[8:16, 0] = 200.0                              # sum = 1: log 0
+    x[16:24] = np.log(np.float32(2.0) ** RNG.integers(0, 7, (8, 1)) / k).astype(np.float32)
+    if k >= 6:
+        x[24:31] = _special_rows(np.float32, k)
+    with ember.no_grad():
+        y = F.log_softmax(ember.from_numpy(x.copy()), -1).numpy()
+        alone = np.concatenate([F.log_softmax(ember.from_numpy(x[i:i + 1].copy()), -1).numpy()
+                                for i in range(x.shape[0])])
+        tail = F.log_softmax(ember.from_numpy(x[:13].copy()), -1).numpy()
+    np.testing.assert_array_equal(y.view(np.uint32)[~np.isnan(y)], alone.view(np.uint32)[~np.isnan(y)])
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(alone))
+    np.testing.assert_array_equal(tail, y[:13])
+
+
 def _has_avx512():
     try:
         with open("/proc/cpuinfo") as f:

@@ -316,3 +316,69 @@ def test_norm_of_a_vector_and_int_dims_dispatch_as_torch():
         m = mod.arange(6.0).reshape(2, 3)
         assert m.sum(0).tolist() == [3.0, 5.0, 7.0] and m.sum((0,)).tolist() == [3.0, 5.0, 7.0]
         assert m.amax(-1).tolist() == [2.0, 5.0] and m.norm(dim=1).shape == (2,)
+
+
+@pytest.mark.parametrize("op", ["neg", "sin", "cos", "tanh"])
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+def test_small_unary_paths_keep_numpys_bits_and_torchs_layout(op, dt):
+    """neg/sin/cos/tanh of a small contiguous real floating tensor call the ufunc directly (make_unary's
+    small_uf): numpy's bits as the general path gave them (signed zeros, NaN signs, infinities), torch's dtype,
+    shape and strides; a bool negation keeps torch's error."""
+    x = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, -np.nan, 1e-30, 3e4], dtype=dt).reshape(2, 5)
+    e = getattr(ember.tensor(x), op)()
+    t = getattr(torch.tensor(x), op)()
+    assert str(e.dtype) == str(t.dtype).replace("torch.", "ember.") and e.shape == t.shape and e.stride() == t.stride()
+    with np.errstate(all="ignore"):
+        ref = getattr(np, {"neg": "negative"}.get(op, op))(x)
+    np.testing.assert_array_equal(e.numpy().view(f"u{x.itemsize}"), ref.view(f"u{x.itemsize}"))
+    if op == "neg":
+        np.testing.assert_array_equal(e.numpy().view(f"u{x.itemsize}"), t.numpy().view(f"u{x.itemsize}"))
+        _both(lambda: -ember.tensor([True]), lambda: -torch.tensor([True]))
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=2e-3 if dt == "float16" else 1e-6, atol=1e-7)
+
+
+def test_small_paths_after_a_view_was_taken_match_torch():
+    """A tensor that had a view taken (`m.t()`) keeps explicit strides: the small paths read its layout from
+    numpy's flags; transposed and expanded operands stay correct."""
+    for mod in (ember, torch):
+        m = mod.arange(12.0).reshape(3, 4)
+        m.t()
+        m.add_(mod.ones(4, 3).t())                     # a strided other
+        m.mul_(2.0)
+        c = m.clamp(4.0, 10.0)
+        g = m.gather(1, mod.tensor([[3, 0, 1, 1]] * 3))
+        e = mod.ones(3, 4)
+        e.add_(mod.tensor([1.0, 2.0, 3.0, 4.0]).expand(3, 4))
+        out = [m.tolist(), c.tolist(), c.stride(), g.tolist(), e.tolist()]
+        if mod is ember:
+            got = out
+        else:
+            assert got == out
+    x = ember.ones(4)
+    with pytest.raises(RuntimeError, match="unsupported operation"):
+        x.expand(3, 4).add_(1.0)                     # internal overlap: torch's error
+
+
+def test_tensor_list_and_int_dim_direct_calls_are_still_seen_by_modes():
+    """cat/stack (a Tensor[] argument) and `x.mean(-1)` (an int dim) call their kernels from the dispatch cache in
+    the bindings; a dispatch mode still sees each op, as in torch."""
+    from ember.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
+    def run(mod, mode_cls):
+        seen = []
+
+        class Log(mode_cls):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **(kwargs or {}))
+
+        a, b = mod.ones(2, 3), mod.zeros(2, 3)
+        with Log():
+            mod.cat([a, b])
+            mod.stack((a, b), 1)
+            a.mean(-1)
+            a.sum(0)
+        return seen
+
+    assert run(ember, TorchDispatchMode) == run(torch, TMode)

@@ -334,6 +334,12 @@ class Overload:
                 guards.append(f" and ({v} is None or {v}.__class__ is int)" if isinstance(x.type, OptionalType)
                               else f" and {v}.__class__ is int")
                 continue
+            if (isinstance(x.type, ListType) and isinstance(x.type.elem, BaseType) and x.type.elem.name == BaseTy.Tensor
+                    and not any(s == "list" for _, s in args)):
+                # a Tensor[] (cat, stack): its checks let only a list or tuple of tensors through; the key set
+                # is theirs, looked through as OpOverload.__call__ does (one frame less per call)
+                args.append((self.pyname(x), "list"))
+                continue
             if not isinstance(b, BaseType):
                 return None
             v = "self" if x.name == "self" and self.method else self.pyname(x)
@@ -353,7 +359,10 @@ class Overload:
             return None
         lines = []
         for i, (v, sure) in enumerate(args):
-            if sure:
+            if sure == "list":
+                lines += (["_ks = 0"] if i == 0 else []) + [f"for _t in {v}:", "    if _t.__class__ in _TENSOR_TYPES:",
+                                                            "        _ks |= _t._ks"]
+            elif sure:
                 lines.append(f"_ks = {v}._ks" if i == 0 else f"_ks |= {v}._ks")
             elif i == 0:
                 lines.append(f"_ks = {v}._ks if {v}.__class__ in _TENSOR_TYPES else 0")

@@ -1045,6 +1045,14 @@ def linalg_multi_dot(tensors, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('linalg_multi_dot', 'out', None, 'Tensor', out)
             return _op_linalg_multi_dot_out(tensors, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_linalg_multi_dot_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_linalg_multi_dot_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(linalg_multi_dot, locals(), ('tensors', 'out'), 'ember._C._linalg.linalg_multi_dot')

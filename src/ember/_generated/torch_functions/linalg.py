@@ -1488,6 +1488,14 @@ def einsum(equation, tensors, *, path=None):
         if not _is_tensorlist(tensors):
             _bad_tensorlist('einsum', 'tensors', 2, tensors)
         if path is None:
+            _ks = 0
+            for _t in tensors:
+                if _t.__class__ in _TENSOR_TYPES:
+                    _ks |= _t._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c_einsum_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(equation, tensors)
             return _op_einsum_default(equation, tensors)
         if path is not None and not _is_intseq(path):
             raise _bad_arg('einsum', 'path', None, 'tuple of ints', path)
@@ -1568,6 +1576,14 @@ def chain_matmul(matrices, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('chain_matmul', 'out', None, 'Tensor', out)
             return _op_chain_matmul_out(matrices, out=out)
+        _ks = 0
+        for _t in matrices:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_chain_matmul_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(matrices)
         return _op_chain_matmul_default(matrices)
     except TypeError:
         _r = _tf_duck_bound(chain_matmul, locals(), ('matrices', 'out'), 'ember.chain_matmul')

@@ -2626,6 +2626,14 @@ def _histogramdd_from_bin_tensors(input, bins, *, weight=None, density=False):
         if not _is_tensorlist(bins):
             _bad_tensorlist('_histogramdd_from_bin_tensors', 'bins', 2, bins)
         if weight is None and density is False:
+            _ks = input._ks
+            for _t in bins:
+                if _t.__class__ in _TENSOR_TYPES:
+                    _ks |= _t._ks
+            if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+                _k = _c__histogramdd_from_bin_tensors_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+                if _k is not None:
+                    return _k(input, bins)
             return _op__histogramdd_from_bin_tensors_default(input, bins)
         if weight is not None and weight.__class__ not in _TENSOR_TYPES:
             raise _bad_arg('_histogramdd_from_bin_tensors', 'weight', None, 'Tensor', weight)

@@ -49,6 +49,20 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
             raise _bad_arg('lstm_cell', 'b_ih', 5, 'Tensor', b_ih)
         if b_hh is not None and b_hh.__class__ not in _TENSOR_TYPES:
             raise _bad_arg('lstm_cell', 'b_hh', 6, 'Tensor', b_hh)
+        _ks = input._ks
+        for _t in hx:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        _ks |= w_ih._ks
+        _ks |= w_hh._ks
+        if b_ih.__class__ in _TENSOR_TYPES and b_ih._ks != _ks:
+            _ks |= b_ih._ks
+        if b_hh.__class__ in _TENSOR_TYPES and b_hh._ks != _ks:
+            _ks |= b_hh._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_lstm_cell_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(input, hx, w_ih, w_hh, b_ih, b_hh)
         return _op_lstm_cell_default(input, hx, w_ih, w_hh, b_ih, b_hh)
     except TypeError:
         _r = _tf_duck_bound(lstm_cell, locals(), ('input', 'hx', 'w_ih', 'w_hh', 'b_ih', 'b_hh'), 'ember.lstm_cell')
@@ -389,6 +403,19 @@ def _gru_c0(input, hx, params, has_biases, num_layers, dropout, train, bidirecti
     return s
 
 def _gru_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    _ks = input._ks
+    _ks |= hx._ks
+    for _t in params:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+        _ks |= num_layers._ks
+    if dropout.__class__ in _TENSOR_TYPES and dropout._ks != _ks:
+        _ks |= dropout._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_gru_input.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
     return _op_gru_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
 
 def _gru_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
@@ -414,6 +441,20 @@ def _gru_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, trai
     return s
 
 def _gru_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    _ks = data._ks
+    _ks |= batch_sizes._ks
+    _ks |= hx._ks
+    for _t in params:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+        _ks |= num_layers._ks
+    if dropout.__class__ in _TENSOR_TYPES and dropout._ks != _ks:
+        _ks |= dropout._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_gru_data.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
     return _op_gru_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
 
 def _gru_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -526,6 +567,19 @@ def _rnn_tanh_c0(input, hx, params, has_biases, num_layers, dropout, train, bidi
     return s
 
 def _rnn_tanh_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    _ks = input._ks
+    _ks |= hx._ks
+    for _t in params:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+        _ks |= num_layers._ks
+    if dropout.__class__ in _TENSOR_TYPES and dropout._ks != _ks:
+        _ks |= dropout._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_rnn_tanh_input.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
     return _op_rnn_tanh_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
 
 def _rnn_tanh_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
@@ -551,6 +605,20 @@ def _rnn_tanh_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
     return s
 
 def _rnn_tanh_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    _ks = data._ks
+    _ks |= batch_sizes._ks
+    _ks |= hx._ks
+    for _t in params:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+        _ks |= num_layers._ks
+    if dropout.__class__ in _TENSOR_TYPES and dropout._ks != _ks:
+        _ks |= dropout._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_rnn_tanh_data.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
     return _op_rnn_tanh_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
 
 def _rnn_tanh_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -663,6 +731,19 @@ def _rnn_relu_c0(input, hx, params, has_biases, num_layers, dropout, train, bidi
     return s
 
 def _rnn_relu_b0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    _ks = input._ks
+    _ks |= hx._ks
+    for _t in params:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+        _ks |= num_layers._ks
+    if dropout.__class__ in _TENSOR_TYPES and dropout._ks != _ks:
+        _ks |= dropout._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_rnn_relu_input.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
     return _op_rnn_relu_input(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
 
 def _rnn_relu_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
@@ -688,6 +769,20 @@ def _rnn_relu_c1(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
     return s
 
 def _rnn_relu_b1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    _ks = data._ks
+    _ks |= batch_sizes._ks
+    _ks |= hx._ks
+    for _t in params:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if num_layers.__class__ in _TENSOR_TYPES and num_layers._ks != _ks:
+        _ks |= num_layers._ks
+    if dropout.__class__ in _TENSOR_TYPES and dropout._ks != _ks:
+        _ks |= dropout._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_rnn_relu_data.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
     return _op_rnn_relu_data(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
 
 def _rnn_relu_e0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):

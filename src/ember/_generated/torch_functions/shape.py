@@ -511,6 +511,14 @@ def broadcast_tensors(tensors):
     try:
         if not _is_tensorlist(tensors):
             _bad_tensorlist('broadcast_tensors', 'tensors', 1, tensors)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_broadcast_tensors_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _as_tuple(_k(tensors))
         return _as_tuple(_op_broadcast_tensors_default(tensors))
     except TypeError:
         _r = _tf_duck_bound(broadcast_tensors, locals(), ('tensors',), 'ember.broadcast_tensors')
@@ -525,6 +533,14 @@ def _meshgrid_c0(tensors):
     return s
 
 def _meshgrid_b0(tensors):
+    _ks = 0
+    for _t in tensors:
+        if _t.__class__ in _TENSOR_TYPES:
+            _ks |= _t._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_meshgrid_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _as_tuple(_k(tensors))
     return _as_tuple(_op_meshgrid_default(tensors))
 
 def _meshgrid_c1(tensors, *, indexing):
@@ -603,6 +619,14 @@ def cartesian_prod(tensors):
     try:
         if not _is_tensorlist(tensors):
             _bad_tensorlist('cartesian_prod', 'tensors', 1, tensors)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cartesian_prod_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_cartesian_prod_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(cartesian_prod, locals(), ('tensors',), 'ember.cartesian_prod')
@@ -644,6 +668,14 @@ def block_diag(tensors):
     try:
         if not _is_tensorlist(tensors):
             _bad_tensorlist('block_diag', 'tensors', 1, tensors)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_block_diag_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_block_diag_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(block_diag, locals(), ('tensors',), 'ember.block_diag')
@@ -701,6 +733,16 @@ def cat(tensors, dim=0, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('cat', 'out', None, 'Tensor', out)
             return _op_cat_out(tensors, dim, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_cat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors, dim)
         return _op_cat_default(tensors, dim)
     except TypeError:
         _r = _tf_duck_bound(cat, locals(), ('tensors', 'out'), 'ember.cat')
@@ -722,6 +764,16 @@ def concat(tensors, dim=0, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('concat', 'out', None, 'Tensor', out)
             return _op_concat_out(tensors, dim, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_concat_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors, dim)
         return _op_concat_default(tensors, dim)
     except TypeError:
         _r = _tf_duck_bound(concat, locals(), ('tensors', 'out'), 'ember.concat')
@@ -743,6 +795,16 @@ def concatenate(tensors, dim=0, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('concatenate', 'out', None, 'Tensor', out)
             return _op_concatenate_out(tensors, dim, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_concatenate_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors, dim)
         return _op_concatenate_default(tensors, dim)
     except TypeError:
         _r = _tf_duck_bound(concatenate, locals(), ('tensors', 'out'), 'ember.concatenate')
@@ -764,6 +826,16 @@ def stack(tensors, dim=0, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('stack', 'out', None, 'Tensor', out)
             return _op_stack_out(tensors, dim, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
+            _ks |= dim._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_stack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors, dim)
         return _op_stack_default(tensors, dim)
     except TypeError:
         _r = _tf_duck_bound(stack, locals(), ('tensors', 'out'), 'ember.stack')
@@ -783,6 +855,14 @@ def hstack(tensors, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('hstack', 'out', None, 'Tensor', out)
             return _op_hstack_out(tensors, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_hstack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_hstack_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(hstack, locals(), ('tensors', 'out'), 'ember.hstack')
@@ -802,6 +882,14 @@ def vstack(tensors, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('vstack', 'out', None, 'Tensor', out)
             return _op_vstack_out(tensors, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_vstack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_vstack_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(vstack, locals(), ('tensors', 'out'), 'ember.vstack')
@@ -821,6 +909,14 @@ def dstack(tensors, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('dstack', 'out', None, 'Tensor', out)
             return _op_dstack_out(tensors, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_dstack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_dstack_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(dstack, locals(), ('tensors', 'out'), 'ember.dstack')
@@ -840,6 +936,14 @@ def column_stack(tensors, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('column_stack', 'out', None, 'Tensor', out)
             return _op_column_stack_out(tensors, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_column_stack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_column_stack_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(column_stack, locals(), ('tensors', 'out'), 'ember.column_stack')
@@ -859,6 +963,14 @@ def row_stack(tensors, *, out=None):
             if not isinstance(out, TensorImpl):
                 raise _bad_arg('row_stack', 'out', None, 'Tensor', out)
             return _op_row_stack_out(tensors, out=out)
+        _ks = 0
+        for _t in tensors:
+            if _t.__class__ in _TENSOR_TYPES:
+                _ks |= _t._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_row_stack_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(tensors)
         return _op_row_stack_default(tensors)
     except TypeError:
         _r = _tf_duck_bound(row_stack, locals(), ('tensors', 'out'), 'ember.row_stack')

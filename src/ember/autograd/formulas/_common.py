@@ -53,6 +53,12 @@ def masked_grad(mask, grad):
         from ..._generated.functions import where
         return where(mask, grad, const_zeros_like(grad))
     g, m = grad._logical_np(), mask._np
+    if g.size <= 1024 and m.size <= 1024 and m.dtype == np.bool_ and g.dtype.kind == "f":
+        # small: np.where's branchy loop beats the integer AND's four calls (32 floats: 1.2 against 3.4 us; from
+        # ~4k elements a random mask's mispredictions make it the slower one); the same bits: g's where the
+        # mask is set (NaN payloads and signed zeros kept), +0.0 elsewhere
+        r = np.where(m, g, g.dtype.type(0))
+        return Tensor._wrap_fresh(r if r.__class__ is np.ndarray else np.asarray(r), grad.dtype)
     it = _INT_OF.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
     if it is None:
         return _const(np.where(m, g, g.dtype.type(0)), grad.dtype)
