@@ -49,7 +49,7 @@ class ExternPlan:
         """(name -> C address of each operand's first element, the C lines copying those that are not contiguous
         into malloc'ed scratch, the lines freeing it). ptr(buffer name) is the C expression of a buffer's first
         element, base_offset(view) a view's element offset from it, ctype(name) an operand's C element type."""
-        from .conv_calls import _copy_c
+        from .blas_calls import copy_c
         addr, copies, frees = {}, [], []
         for name, v in self.views.items():
             t = ctype(name)
@@ -58,7 +58,7 @@ class ExternPlan:
                 addr[name] = src
             else:                 # a strided or expanded operand: a contiguous copy first, as eager's makes one
                 addr[name] = f"{name}_c"
-                copies.append(_copy_c(f"{name}_c", src, v.layout, t))
+                copies.append("\n".join(copy_c(f"{name}_c", src, v.layout.size, v.layout.stride, t, indent="    ")))
                 frees.append(f"    free({name}_c);")
         return addr, copies, frees
 

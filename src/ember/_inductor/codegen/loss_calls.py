@@ -33,10 +33,10 @@ def _library():
 
 
 def nll_in_c(x, weight):
-    """Whether lowering.py makes nll_loss_forward of log-probabilities `x` (an IR value) an extern call."""
-    from . import wrapper
+    """Whether lowering.py makes nll_loss_forward of log-probabilities `x` (an IR value) an extern call (lowering.py
+    also checks wrapper.EXTERN_LOSS_IN_C)."""
     size = x.get_size()
-    return (NLL_IN_C and wrapper.EXTERN_LOSS_IN_C and x.get_dtype() in _SUFFIX and
+    return (NLL_IN_C and x.get_dtype() in _SUFFIX and
             (weight is None or weight.get_dtype() is x.get_dtype()) and
             len(size) in (1, 2) and all(type(s) is int for s in size) and math.prod(size) > 0 and
             _library() is not None)

@@ -33,11 +33,11 @@ def _library():
 
 def softmax_in_c(x, dim, out_dtype):
     """Whether lowering.py makes this (log_)softmax or its backward (input `x`, an IR value) an extern call to
-    softmax.c: float32/float64 in and out, static sizes, `dim` the last one, at least one element."""
-    from . import wrapper
+    softmax.c: float32/float64 in and out, static sizes, `dim` the last one, at least one element (lowering.py
+    also checks wrapper.EXTERN_SOFTMAX_IN_C)."""
     size = x.get_size()
     dt = x.get_dtype()
-    if not (SOFTMAX_IN_C and wrapper.EXTERN_SOFTMAX_IN_C) or dt not in _SUFFIX or out_dtype is not dt:
+    if not SOFTMAX_IN_C or dt not in _SUFFIX or out_dtype is not dt:
         return False
     if not size or any(type(s) is not int for s in size) or math.prod(size) == 0:
         return False
