@@ -1,4 +1,6 @@
 """Scheduling and fusion: kernel counts for known patterns, the cycle check, memory planning."""
+import re
+
 import pytest
 
 import ember
@@ -32,7 +34,7 @@ def test_chain_of_ten_pointwise_ops_is_one_kernel():
         return x
     c = _run(chain, ember.randn(64, 128))
     assert c.kernels() == [1]
-    assert c.source().count("static void kernel") == 1
+    assert len(re.findall(r"static void kernel\d+\(", c.source())) == 1      # (kernel0_task: its split, 64k elements)
 
 
 @pytest.mark.parametrize("fn", [lambda x: F.softmax(x, -1), lambda x: F.log_softmax(x, -1)])

@@ -7,6 +7,7 @@ import pytest
 
 import ember
 import ember.nn.functional as F
+from ember._inductor.codegen import wrapper
 from ember.testing import assert_close
 
 from ._compiled import Compiled, fresh_caches
@@ -135,7 +136,7 @@ def test_scans_split_their_non_scan_dims_over_threads(shape, dim):
         assert_close(g, w, rtol=1e-12, atol=0)
     parallel = "ember_parallel(kernel" in c.source()
     has_rows = any(n != 1 for d, n in enumerate(shape) if d != dim)
-    assert parallel == (has_rows and x.numel() >= 1 << 21), c.source().split("int64_t entry0")[1]
+    assert parallel == (has_rows and x.numel() >= wrapper.PARALLEL_MIN_WORK), c.source().split("int64_t entry0")[1]
 
 
 def test_cumsum_special_values_and_integers():
@@ -305,4 +306,4 @@ def test_pointwise_epilogue_fuses_into_the_scan_kernel(shape, dim):
         got = c(x)
     assert_close(got, f(x), rtol=1e-12, atol=0)
     assert c.kernels() == [1], c.source()
-    assert ("ember_parallel(kernel" in c.source()) == (x.numel() >= 1 << 21 and len(shape) > 1)
+    assert ("ember_parallel(kernel" in c.source()) == (x.numel() >= wrapper.PARALLEL_MIN_WORK and len(shape) > 1)

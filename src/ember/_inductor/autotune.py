@@ -10,8 +10,8 @@ is a new key), so another process with the same graph skips the timing. The tile
     gradient: the contiguous dim in blocks, the reduction loop outside) -- 16, 64 (default), 256;
   - `sum_block`: the length of the float-lane blocks of a float32 row sum (added in double between blocks) --
     256, 1024 (default), 4096;
-  - `parallel_min_work`: the elements from which a kernel's outer loop is split over threads -- 2^17 or 2^21
-    (default); on a loaded machine one thread often wins, on an idle one the split.
+  - `parallel_min_work`: the elements from which a kernel's outer loop is split over threads -- 2^15
+    (default, wrapper.PARALLEL_MIN_WORK) or 2^18; on a loaded machine one thread often wins, on an idle one the split.
 Graphs that write their inputs in place (an optimizer step) or draw random numbers are not timed (running them
 again would apply the update again, or move the generator): they keep the default variant.
 `coordinate_descent_tuning` (set by the max-autotune modes too) needs no separate search here: the variant set is
@@ -22,14 +22,14 @@ import json
 import os
 import time
 
-DEFAULT = {"column_block": 64, "sum_block": 1024, "parallel_min_work": 1 << 21}
+DEFAULT = {"column_block": 64, "sum_block": 1024, "parallel_min_work": 1 << 15}   # (wrapper.py's)
 VARIANTS = [
     DEFAULT,
     dict(DEFAULT, column_block=16),
     dict(DEFAULT, column_block=256),
     dict(DEFAULT, sum_block=256),
     dict(DEFAULT, sum_block=4096),
-    dict(DEFAULT, parallel_min_work=1 << 17),
+    dict(DEFAULT, parallel_min_work=1 << 18),
 ]
 RUNS = 3
 

@@ -21,7 +21,7 @@ import tempfile
 
 from ember._dynamo.utils import counters
 
-_FORMAT = 14                # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
+_FORMAT = 15                # 2: entries record kept_mutated (input writes kept in the graph); 3: blas_bits;
 #                             4: dconv (convolutions called from C); 5: im2col convolutions called from C;
 #                             6: a returned permuted value whose base an extern reads is a strided view of that
 #                             base; 7: a permuted value an extern reads and the graph returns (saved q, k, v) is
@@ -34,7 +34,8 @@ _FORMAT = 14                # 2: entries record kept_mutated (input writes kept 
 #                             extern_plan.pointer_preamble; 12: last-dim softmax calls softmax.c, nll_loss_forward
 #                             nll.c; extern helpers named without the process's graph count
 #                             13: attention pairs and bmm matrices over the pool, attention's rowsum(dO * O)
-#                             by cblas dots (ember_set_attention_dot); 14: attention calls attention.c's fused
+#                             by cblas dots (ember_set_attention_dot); 14: generated loops split from
+#                             PARALLEL_MIN_WORK 2^15 (was 2^21); 15: attention calls attention.c's fused
 #                             attn_flash_fwd/bwd (eager's kernel) through its descriptor
 
 

@@ -1013,8 +1013,8 @@ def _row_softmax(node, x, dim, log):
 def _softmax_in_c(node, x, dim):
     """Whether this softmax-family op is an extern call to eager's softmax.c (codegen/softmax_calls.py: eager's
     bits, which the generated row kernel does not give)."""
-    from .codegen.softmax_calls import softmax_in_c
-    return softmax_in_c(x, dim, _val(node).dtype)
+    from .codegen import softmax_calls, wrapper
+    return wrapper.EXTERN_SOFTMAX_IN_C and softmax_calls.softmax_in_c(x, dim, _val(node).dtype)
 
 
 @register_lowering(*_overloads("_softmax", "default"))
@@ -1073,8 +1073,8 @@ def _embedding(node, weight, indices, padding_idx=-1, scale_grad_by_freq=False, 
 
 @register_lowering(*_overloads("nll_loss_forward", "default"))
 def _nll_loss_forward(node, x, target, weight, reduction, ignore_index):
-    from .codegen.loss_calls import nll_in_c
-    if nll_in_c(x, weight) and reduction in (0, 1, 2):
+    from .codegen import loss_calls, wrapper
+    if wrapper.EXTERN_LOSS_IN_C and loss_calls.nll_in_c(x, weight) and reduction in (0, 1, 2):
         # eager's nll.c from the C entry (codegen/loss_calls.py): eager's sum in double, so eager's bits
         return _graph()._extern(node, node.target, (x, target, weight, reduction, ignore_index), {}, "extern")
     if weight is not None:

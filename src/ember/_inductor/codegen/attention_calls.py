@@ -18,25 +18,17 @@ generated kernels run in the entry too: a masked attention has no Python call ei
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
-from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
+from .extern_plan import CTYPE as _CTYPE, SUFFIX as _SUFFIX, ExternPlan, bind_pointers, library, pointer_preamble
+from .extern_plan import static as _static
 from ..index import contiguous_strides
 from .conv_calls import _copy_c
 
 ATTENTION_OPS = ("aten._scaled_dot_product_flash_attention_for_cpu.default",
                  "aten._scaled_dot_product_flash_attention_for_cpu_backward.default")
-_CTYPE = {_dt.float32: "float", _dt.float64: "double"}
-_SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
 
 
 def _library():
-    from ember.kernels.cpu.runtime import clib
-    if not clib.enabled():
-        return None
-    return clib.library("attention")
-
-
-def _static(lay):
-    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
+    return library("attention")
 
 
 def _matrix_ok(lay, rows, cols):

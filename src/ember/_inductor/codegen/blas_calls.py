@@ -308,11 +308,13 @@ def _batch_gemm_c(plan, ptr_a, ptr_b, ptr_c, base_offset, threads, helpers, uid)
     task = f"ember_bgemm{uid}_task"
     helpers.append(f"static void {task}(void** p, int64_t b, int64_t e)\n{{\n"
                    f"    for (int64_t bi = b; bi < e; bi++)\n"
-                   f"        {fn}({ROW_MAJOR}, {ta}, {tb}, {plan.m}, {plan.n}, {plan.k}, 1.0, (const {t}*)p[0] + bi * {sa}, "
-                   f"{lda}, (const {t}*)p[1] + bi * {sb}, {ldb}, 0.0, ({t}*)p[2] + bi * {mn}, {plan.n});\n}}\n")
+                   f"        {fn}({ROW_MAJOR}, {ta}, {tb}, {plan.m}, {plan.n}, {plan.k}, 1.0, "
+                   f"(const {t}*)p[0] + bi * {sa}, {lda}, (const {t}*)p[1] + bi * {sb}, {ldb}, 0.0, "
+                   f"({t}*)p[2] + bi * {mn}, {plan.n});\n}}\n")
     a = f"(const {t}*){ptr_a} + {base_offset(plan.a)}"
     b = f"(const {t}*){ptr_b} + {base_offset(plan.b)}"
-    return (f"    /* {plan.buf.name} = {plan.buf.op}: {plan.batch} matrices over the pool, as eager's runtime/gemm.py */\n"
+    return (f"    /* {plan.buf.name} = {plan.buf.op}: {plan.batch} matrices over the pool, as eager's "
+            f"runtime/gemm.py */\n"
             f"    {{\n        void* gp[3] = {{(void*)({a}), (void*)({b}), (void*){ptr_c}}};\n"
             f"        ember_parallel({task}, gp, {plan.batch}, {threads});\n    }}")
 

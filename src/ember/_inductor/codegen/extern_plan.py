@@ -8,6 +8,23 @@ The generated C reaches eager's kernels through static function pointers, one pe
 (`ember_<kernel>`), that the loader sets by calling the module's `ember_set_<what>(void** f)` with their
 addresses: `pointer_preamble` writes those declarations and the setter, `bind_pointers` calls it.
 """
+from ember._core import dtype as _dt
+
+CTYPE = {_dt.float32: "float", _dt.float64: "double"}        # the C type of a kernel's floating dtype
+SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}            # and the suffix of its kernels' names
+
+
+def library(name):
+    """ember's loaded library of kernels/cpu/csrc/<name>.c, or None (no C compiler, C kernels off)."""
+    from ember.kernels.cpu.runtime import clib
+    if not clib.enabled():
+        return None
+    return clib.library(name)
+
+
+def static(lay):
+    """Whether a layout's sizes, strides and offset are all known numbers (no size symbols)."""
+    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
 
 
 class ExternPlan:
@@ -27,6 +44,37 @@ class ExternPlan:
 
     def written(self):
         return list(self.writes.values())
+
+    def operands(self, ptr, base_offset, ctype):
+        """(name -> C address of each operand's first element, the C lines copying those that are not contiguous
+        into malloc'ed scratch, the lines freeing it). ptr(buffer name) is the C expression of a buffer's first
+        element, base_offset(view) a view's element offset from it, ctype(name) an operand's C element type."""
+        from .blas_calls import copy_c
+        addr, copies, frees = {}, [], []
+        for name, v in self.views.items():
+            t = ctype(name)
+            src = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
+            if v.layout.is_contiguous():
+                addr[name] = src
+            else:                 # a strided or expanded operand: a contiguous copy first, as eager's makes one
+                addr[name] = f"{name}_c"
+                copies.append("\n".join(copy_c(f"{name}_c", src, v.layout.size, v.layout.stride, t, indent="    ")))
+                frees.append(f"    free({name}_c);")
+        return addr, copies, frees
+
+
+def two_outputs(buf, multi_outputs):
+    """(result 0, result 1): the MultiOutput buffers of the extern `buf`'s two tensor results, or None when
+    `multi_outputs` are not exactly those (each once, one level deep)."""
+    from ..ir import MultiOutput
+    by_path = {}
+    for mo in multi_outputs:
+        if not isinstance(mo, MultiOutput) or mo.kernel is not buf or len(mo.path) != 1 or mo.path[0] in by_path:
+            return None
+        by_path[mo.path[0]] = mo
+    if set(by_path) != {0, 1}:
+        return None
+    return by_path[0], by_path[1]
 
 
 def pointer_preamble(setter, source, decls):

@@ -9,20 +9,18 @@ nll_loss_backward stays a generated kernel: -(grad / total) at the target's colu
 nll_bwd writes, bit for bit.
 
 Applies to float32/float64 log-probabilities of static size, (N, C) or (C,), with or without class weights of
-their dtype; a target out of range sets the entry's error flag 1 (IndexError, as eager raises). Everything else stays the generated loops
-(lowering.py decides, `nll_in_c`).
+their dtype; a target out of range sets the entry's error flag 1 (IndexError, as eager raises). Everything else
+stays the generated loops (lowering.py decides, `nll_in_c`).
 """
 import math
 
 from ember._core import dtype as _dt
 
-from ..ir import BufferView, ExternKernel, MultiOutput
-from .conv_calls import _copy_c
-from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
+from ..ir import BufferView, ExternKernel
+from .extern_plan import CTYPE as _CTYPE, SUFFIX as _SUFFIX, ExternPlan, bind_pointers, library, pointer_preamble
+from .extern_plan import static as _static, two_outputs
 
 NLL_OPS = ("aten.nll_loss_forward.default",)
-_CTYPE = {_dt.float32: "float", _dt.float64: "double"}
-_SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
 _BIND_NAMES = ("nll_fwd_f32", "nll_fwd_f64")
 
 # nll_loss_forward lowered as a call to eager's nll.c (eager's bits); False: always the generated loops
@@ -31,18 +29,12 @@ NLL_IN_C = True
 
 def _library():
     """ember's loaded nll library, or None (no C compiler, C kernels off)."""
-    from ember.kernels.cpu.runtime import clib
-    if not clib.enabled():
-        return None
-    return clib.library("nll")
-
-
-def _static(lay):
-    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
+    return library("nll")
 
 
 def nll_in_c(x, weight):
-    """Whether lowering.py makes nll_loss_forward of log-probabilities `x` (an IR value) an extern call."""
+    """Whether lowering.py makes nll_loss_forward of log-probabilities `x` (an IR value) an extern call (lowering.py
+    also checks wrapper.EXTERN_LOSS_IN_C)."""
     size = x.get_size()
     return (NLL_IN_C and x.get_dtype() in _SUFFIX and
             (weight is None or weight.get_dtype() is x.get_dtype()) and
@@ -65,22 +57,14 @@ class NllPlan(ExternPlan):
         base_offset(view) the element offset of a view from it."""
         t = _CTYPE[self.dtype]
         sfx = _SUFFIX[self.dtype]
-        addr, copies, frees = {}, [], []
-        for name, v in self.views.items():
-            vt = "int64_t" if name == "t" else t
-            src = f"(({vt}*){ptr(v.buffer.name)} + {base_offset(v)})"
-            if v.layout.is_contiguous():
-                addr[name] = src
-            else:
-                addr[name] = f"{name}_c"
-                copies.append(_copy_c(f"{name}_c", src, v.layout, vt))
-                frees.append(f"    free({name}_c);")
+        addr, copies, frees = self.operands(ptr, base_offset, lambda name: "int64_t" if name == "t" else t)
         loss, total = (f"(({t}*){ptr(self.writes[n].name)})" for n in ("loss", "total"))
         body = [f"    /* {self.buf.name} = {self.buf.op}: eager's nll.c over {self.n} targets */"]
         body += copies
         body.append("    if (!ember_index_error) {" if copies else "    {")
         body.append("        double sums[2] = {0.0, 0.0};")
-        body.append(f"        if (ember_nll_fwd_{sfx}({addr['x']}, {addr['t']}, {self.n}, {self.ncls}, 1, {addr.get('w', 'NULL')}, "
+        w = addr.get("w", "NULL")
+        body.append(f"        if (ember_nll_fwd_{sfx}({addr['x']}, {addr['t']}, {self.n}, {self.ncls}, 1, {w}, "
                     f"{self.ignore_index}LL, {loss if self.reduction == 0 else 'NULL'}, sums) >= 0)")
         body.append("            ember_index_error = 1;")
         if self.reduction == 0:
@@ -122,14 +106,10 @@ def nll_plan(buf, multi_outputs=()):
     if target.buffer.dtype is not _dt.int64 or target.layout.dtype is not _dt.int64 or \
             math.prod(target.layout.size) != n or len(target.layout.size) != len(size) - 1:
         return None
-    by_path = {}
-    for mo in multi_outputs:
-        if not isinstance(mo, MultiOutput) or mo.kernel is not buf or len(mo.path) != 1 or mo.path[0] in by_path:
-            return None
-        by_path[mo.path[0]] = mo
-    if set(by_path) != {0, 1}:
+    outs = two_outputs(buf, multi_outputs)
+    if outs is None:
         return None
-    loss, total = by_path[0], by_path[1]
+    loss, total = outs
     want = (n,) if reduction == 0 and len(size) == 2 else ()
     for b, shape in ((loss, want), (total, ())):
         lay = b.layout

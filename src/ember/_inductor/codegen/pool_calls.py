@@ -24,21 +24,16 @@ import math
 from ember._core import dtype as _dt
 
 from ..ir import BufferView, ExternKernel, MultiOutput
-from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
-from .conv_calls import _copy_c
+from .extern_plan import CTYPE as _CTYPE, SUFFIX as _SUFFIX, ExternPlan, bind_pointers, library, pointer_preamble
+from .extern_plan import static, two_outputs
 
 POOL_OPS = ("aten.max_pool2d_with_indices.default", "aten.max_pool2d_with_indices_backward.default")
-_CTYPE = {_dt.float32: "float", _dt.float64: "double"}
-_SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
 _BIND_NAMES = ("max_pool2d_f32", "max_pool2d_backward_f32", "max_pool2d_f64", "max_pool2d_backward_f64")
 
 
 def _library():
     """ember's loaded pool library, or None (no C compiler, C kernels off)."""
-    from ember.kernels.cpu.runtime import clib
-    if not clib.enabled():
-        return None
-    return clib.library("pool")
+    return library("pool")
 
 
 def available(dtype):
@@ -47,8 +42,7 @@ def available(dtype):
 
 
 def _static(view):
-    lay = view.layout
-    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
+    return static(view.layout)
 
 
 def _pair(v, default=None):
@@ -79,16 +73,7 @@ class PoolPlan(ExternPlan):
         element, base_offset(view) the element offset of a view from it."""
         t = _CTYPE[self.dtype]
         sfx = _SUFFIX[self.dtype]
-        addr, copies, frees = {}, [], []
-        for name, v in self.views.items():
-            vt = "int64_t" if name == "idx" else t
-            src = f"(({vt}*){ptr(v.buffer.name)} + {base_offset(v)})"
-            if v.layout.is_contiguous():
-                addr[name] = src
-            else:                 # a strided or expanded operand: a contiguous copy first, as eager's makes one
-                addr[name] = f"{name}_c"
-                copies.append(_copy_c(f"{name}_c", src, v.layout, vt))
-                frees.append(f"    free({name}_c);")
+        addr, copies, frees = self.operands(ptr, base_offset, lambda name: "int64_t" if name == "idx" else t)
         for name, b in self.writes.items():
             addr[name] = f"(({'int64_t' if name == 'idx' else t}*){ptr(b.name)})"
         from ember.kernels.cpu.pool_planes import _C_SPLIT
@@ -183,14 +168,10 @@ def pool_plan(buf, multi_outputs=()):
             return None
         del views["x"]                          # only its size is read
         return PoolPlan(buf, dtype, views, {"gi": buf}, True, planes, geo)
-    by_path = {}
-    for mo in multi_outputs:
-        if not isinstance(mo, MultiOutput) or mo.kernel is not buf or len(mo.path) != 1 or mo.path[0] in by_path:
-            return None
-        by_path[mo.path[0]] = mo
-    if set(by_path) != {0, 1}:
+    outs = two_outputs(buf, multi_outputs)
+    if outs is None:
         return None
-    y, ix = by_path[0], by_path[1]
+    y, ix = outs
     for b, dt in ((y, dtype), (ix, _dt.int64)):
         lay = b.layout
         if tuple(lay.size) != out or not lay.is_contiguous() or lay.offset or lay.dtype is not dt:

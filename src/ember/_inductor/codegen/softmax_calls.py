@@ -18,33 +18,23 @@ stays the generated loops (lowering.py decides, `softmax_in_c`).
 """
 import math
 
-from ember._core import dtype as _dt
-
 from ..ir import BufferView, ExternKernel
-from .conv_calls import _copy_c
-from .extern_plan import ExternPlan, bind_pointers, pointer_preamble
+from .extern_plan import CTYPE as _CTYPE, SUFFIX as _SUFFIX, ExternPlan, bind_pointers, library, pointer_preamble
+from .extern_plan import static as _static
 
 SOFTMAX_OPS = ("aten._softmax.default", "aten._log_softmax.default",
                "aten._softmax_backward_data.default", "aten._log_softmax_backward_data.default")
-_CTYPE = {_dt.float32: "float", _dt.float64: "double"}
-_SUFFIX = {_dt.float32: "f32", _dt.float64: "f64"}
 
 
 def _library():
     """ember's loaded softmax library, or None (no C compiler, C kernels off)."""
-    from ember.kernels.cpu.runtime import clib
-    if not clib.enabled():
-        return None
-    return clib.library("softmax")
-
-
-def _static(lay):
-    return all(type(x) is int for x in lay.size + lay.stride + (lay.offset,))
+    return library("softmax")
 
 
 def softmax_in_c(x, dim, out_dtype):
     """Whether lowering.py makes this (log_)softmax or its backward (input `x`, an IR value) an extern call to
-    softmax.c: float32/float64 in and out, static sizes, `dim` the last one, at least one element."""
+    softmax.c: float32/float64 in and out, static sizes, `dim` the last one, at least one element (lowering.py
+    also checks wrapper.EXTERN_SOFTMAX_IN_C)."""
     size = x.get_size()
     dt = x.get_dtype()
     if not SOFTMAX_IN_C or dt not in _SUFFIX or out_dtype is not dt:
@@ -74,15 +64,7 @@ class SoftmaxPlan(ExternPlan):
         from ember.kernels.cpu.softmax import _POOL_MIN
         t = _CTYPE[self.dtype]
         sfx = _SUFFIX[self.dtype]
-        addr, copies, frees = {}, [], []
-        for name, v in self.views.items():
-            src = f"(({t}*){ptr(v.buffer.name)} + {base_offset(v)})"
-            if v.layout.is_contiguous():
-                addr[name] = src
-            else:
-                addr[name] = f"{name}_c"
-                copies.append(_copy_c(f"{name}_c", src, v.layout, t))
-                frees.append(f"    free({name}_c);")
+        addr, copies, frees = self.operands(ptr, base_offset, lambda name: t)
         addr["out"] = f"(({t}*){ptr(self.buf.name)})"
         k, log = self.k, int(self.log)
         fn = f"ember_softmax{uid}"

@@ -24,11 +24,20 @@ from ..sizevars import SizeUnsupported, SymFloatSize, SymSize, symbols_of
 from . import attention_calls, blas_calls, conv_calls, loss_calls, pool_calls, softmax_calls
 from .cpp import PREAMBLE, KernelCodegen, storage_ctype
 
-# a kernel touching at least this many elements splits its first outer loop over config.threads() threads of
-# ember's C pool (cpp.py's ember_parallel). The threshold dates from threads created per call (on a loaded machine
-# a second thread waited for a core while the first waited to join it: below ~2M elements, the threshold of
-# ember's own row kernels, one thread was faster); not re-measured with the pool.
-PARALLEL_MIN_WORK = 1 << 21
+# a kernel touching at least this much work (KernelCodegen.work(): elements, a heavy op per element counting
+# HEAVY_OP_WORK more) splits its first outer loop over config.threads() threads of ember's C pool (cpp.py's
+# ember_parallel), as torch splits from its GRAIN (32768) and eager's softmax rows from softmax._POOL_MIN.
+# Measured (session 16) with benchmarks/compile_pointwise.py's chains compiled serial and split at 2 threads, one
+# process, wall time per call (the wrapper's ~7 us included), min / median of 30 x 4-200 alternated calls, load 14:
+#   10 arithmetic ops, n =  16k:  9.6 / 9.9 us serial,  9.4 / 10.0 split    (even)
+#                          32k: 12.6 / 13.2,           10.1 / 13.2          (1.24x at the minimum)
+#                          64k: 19.3 / 20.8,           13.2 / 20.2          (1.46x)
+#                         256k: 59.6 / 63.4,           36.5 / 60.9          (1.63x)
+#   with sin, sqrt, exp,   8k: 21.2 / 21.6,           15.2 / 21.7          (work 205k: 1.39x)
+#                          64k:  143 / 146,             68 / 128           (2.1x)
+# A split never cost more than a few us at the median (a preempted worker's chunks run on the caller), and pays
+# from ~32k elements of plain work when the second core is free. The old 2M came from threads created per call.
+PARALLEL_MIN_WORK = 1 << 15
 # mm/bmm externs BLAS can read in place are called from the C entry (blas_calls.py); False: from Python
 EXTERN_GEMM_IN_C = True
 # convolutions ember's direct kernel takes are called from the C entry (conv_calls.py); False: from Python
