@@ -1,8 +1,10 @@
-/* Row kernels of the fused attention (kernels/cpu/attention.py): the matrix products run in BLAS, these
- * do the per-row softmax work on a contiguous (rows, n) block of raw scores s = q.k, row r being query
- * position i = (r0 + r) % L. A row's valid keys are j < min(i + 1, n) when causal (torch's top-left
- * aligned is_causal mask), every j < n otherwise; masked entries come out 0. Python splits the rows over
- * threads, one call per chunk (r0 = the chunk's first row). */
+/* The attention kernels of kernels/cpu/attention.py (torch's _scaled_dot_product_flash_attention_for_cpu).
+ * First, row kernels for paths whose matrix products run in BLAS (attention.py's numpy path with the C rows, and
+ * the C that ember._inductor generates for compiled attention): they do the per-row softmax work on a contiguous
+ * (rows, n) block of raw scores s = q.k, row r being query position i = (r0 + r) % L. A row's valid keys are
+ * j < min(i + 1, n) when causal (torch's top-left aligned is_causal mask), every j < n otherwise; masked entries
+ * come out 0. Python splits the rows over threads, one call per chunk (r0 = the chunk's first row).
+ * Then the fused kernel (attn_flash_*, below): whole (batch, head) pairs without BLAS, what eager runs. */
 #pragma GCC optimize ("no-trapping-math")    /* the selects of the row loops vectorise (values unchanged) */
 #include <math.h>
 #include <stdint.h>
