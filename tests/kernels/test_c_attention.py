@@ -1,8 +1,9 @@
 """The fused cpu attention op (_scaled_dot_product_flash_attention_for_cpu and its backward; kernels/cpu/
 attention.py, csrc/attention.c) that scaled_dot_product_attention uses for 4-d float q/k/v without mask or
-dropout: values, grads, logsumexp and layouts against torch's op, with the C row kernels on and off, odd
-sizes, non-contiguous inputs, special values; gradcheck / gradgradcheck; and the math path still taken
-where the fused op does not apply."""
+dropout: values, grads, logsumexp and layouts against torch's op with C on (the fused kernel) and off (numpy),
+odd sizes, non-contiguous inputs, special values, additive masks and fully masked rows; the fused kernel's
+documented bits (thread count, AVX-512 or portable loops, a scalar numpy model of its float32 arithmetic);
+gradcheck / gradgradcheck; and the math path still taken where the fused op does not apply."""
 import numpy as np
 import pytest
 

@@ -131,33 +131,58 @@ def _rows_view(a):
     """a (B, H, T, E) float array as csrc/attention.c's fused kernel reads it (unit inner stride, the other
     strides whole elements), copied when it is not."""
     isz = a.itemsize
-    if a.strides[3] != isz and a.shape[3] > 1 or any(x % isz for x in a.strides):
+    s0, s1, s2, s3 = a.strides
+    if (s3 != isz and a.shape[3] > 1) or s0 % isz or s1 % isz or s2 % isz:
         return np.ascontiguousarray(a)
     return a
+
+
+_NONE4 = (0, 0, 0, 0)
+
+
+def _desc4(a, isz):
+    """(address, batch, head and row strides in elements) of a (B, H, T, E) or (B, H, L) array."""
+    st = a.strides
+    return (clib.address(a), st[0] // isz, st[1] // isz, st[2] // isz)
 
 
 def _flash(name, B, H, L, S, E, sc, causal, bias, q, k, v, o, lse, go=None, gq=None, gk=None, gv=None):
     """csrc/attention.c's fused attn_flash_<name> over the (batch, head) pairs: True when done, False (nothing
     written) when C is off. q, k, v, o, go: (B, H, T, E) arrays; lse: (B, H, L) array; gq, gk, gv: outputs;
-    bias: None or the additive mask (q's dtype, broadcastable to (B, H, L, S))."""
+    bias: None or the additive mask (q's dtype, broadcastable to (B, H, L, S)). The descriptor's layout is
+    csrc/attention.c's (lse's row stride: between query positions)."""
+    dt = q.dtype
+    sfx = clib._C_TYPES.get(dt)
     if bias is not None:
         bias = np.broadcast_to(bias, (B, H, L, S))
         if bias.strides[3] != bias.itemsize and S > 1:
             bias = np.ascontiguousarray(bias)
-    arrays = [a for a in (q, k, v, o, lse, go, gq, gk, gv, bias) if a is not None]
-    sfx = clib._C_TYPES.get(q.dtype) if all(a.dtype == q.dtype for a in arrays) else None
-    fn = cparts.entry("attention", f"attn_flash_{name}_{sfx}") if sfx else 0
+        if bias.dtype != dt:
+            return False
+    if sfx is None or k.dtype != dt or v.dtype != dt or o.dtype != dt or lse.dtype != dt or \
+            (go is not None and go.dtype != dt):
+        return False
+    fn = cparts.entry("attention", f"attn_flash_{name}_{sfx}")
     if not fn:
         return False
-    failed = np.zeros(1, np.int64)
-    desc = [H, L, S, E, int(bool(causal))]
     isz = q.itemsize
-    for a in (q, k, v, o, lse, go, gq, gk, gv):
-        # (address, batch, head and row strides in elements; lse's row stride is between query positions)
-        desc += [0, 0, 0, 0] if a is None else [clib.address(a), *(x // isz for x in a.strides[:3])]
-    desc.append(clib.address(failed))
-    desc += [0, 0, 0, 0] if bias is None else [clib.address(bias), *(x // isz for x in bias.strides[:3])]
-    dd = np.array(desc, np.int64)
+    failed = np.zeros(1, np.int64)
+    dd = np.empty(46, np.int64)
+    dd[:5] = (H, L, S, E, int(bool(causal)))
+    dd[5:9] = _desc4(q, isz)
+    dd[9:13] = _desc4(k, isz)
+    dd[13:17] = _desc4(v, isz)
+    dd[17:21] = _desc4(o, isz)
+    dd[21:25] = _desc4(lse, isz)
+    if go is None:
+        dd[25:41] = 0
+    else:
+        dd[25:29] = _desc4(go, isz)
+        dd[29:33] = _desc4(gq, isz)
+        dd[33:37] = _desc4(gk, isz)
+        dd[37:41] = _desc4(gv, isz)
+    dd[41] = clib.address(failed)
+    dd[42:46] = _NONE4 if bias is None else _desc4(bias, isz)
     threads = cparts.threads_for(B * H * L * S * E, _MIN_SPLIT_MACS)
     cparts.run(fn, B * H, threads, cparts.grain(B * H, threads), clib.address(dd), s0=float(sc))
     if failed[0]:

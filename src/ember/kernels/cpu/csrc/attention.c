@@ -1,8 +1,10 @@
-/* Row kernels of the fused attention (kernels/cpu/attention.py): the matrix products run in BLAS, these
- * do the per-row softmax work on a contiguous (rows, n) block of raw scores s = q.k, row r being query
- * position i = (r0 + r) % L. A row's valid keys are j < min(i + 1, n) when causal (torch's top-left
- * aligned is_causal mask), every j < n otherwise; masked entries come out 0. Python splits the rows over
- * threads, one call per chunk (r0 = the chunk's first row). */
+/* The attention kernels of kernels/cpu/attention.py (torch's _scaled_dot_product_flash_attention_for_cpu).
+ * First, row kernels for paths whose matrix products run in BLAS (attention.py's numpy path with the C rows, and
+ * the C that ember._inductor generates for compiled attention): they do the per-row softmax work on a contiguous
+ * (rows, n) block of raw scores s = q.k, row r being query position i = (r0 + r) % L. A row's valid keys are
+ * j < min(i + 1, n) when causal (torch's top-left aligned is_causal mask), every j < n otherwise; masked entries
+ * come out 0. Python splits the rows over threads, one call per chunk (r0 = the chunk's first row).
+ * Then the fused kernel (attn_flash_*, below): whole (batch, head) pairs without BLAS, what eager runs. */
 #pragma GCC optimize ("no-trapping-math")    /* the selects of the row loops vectorise (values unchanged) */
 #include <math.h>
 #include <stdint.h>
@@ -491,8 +493,7 @@ void attn_flash_bwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
         const T *bias = d[42] ? FA_PTR(T, d, 42, bi, hi) : NULL;                                          \
         fa_transpose_##SUF(k, kr, S, E, kt, Sp);                                                          \
         fa_transpose_##SUF(v, vr, S, E, vt, Sp);                                                          \
-        for (int64_t j = 0; j < S; j++)                                                                   \
-            for (int64_t c = 0; c < E; c++) { gk[j * gkr + c] = 0; gv[j * gvr + c] = 0; }                 \
+        int64_t zd = 0;                 /* dk, dv rows [0, zd) hold sums; a block starts rows [zd, z) from 0 */ \
         for (int64_t i0 = 0; i0 < L; i0 += FA_R) {                                                        \
             const int64_t R = fa_min(FA_R, L - i0), z = fa_keys(i0 + R - 1, S, causal);                   \
             for (int64_t g = 0; g < R; g += FA_G) {                                                       \
@@ -506,14 +507,23 @@ void attn_flash_bwd_##SUF(void *const *p, const double *s, int64_t b, int64_t e)
                 FA_PROBS_DS_ROW_##SUF(pb + r * Sp, db + r * Sp, bias ? bias + i * br : NULL, fa_keys(i, S, causal), z, \
                                       sc, lse[i * lr], dd);                                                     \
             }                                                                                             \
-            fa_pv_##SUF(pb, 1, Sp, z, R, go + i0 * gor, gor, E, gv, gvr, 1);                              \
-            fa_pv_##SUF(db, 1, Sp, z, R, q + i0 * qr, qr, E, gk, gkr, 1);                                 \
+            if (zd) {                                                                                     \
+                fa_pv_##SUF(pb, 1, Sp, zd, R, go + i0 * gor, gor, E, gv, gvr, 1);                         \
+                fa_pv_##SUF(db, 1, Sp, zd, R, q + i0 * qr, qr, E, gk, gkr, 1);                            \
+            }                                                                                             \
+            if (z > zd) {                                                                                 \
+                fa_pv_##SUF(pb + zd, 1, Sp, z - zd, R, go + i0 * gor, gor, E, gv + zd * gvr, gvr, 0);     \
+                fa_pv_##SUF(db + zd, 1, Sp, z - zd, R, q + i0 * qr, qr, E, gk + zd * gkr, gkr, 0);        \
+                zd = z;                                                                                   \
+            }                                                                                             \
             for (int64_t g = 0; g < R; g += FA_P) {                                                       \
                 const int64_t rows = fa_min(FA_P, R - g);                                                 \
                 fa_pv_##SUF(db + g * Sp, Sp, 1, rows, fa_keys(i0 + g + rows - 1, S, causal), k, kr, E,    \
                             gq + (i0 + g) * gqr, gqr, 0);                                                 \
             }                                                                                             \
         }                                                                                                 \
+        for (int64_t j = zd; j < S; j++)        /* keys no query row sees (causal, L < S) */              \
+            for (int64_t c = 0; c < E; c++) { gk[j * gkr + c] = 0; gv[j * gvr + c] = 0; }                 \
     }                                                                                                     \
     free(kt);                                                                                             \
 }
