@@ -1223,20 +1223,31 @@ def _small_clamp(self, lo, hi, inplace):
             or not (lo is None or lo.__class__ is float or lo.__class__ is int)
             or not (hi is None or hi.__class__ is float or hi.__class__ is int)):
         return None
+    # (operand order as _clamp_np's: the one whose tie with a bound returns x, as torch's std::max)
+    if a.dtype == np.float16:
+        if inplace:
+            if lo is not None:
+                np.maximum(a, lo, out=a)
+            if hi is not None:
+                np.minimum(a, hi, out=a)
+            return self
+        r = np.maximum(a, lo) if lo is not None else a
+        r = np.minimum(r, hi) if hi is not None else r
+        return _wrap_fresh(np.asarray(r), self.dtype)
     if inplace:
         if lo is not None:
-            np.maximum(a, lo, out=a)
+            np.maximum(lo, a, out=a)
         if hi is not None:
-            np.minimum(a, hi, out=a)
+            np.minimum(hi, a, out=a)
         return self
     if lo is not None:
-        r = np.maximum(a, lo)
+        r = np.maximum(lo, a)
         if r.__class__ is not _ndarray:     # a 0-d input gives a numpy scalar
             r = np.asarray(r)
         if hi is not None:
-            np.minimum(r, hi, out=r)
+            np.minimum(hi, r, out=r)
     else:
-        r = np.minimum(a, hi)
+        r = np.minimum(hi, a)
         if r.__class__ is not _ndarray:
             r = np.asarray(r)
     return _wrap_fresh(r, self.dtype)
