@@ -203,7 +203,8 @@ def _norm2_backward_all(grad, self, result):
     if r == 0:
         return Tensor._wrap_fresh(np.zeros(s.shape, s.dtype), self.dtype)
     with np.errstate(all="ignore"):
-        return Tensor._wrap_fresh(np.multiply(g, s / r), self.dtype)
+        # (operands in the order ember's mul hands them to numpy: the same NaN of two as the general path's)
+        return Tensor._wrap_fresh(np.multiply(s / r, g), self.dtype)
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):
