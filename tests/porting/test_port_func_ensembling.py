@@ -104,3 +104,31 @@ def test_func_ensembling_matches_torch(torch):
         assert got[key] == want[key], key
     for key, rtol, atol in (('psg', 1e-05, 1e-06), ('pred_diff', 1e-05, 1e-06), ('jac', 1e-06, 1e-06), ('jac2', 1e-06, 1e-06), ('hess', 1e-06, 1e-06), ('jf', 1e-06, 1e-06)):
         np.testing.assert_allclose(_values(got[key]), _values(want[key]), rtol=rtol, atol=atol, err_msg=key)
+
+
+def _vmap_edges(lib):
+    from _porting import outcome
+    f, F = lib.func, lib.nn.functional
+    x = lib.ones(2, 3)
+    lib.manual_seed(0)
+    same = f.vmap(lambda t: t + lib.rand(()), randomness="same")(x)
+    diff = f.vmap(lambda t: t + lib.rand(()), randomness="different")(x)
+
+    def named(t):
+        return t
+
+    return [outcome(lambda: f.vmap(named, in_dims=2)(x)), outcome(lambda: f.vmap(lambda t: t, in_dims=-3)(x)),
+            outcome(lambda: f.vmap(lambda a, b: a, in_dims=(0, 0))(x, 3)),
+            tuple(f.vmap(lambda a, b: a * b, in_dims=(0, None))(x, 3).shape),
+            outcome(lambda: f.vmap(lambda t: t + lib.rand(1))(x)),
+            outcome(lambda: f.vmap(lambda t: F.dropout(t, 0.5), randomness="error")(x)),
+            tuple(f.vmap(lambda t: F.dropout(t, 0.5, training=False))(x).shape),
+            outcome(lambda: f.vmap(lambda t: t, randomness="foo")(x)),
+            bool((same == same[0, 0]).all()), bool(diff[0, 0] != diff[1, 0])]
+
+
+@pytest.mark.parity
+def test_vmap_in_dims_and_randomness_as_torch(torch):
+    """vmap's checks of in_dims (a dimension out of range, a non-tensor input) and its randomness modes:
+    "error" (the default) refuses a random op, "same" gives every sample the same draws, "different" not."""
+    assert _vmap_edges(ember) == _vmap_edges(torch)
