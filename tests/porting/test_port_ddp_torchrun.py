@@ -18,6 +18,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SCRIPT = HERE / "_ddp_train.py"
 
+pytestmark = [pytest.mark.serial]      # multi-process, as tests/distributed
+
 
 def _env(lib, out, **extra):
     e = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
@@ -73,6 +75,7 @@ def test_ddp_program_under_ember_run(tmp_path):
 
 
 @pytest.mark.parity
+@pytest.mark.slow      # two torch ranks import torch._dynamo through DDP: ~3 s CPU each, 20-40 s wall when busy
 def test_ddp_program_matches_torch(torch, tmp_path):
     (tmp_path / "e").mkdir()
     (tmp_path / "t").mkdir()
