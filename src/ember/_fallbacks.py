@@ -11,6 +11,7 @@ A fallback returns None for ops it has nothing to do for: that is a fallthrough.
 from ._core.dispatch_keys import AUTOGRAD_BIT, CPU_BIT, META_BIT, DispatchKey
 from ._dispatch.modes import _dispatch_to_mode
 from ._ops import register_fallback
+from ._core.memory_format import LAYOUTS, format_name
 from ._core.device import as_device, default_device_or_none, device as _device
 from ._core.tls import state as _tls
 from ._core.tensor_impl import INFERENCE_VC, set_view_creation_meta
@@ -208,6 +209,19 @@ def _mark_view(view, base, op_name=None):
         set_view_creation_meta(view, base, op_name, depth=2)
 
 
+_STRIDED = LAYOUTS["strided"]
+
+
+def _refuse_layout(op, lay):
+    """torch's BackendSelect picks the Sparse*/Mkldnn/Nested backend from a factory's layout; ember has strided
+    tensors only, so such a layout is refused by name instead of being ignored."""
+    name, fn = format_name(lay), str(op._schema.name).split(".")[0]
+    if name not in LAYOUTS:
+        raise TypeError(f"{fn}(): argument 'layout' must be torch.layout, not {type(lay).__name__}")
+    raise NotImplementedError(f"{fn} with layout=torch.{name}: ember does not implement torch.{name} tensors "
+                              f"(it has the strided layout only)")
+
+
 def _backend_select_fallback(op, below):
     schema = op._schema
     names = [a.name for a in schema.arguments.flat_all]
@@ -219,8 +233,16 @@ def _backend_select_fallback(op, below):
     pos = [a.name for a in schema.arguments.flat_positional]
     at = pos.index("device") if "device" in pos else None
     below_cpu, below_meta = below | CPU_BIT, below | META_BIT
+    # the layout picks the backend too; aten's factories take it keyword-only, so one dict lookup per call
+    # (the *_window decompositions refuse a sparse layout themselves, with torch's RuntimeError)
+    has_layout = "layout" in names and not str(schema.name).split(".")[0].endswith("_window")
+    lay_kw = has_layout and "layout" not in pos
+    get_layout = _arg_getter(schema, "layout") if has_layout and not lay_kw else None
 
     def kernel(*args, **kwargs):
+        lay = kwargs.get("layout") if lay_kw else get_layout(args, kwargs) if get_layout is not None else None
+        if lay is not None and lay is not _STRIDED:
+            _refuse_layout(op, lay)
         d = get(args, kwargs)
         if d is None:
             d = default_device_or_none()          # torch.set_default_device

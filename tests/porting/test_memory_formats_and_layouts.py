@@ -75,6 +75,30 @@ def test_a_sparse_layout_is_refused_as_torch(torch):
     assert len(msgs) == 2 and msgs[0] == msgs[1]
 
 
+@pytest.mark.parametrize("make", [
+    lambda lib, lay: lib.zeros(2, 2, layout=lay), lambda lib, lay: lib.ones(3, layout=lay),
+    lambda lib, lay: lib.empty(2, 3, layout=lay), lambda lib, lay: lib.full((2,), 1.0, layout=lay),
+    lambda lib, lay: lib.eye(2, layout=lay), lambda lib, lay: lib.randn(2, layout=lay)])
+def test_a_factory_with_a_layout_ember_lacks_names_it(torch, make):
+    """torch makes a sparse tensor here; ember has no sparse layouts and refuses by name (it used to ignore
+    the argument and hand back a strided tensor). The strided layout still works as torch's; a non-layout is
+    torch's TypeError. (torch's ones/full refuse a sparse layout with a RuntimeError, which NotImplementedError is.)"""
+    try:
+        assert make(torch, torch.sparse_coo).layout is torch.sparse_coo
+    except RuntimeError:
+        pass
+    for lay in ("sparse_coo", "sparse_csr", "_mkldnn", "jagged"):
+        with pytest.raises(NotImplementedError, match=f"ember does not implement torch.{lay} tensors"):
+            make(ember, getattr(ember, lay))
+    assert make(ember, ember.strided).layout is ember.strided
+    assert tuple(make(ember, ember.strided).shape) == tuple(make(torch, torch.strided).shape)
+    with pytest.raises(TypeError) as e:
+        ember.zeros(2, layout=3)
+    with pytest.raises(TypeError) as t:
+        torch.zeros(2, layout=3)
+    assert str(e.value) == str(t.value)
+
+
 def test_formats_and_layouts_pass_through_tracing_and_compile():
     """memory formats are graph constants: make_fx records them and prints them by name; ember.compile takes them
     as arguments (guarded by value) and from globals."""

@@ -255,7 +255,8 @@ def hessian(func, argnums=0):
 
 # ---------------------------------------------------------------- vmap (loop fallback)
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
-    """LOOP FALLBACK: calls func once per batch element (in_dims slices), stacks along out_dims."""
+    """LOOP FALLBACK: calls func once per batch element (in_dims slices), stacks along out_dims. Unlike torch's
+    batching rules the loop lets a sample call .item() (torch raises)."""
     @functools.wraps(func)
     def wrapper(*args):
         from .. import stack
@@ -263,10 +264,23 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         if len(dims) != len(args):
             raise ValueError(f"vmap(f, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
                              f"structure of `inputs`. in_dims has structure {len(dims)} but inputs has {len(args)}.")
+        if randomness not in ("error", "different", "same"):
+            raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. "
+                               f"Got {randomness}")
+        name = getattr(func, "__name__", repr(func))
         sizes = set()
         for a, d in zip(args, dims):
             if d is not None:
-                for leaf in _flatten(a)[0]:
+                for leaf in _flatten(a)[0] if isinstance(a, (tuple, list, dict)) else [a]:
+                    if not isinstance(leaf, Tensor):
+                        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an "
+                                         f"input but the input is of type {type(leaf)}. We cannot vmap over "
+                                         f"non-Tensor arguments, please use None as the respective in_dim")
+                    nd = leaf.dim()
+                    if not -nd <= d < nd:
+                        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some "
+                                         f"input, but that input is a Tensor of dimensionality {nd} so expected "
+                                         f"in_dim to satisfy -{nd} <= in_dim < {nd}.")
                     sizes.add(leaf.shape[d])
         if not sizes:
             raise ValueError("vmap(f, in_dims=..., ...)(<inputs>): at least one input must be batched "
@@ -275,6 +289,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
                              f"{sorted(sizes)} for the mapped dimension")
         n = sizes.pop()
+        # randomness, as the loop sees it through the default generator's state: "same" replays one state
+        # for every sample; "error" refuses a call that drew from it (torch's batched random ops refuse)
+        from .. import get_rng_state, set_rng_state
+        from .._random import default_generator as gen
+        rng = get_rng_state() if randomness == "same" else None
+        mark = (gen._seed, gen._rng.bit_generator.state) if randomness == "error" else None   # (a small dict)
         results = []
         for b in range(n):
             sample = []
@@ -284,7 +304,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 else:
                     leaves, unflat = _flatten(a)
                     sample.append(unflat([leaf.select(d, b) for leaf in leaves]))
+            if randomness == "same" and b:
+                set_rng_state(rng)
             results.append(func(*sample))
+            if mark is not None and mark != (gen._seed, gen._rng.bit_generator.state):
+                raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
+                                   "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                                   "operation out of vmap")
         first, unflat = _flatten(results[0])
         per = [_flatten(r)[0] for r in results]
         od = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(first)

@@ -88,7 +88,8 @@ def scatter_reduce_backward_(grad, self, dim, index, src, reduce, include_self, 
         gs = self_grad(g.masked_fill(self_is.logical_not(), 0.0))
         gsrc = g.gather(dim, index).masked_fill(src_is.logical_not(), 0.0)
         return _pair(gs, _fit(gsrc, src.shape), *mask)
-    raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    # the forward's "max"/"min" aliases have no backward, as in torch
+    raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
 
 
 def _safe(x):

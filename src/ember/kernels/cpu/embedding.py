@@ -4,7 +4,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor_impl import TensorImpl as Tensor
 from ..meta.embedding import embedding_spec, one_hot_check
-from ..common import size_str
+from ..common import size_str, _tn
 from .runtime.arrays import wrap
 from .index import add_rows
 from .runtime import clib
@@ -45,8 +45,8 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     from ..meta.embedding import embedding_bag_spec
     b, d = embedding_bag_spec(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
     w, idx, off = weight._np, indices._np.astype(np.int64), offsets._np.astype(np.int64)
-    if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
-        raise IndexError("index out of range in self")
+    _check_bags(idx, off, w.shape[0], D.int64 if D.int64 in (indices.dtype, offsets.dtype) else D.int32,
+                mode == 2 or w.dtype == np.float64)
     seg = np.searchsorted(off[:b], np.arange(idx.size), side="right") - 1 if b else np.zeros(0, np.int64)
     keep = (idx != padding_idx) if padding_idx is not None and padding_idx >= 0 else np.ones(idx.size, bool)
     rows = w[idx]
@@ -68,6 +68,27 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
             out /= np.maximum(count, 1)[:, None].astype(w.dtype)
         maxi = np.zeros((b,), np.int64)
     return wrap(out, weight.dtype), wrap(seg, D.int64), wrap(count, D.int64), wrap(maxi, D.int64)
+
+
+def _check_bags(idx, off, num_weights, off_dtype, generic):
+    """EmbeddingBag.cpp's checks of the offsets (promoted with the indices) and indices, with its messages (the
+    0-dim tensor TORCH_CHECK prints after the first one included). `generic`: max mode or float64, whose loop
+    has its own index message; the fbgemm path's (float32/16, sum/mean) is the clear one it gives for a bad
+    index in the last bag (for an earlier bag it says "Expected i < index_size", not reproduced)."""
+    if off.size and off[0] != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {off[0]}\n[ torch.{_tn(off_dtype)}Tensor{{}} ]")
+    if off.size and off[-1] > idx.size:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {idx.size} but got offsets[-1] of "
+                           f"{off[-1]}")
+    if idx.size:
+        bad = np.flatnonzero((idx < 0) | (idx >= num_weights))
+        if bad.size and generic:
+            raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+                               f"{idx[bad[0]]}")
+        if bad.size:
+            raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range "
+                               f"[0, {num_weights})")
 
 
 def _argmax_rows(rows, idx, seg, out, shape, bags, starts):

@@ -238,6 +238,7 @@ def _identity(reduce, dt):
 def _scatter_reduce_into(target, d, index, src, reduce, include_self):
     """ATen's scatter_reduce_two: positions hit by index start at the reduction's identity unless include_self;
     mean divides by the number of contributions (floor division for integers)."""
+    reduce = M.SCATTER_REDUCE_ALIASES.get(reduce, reduce)
     if index.numel() == 0:
         return target
     a = _as1d(target._np)

@@ -12,6 +12,8 @@ from ..._core.strides import iterator_strides
 
 _IDX = (D.int64, D.int32)
 SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+# scatter_reduce's forward also takes "max"/"min" for amax/amin (ATen's get_operator_enum), its backward does not
+SCATTER_REDUCE_ALIASES = {"max": "amax", "min": "amin"}
 
 
 def _fmt(xs):
@@ -91,7 +93,7 @@ def scatter_check(self, dim, index, src=None, name="scatter"):
 
 def check_reduce(reduce, two=False):
     allowed = SCATTER_REDUCES if two else ("add", "multiply")
-    if reduce not in allowed:
+    if reduce not in allowed and not (two and reduce in SCATTER_REDUCE_ALIASES):
         if two:
             raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
         raise RuntimeError("reduce argument must be either add or multiply.")
