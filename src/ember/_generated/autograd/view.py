@@ -1521,7 +1521,7 @@ class SliceBackward0(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
-            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
+            _r0 = view_scatter(grad, self_sym_sizes, lambda t: _aten.slice.Tensor(t, dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
         return [_r0]
 
     def release_variables(_n):
@@ -2413,7 +2413,7 @@ class SliceScatterBackward0(_Node):
             end = _n.s_end
             start = _n.s_start
             step = _n.s_step
-            _r1 = grad.slice(dim, start, end, step)
+            _r1 = _aten.slice.Tensor(grad, dim, start, end, step)
         return [_r0, _r1]
 
     def release_variables(_n):

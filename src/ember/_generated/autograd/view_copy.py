@@ -569,7 +569,7 @@ class SliceBackward0_copy(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
-            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
+            _r0 = view_scatter(grad, self_sym_sizes, lambda t: _aten.slice.Tensor(t, dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
         return [_r0]
 
     def release_variables(_n):
