@@ -46,6 +46,10 @@ _CASES = {
     "SoftmaxBackward0": lambda L: _a(L).softmax(1),
     "UnsqueezeBackward0": lambda L: _a(L).unsqueeze(1),
     "ExpandBackward0": lambda L: _a(L)[0].expand(4, 3),
+    "MaxBackward0": lambda L: _a(L).max(1)[0],
+    "MaxBackward1": lambda L: _a(L).max(),
+    "MinBackward0": lambda L: _a(L).min(0, keepdim=True)[0],
+    "MinBackward1": lambda L: _a(L).min(),
 }
 
 

@@ -1099,7 +1099,7 @@ def aminmax(self, *, dim=None, keepdim=False):
 _self_aminmax = aminmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxBackward0(_Node):
+class MaxBackward1(_Node):
     _op_name = 'aten::max'
     _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
@@ -1169,7 +1169,7 @@ def max(self):
     _need = _g0
     if not _need:
         return _k(self)
-    _n = _new(MaxBackward0)
+    _n = _new(MaxBackward1)
     _n._sequence_nr = _next_seq()
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
@@ -1223,7 +1223,7 @@ def max(self):
 _self_max = max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MinBackward0(_Node):
+class MinBackward1(_Node):
     _op_name = 'aten::min'
     _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
@@ -1293,7 +1293,7 @@ def min(self):
     _need = _g0
     if not _need:
         return _k(self)
-    _n = _new(MinBackward0)
+    _n = _new(MinBackward1)
     _n._sequence_nr = _next_seq()
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
@@ -1347,7 +1347,7 @@ def min(self):
 _self_min = min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxBackward1(_Node):
+class MaxBackward0(_Node):
     _op_name = 'aten::max.dim'
     _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
@@ -1422,7 +1422,7 @@ def max_dim(self, dim, keepdim=False):
     _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
-    _n = _new(MaxBackward1)
+    _n = _new(MaxBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
@@ -1444,7 +1444,7 @@ def max_dim(self, dim, keepdim=False):
 _self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MinBackward1(_Node):
+class MinBackward0(_Node):
     _op_name = 'aten::min.dim'
     _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
@@ -1519,7 +1519,7 @@ def min_dim(self, dim, keepdim=False):
     _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
-    _n = _new(MinBackward1)
+    _n = _new(MinBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
