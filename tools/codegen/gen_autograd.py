@@ -414,6 +414,14 @@ def emit_node(w, e, cls):
     saved = sorted({n for v in uses.values() for n in v})
     w.w(f"class {cls}(_Node):")
     w.w(f"    _op_name = {('aten::' + str(e.fn.func.name))!r}")
+    if saved:     # torch's _saved_<name> attributes (graph.Node.__getattr__); an int[] argument reads as a tuple
+        types = {a.name: a.type for a in e.all_args}
+
+        def _kind(n):
+            t = types.get(n)
+            t = getattr(t, "elem", t) if t is not None and not isinstance(t, ListType) else t
+            return "list" if kinds[n][0] == "value" and isinstance(t, ListType) else kinds[n][0]
+        w.w(f"    _sv_fields = {tuple((n, _kind(n)) for n in saved)!r}")
     if e.complex_mode is not None:
         w.w(f"    _complex = {e.complex_mode!r}")
     if cls == "CopyBackwards":          # hand-written in torch: name() reports the C++ class

@@ -422,9 +422,6 @@ class TensorImpl:
             return is_channels_last_contiguous(self._size, self.stride(), 4 if name == "channels_last" else 5)
         return is_contiguous(self._size, self.stride())
 
-    def is_non_overlapping_and_dense(self):
-        return is_non_overlapping_and_dense(self._size, self.stride())
-
     def _rebind_np(self, buf):
         """Re-point the cached numpy view at `buf`, the storage's bytes after they moved (resize_).
         A view the (shrunk) storage no longer holds keeps the old bytes."""

@@ -16,6 +16,7 @@ from collections import namedtuple
 
 from .._core.dispatch_keys import AUTOGRAD_BIT
 from .._core.tensor_impl import TensorImpl as Tensor
+from .._ops import ops as _ops
 
 _FW = [0]           # 1 while a dual level is active and not paused (generated kernels check it first)
 _level = [None]     # the active level (an int) or None
@@ -73,7 +74,7 @@ def make_dual(tensor, tangent, *, level=None):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
     if tangent.dtype is not tensor.dtype:
         raise RuntimeError("Expected tangent to have the same dtype as the primal")
-    d = tensor.alias() if tensor._requires_grad else tensor.detach()   # a new view: the primal keeps no tangent
+    d = _ops.aten.alias.default(tensor) if tensor._requires_grad else tensor.detach()   # a new view: the primal keeps no tangent
     _attach(d, tangent)
     return d
 
@@ -82,7 +83,7 @@ def unpack_dual(tensor, *, level=None):
     t = tensor.__dict__.get("_fw_tangent") if isinstance(tensor, Tensor) else None
     if t is None:
         return UnpackedDualTensor(tensor, None)
-    p = tensor.detach() if not tensor._requires_grad else tensor.alias()
+    p = tensor.detach() if not tensor._requires_grad else _ops.aten.alias.default(tensor)
     p.__dict__.pop("_fw_tangent", None)
     return UnpackedDualTensor(p, t)
 

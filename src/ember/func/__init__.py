@@ -11,6 +11,7 @@ import functools
 
 from .._grad_mode import enable_grad
 from .._tensor import Tensor
+from .._ops import ops as _ops
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call",
            "stack_module_state", "replace_all_batch_norm_modules_", "functionalize", "linearize", "debug_unwrap",
@@ -43,7 +44,7 @@ def _track(t):
     """A fresh differentiable handle on t that stays connected to any outer transform's graph, and
     keeps t's forward-mode tangent (jvp(grad(f)): forward-over-reverse)."""
     if t.requires_grad:
-        return t.alias()
+        return _ops.aten.alias.default(t)
     return _detach_keep_tangent(t).requires_grad_()
 
 

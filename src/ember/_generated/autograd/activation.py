@@ -44,6 +44,7 @@ _aten = _ops_ns.aten
 
 class ReluBackward0(_Node):
     _op_name = 'aten::relu'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -200,6 +201,7 @@ _self_relu_ = relu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class GeluBackward0(_Node):
     _op_name = 'aten::gelu'
+    _sv_fields = (('approximate', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -353,6 +355,7 @@ _self_gelu_ = gelu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class GeluBackwardBackward0(_Node):
     _op_name = 'aten::gelu_backward'
+    _sv_fields = (('approximate', 'value'), ('grad_output', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -482,6 +485,7 @@ _self_gelu_backward = gelu_backward   # the kernel, for its forward-AD re-entry 
 
 class SiluBackward0(_Node):
     _op_name = 'aten::silu'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -630,6 +634,7 @@ _self_silu_ = silu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class MishBackward0(_Node):
     _op_name = 'aten::mish'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -778,6 +783,7 @@ _self_mish_ = mish_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SoftplusBackward0(_Node):
     _op_name = 'aten::softplus'
+    _sv_fields = (('beta', 'value'), ('self', 'tensor'), ('threshold', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -887,6 +893,7 @@ _self_softplus = softplus   # the kernel, for its forward-AD re-entry (an argume
 
 class EluBackward0(_Node):
     _op_name = 'aten::elu'
+    _sv_fields = (('alpha', 'value'), ('input_scale', 'value'), ('scale', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1062,6 +1069,7 @@ _self_elu_ = elu_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class CeluBackward0(_Node):
     _op_name = 'aten::celu'
+    _sv_fields = (('alpha', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1219,6 +1227,7 @@ _self_celu_ = celu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class LeakyReluBackward0(_Node):
     _op_name = 'aten::leaky_relu'
+    _sv_fields = (('negative_slope', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1376,6 +1385,7 @@ _self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an 
 
 class RreluWithNoiseBackward0(_Node):
     _op_name = 'aten::rrelu_with_noise'
+    _sv_fields = (('lower', 'value'), ('noise', 'tensor'), ('self', 'tensor'), ('training', 'value'), ('upper', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1501,6 +1511,7 @@ _self_rrelu_with_noise = rrelu_with_noise   # the kernel, for its forward-AD re-
 
 class RreluWithNoiseBackward1(_Node):
     _op_name = 'aten::rrelu_with_noise_'
+    _sv_fields = (('lower', 'value'), ('noise', 'tensor'), ('result', 'output'), ('training', 'value'), ('upper', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1590,6 +1601,7 @@ _self_rrelu_with_noise_ = rrelu_with_noise_   # the kernel, for its forward-AD r
 
 class RreluWithNoiseBackwardBackward0(_Node):
     _op_name = 'aten::rrelu_with_noise_backward'
+    _sv_fields = (('lower', 'value'), ('noise', 'tensor'), ('self', 'tensor'), ('training', 'value'), ('upper', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1728,6 +1740,7 @@ _self_rrelu_with_noise_backward = rrelu_with_noise_backward   # the kernel, for 
 
 class HardshrinkBackward0(_Node):
     _op_name = 'aten::hardshrink'
+    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1832,6 +1845,7 @@ _self_hardshrink = hardshrink   # the kernel, for its forward-AD re-entry (an ar
 
 class HardshrinkBackwardBackward0(_Node):
     _op_name = 'aten::hardshrink_backward'
+    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1952,6 +1966,7 @@ _self_hardshrink_backward = hardshrink_backward   # the kernel, for its forward-
 
 class SoftshrinkBackward0(_Node):
     _op_name = 'aten::softshrink'
+    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2056,6 +2071,7 @@ _self_softshrink = softshrink   # the kernel, for its forward-AD re-entry (an ar
 
 class SoftshrinkBackwardBackward0(_Node):
     _op_name = 'aten::softshrink_backward'
+    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2176,6 +2192,7 @@ _self_softshrink_backward = softshrink_backward   # the kernel, for its forward-
 
 class HardtanhBackward0(_Node):
     _op_name = 'aten::hardtanh'
+    _sv_fields = (('max_val', 'value'), ('min_val', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2342,6 +2359,7 @@ _self_hardtanh_ = hardtanh_   # the kernel, for its forward-AD re-entry (an argu
 
 class HardsigmoidBackward0(_Node):
     _op_name = 'aten::hardsigmoid'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2490,6 +2508,7 @@ _self_hardsigmoid_ = hardsigmoid_   # the kernel, for its forward-AD re-entry (a
 
 class HardswishBackward0(_Node):
     _op_name = 'aten::hardswish'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2638,6 +2657,7 @@ _self_hardswish_ = hardswish_   # the kernel, for its forward-AD re-entry (an ar
 
 class LogSigmoidBackward0(_Node):
     _op_name = 'aten::log_sigmoid'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2737,6 +2757,7 @@ _self_log_sigmoid = log_sigmoid   # the kernel, for its forward-AD re-entry (an 
 
 class ThresholdBackward0(_Node):
     _op_name = 'aten::threshold'
+    _sv_fields = (('self', 'tensor'), ('threshold', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2898,6 +2919,7 @@ _self_threshold_ = threshold_   # the kernel, for its forward-AD re-entry (an ar
 
 class GluBackward0(_Node):
     _op_name = 'aten::glu'
+    _sv_fields = (('dim', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

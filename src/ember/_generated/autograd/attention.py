@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 
 class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
     _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu'
+    _sv_fields = (('attn_mask', 'tensor'), ('dropout_p', 'value'), ('is_causal', 'value'), ('key', 'tensor'), ('logsumexp', 'output'), ('output', 'output'), ('query', 'tensor'), ('scale', 'value'), ('value', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -242,6 +243,7 @@ _self__scaled_dot_product_flash_attention_for_cpu = _scaled_dot_product_flash_at
 
 class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
     _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu_backward'
+    _sv_fields = (('attn_mask', 'tensor'), ('grad_out', 'tensor'), ('is_causal', 'value'), ('key', 'tensor'), ('query', 'tensor'), ('scale', 'value'), ('value', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

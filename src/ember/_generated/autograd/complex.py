@@ -528,6 +528,7 @@ _self_view_as_complex = view_as_complex   # the kernel, for its forward-AD re-en
 
 class SgnBackward0(_Node):
     _op_name = 'aten::sgn'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -700,6 +701,7 @@ _self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AngleBackward0(_Node):
     _op_name = 'aten::angle'
+    _sv_fields = (('self', 'tensor'),)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -896,6 +898,7 @@ _self_complex = complex   # the kernel, for its forward-AD re-entry (an argument
 
 class PolarBackward0(_Node):
     _op_name = 'aten::polar'
+    _sv_fields = (('result', 'output'),)
 
     def apply(_n, grads):
         grad = grads[0]

@@ -40,6 +40,7 @@ _aten = _ops_ns.aten
 
 class ConvolutionBackward0(_Node):
     _op_name = 'aten::convolution'
+    _sv_fields = (('dilation', 'list'), ('groups', 'value'), ('input', 'tensor'), ('output_padding', 'list'), ('padding', 'list'), ('stride', 'list'), ('transposed', 'value'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -181,6 +182,7 @@ _self_convolution = convolution   # the kernel, for its forward-AD re-entry (an 
 
 class Im2ColBackward0(_Node):
     _op_name = 'aten::im2col'
+    _sv_fields = (('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('self_sym_sizes', 'value'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -273,6 +275,7 @@ _self_im2col = im2col   # the kernel, for its forward-AD re-entry (an argument m
 
 class Col2ImBackward0(_Node):
     _op_name = 'aten::col2im'
+    _sv_fields = (('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -361,6 +364,7 @@ _self_col2im = col2im   # the kernel, for its forward-AD re-entry (an argument m
 
 class ConvolutionBackwardBackward0(_Node):
     _op_name = 'aten::convolution_backward'
+    _sv_fields = (('dilation', 'list'), ('grad_output', 'tensor'), ('groups', 'value'), ('input', 'tensor'), ('output_padding', 'list'), ('padding', 'list'), ('stride', 'list'), ('transposed', 'value'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

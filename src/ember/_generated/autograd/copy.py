@@ -204,6 +204,7 @@ _self_lift_fresh_copy = lift_fresh_copy   # the kernel, for its forward-AD re-en
 
 class ToCopyBackward0(_Node):
     _op_name = 'aten::_to_copy'
+    _sv_fields = (('self_scalar_type', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -289,6 +290,7 @@ _self__to_copy = _to_copy   # the kernel, for its forward-AD re-entry (an argume
 
 class CopyBackwards(_Node):
     _op_name = 'aten::copy_'
+    _sv_fields = (('src_scalar_type', 'value'), ('src_sym_sizes', 'value'))
     _complex = 'conj'
 
     def name(self):

@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 
 class CdistBackward0(_Node):
     _op_name = 'aten::_cdist_forward'
+    _sv_fields = (('compute_mode', 'value'), ('p', 'value'), ('result', 'output'), ('x1', 'tensor'), ('x2', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -215,6 +216,7 @@ _self__cdist_forward = _cdist_forward   # the kernel, for its forward-AD re-entr
 
 class DistBackward0(_Node):
     _op_name = 'aten::dist'
+    _sv_fields = (('other', 'tensor'), ('other_sym_sizes', 'value'), ('p', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -390,6 +392,7 @@ _self_dist = dist   # the kernel, for its forward-AD re-entry (an argument may s
 
 class PdistBackward0(_Node):
     _op_name = 'aten::_pdist_forward'
+    _sv_fields = (('p', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

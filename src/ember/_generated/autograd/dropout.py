@@ -40,6 +40,7 @@ _aten = _ops_ns.aten
 
 class NativeDropoutBackward0(_Node):
     _op_name = 'aten::native_dropout'
+    _sv_fields = (('p', 'value'), ('result1', 'output'), ('train', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -135,6 +136,7 @@ _self_native_dropout = native_dropout   # the kernel, for its forward-AD re-entr
 
 class NativeDropoutBackwardBackward0(_Node):
     _op_name = 'aten::native_dropout_backward'
+    _sv_fields = (('mask', 'tensor'), ('scale', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):

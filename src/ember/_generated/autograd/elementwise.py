@@ -46,6 +46,7 @@ _aten = _ops_ns.aten
 
 class AddBackward0(_Node):
     _op_name = 'aten::add.Tensor'
+    _sv_fields = (('alpha', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -341,6 +342,7 @@ _self_add__Scalar = add__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class SubBackward0(_Node):
     _op_name = 'aten::sub.Tensor'
+    _sv_fields = (('alpha', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -636,6 +638,7 @@ _self_sub__Scalar = sub__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class RsubBackward0(_Node):
     _op_name = 'aten::rsub.Tensor'
+    _sv_fields = (('alpha', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -736,6 +739,7 @@ _self_rsub_Tensor = rsub_Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class MulBackward0(_Node):
     _op_name = 'aten::mul.Tensor'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -921,6 +925,7 @@ _self_mul__Tensor = mul__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class MulBackward1(_Node):
     _op_name = 'aten::mul.Scalar'
+    _sv_fields = (('other', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1061,6 +1066,7 @@ _self_mul__Scalar = mul__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward0(_Node):
     _op_name = 'aten::div.Tensor'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1249,6 +1255,7 @@ _self_div__Tensor = div__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward1(_Node):
     _op_name = 'aten::div.Scalar'
+    _sv_fields = (('other', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1389,6 +1396,7 @@ _self_div__Scalar = div__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward2(_Node):
     _op_name = 'aten::div.Tensor_mode'
+    _sv_fields = (('other', 'tensor'), ('rounding_mode', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1723,6 +1731,7 @@ _self_remainder__Scalar = remainder__Scalar   # the kernel, for its forward-AD r
 
 class RsubBackward1(_Node):
     _op_name = 'aten::rsub.Scalar'
+    _sv_fields = (('alpha', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1814,6 +1823,7 @@ _self_rsub_Scalar = rsub_Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class RemainderBackward1(_Node):
     _op_name = 'aten::remainder.Tensor'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1999,6 +2009,7 @@ _self_remainder__Tensor = remainder__Tensor   # the kernel, for its forward-AD r
 
 class PowBackward1(_Node):
     _op_name = 'aten::pow.Tensor_Tensor'
+    _sv_fields = (('exponent', 'tensor'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2215,6 +2226,7 @@ _self_pow__Tensor = pow__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class PowBackward0(_Node):
     _op_name = 'aten::pow.Tensor_Scalar'
+    _sv_fields = (('exponent', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2372,6 +2384,7 @@ _self_pow__Scalar = pow__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class PowBackward2(_Node):
     _op_name = 'aten::pow.Scalar'
+    _sv_fields = (('exponent', 'tensor'), ('result', 'output'), ('self', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2629,6 +2642,7 @@ _self_neg_ = neg_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AbsBackward0(_Node):
     _op_name = 'aten::abs'
+    _sv_fields = (('self', 'tensor'),)
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2775,6 +2789,7 @@ _self_abs_ = abs_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpBackward0(_Node):
     _op_name = 'aten::exp'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2931,6 +2946,7 @@ _self_exp_ = exp_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class LogBackward0(_Node):
     _op_name = 'aten::log'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3079,6 +3095,7 @@ _self_log_ = log_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SqrtBackward0(_Node):
     _op_name = 'aten::sqrt'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3235,6 +3252,7 @@ _self_sqrt_ = sqrt_   # the kernel, for its forward-AD re-entry (an argument may
 
 class RsqrtBackward0(_Node):
     _op_name = 'aten::rsqrt'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3391,6 +3409,7 @@ _self_rsqrt_ = rsqrt_   # the kernel, for its forward-AD re-entry (an argument m
 
 class SinBackward0(_Node):
     _op_name = 'aten::sin'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3539,6 +3558,7 @@ _self_sin_ = sin_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class CosBackward0(_Node):
     _op_name = 'aten::cos'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3687,6 +3707,7 @@ _self_cos_ = cos_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class TanhBackward0(_Node):
     _op_name = 'aten::tanh'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3843,6 +3864,7 @@ _self_tanh_ = tanh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SigmoidBackward0(_Node):
     _op_name = 'aten::sigmoid'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3999,6 +4021,7 @@ _self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argume
 
 class ClampBackward1(_Node):
     _op_name = 'aten::clamp'
+    _sv_fields = (('max', 'value'), ('min', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4165,6 +4188,7 @@ _self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument m
 
 class ClampBackward0(_Node):
     _op_name = 'aten::clamp.Tensor'
+    _sv_fields = (('max', 'tensor'), ('min', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4405,6 +4429,7 @@ _self_clamp__Tensor = clamp__Tensor   # the kernel, for its forward-AD re-entry 
 
 class ClampMinBackward0(_Node):
     _op_name = 'aten::clamp_min'
+    _sv_fields = (('min', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4562,6 +4587,7 @@ _self_clamp_min_ = clamp_min_   # the kernel, for its forward-AD re-entry (an ar
 
 class ClampMaxBackward0(_Node):
     _op_name = 'aten::clamp_max'
+    _sv_fields = (('max', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4719,6 +4745,7 @@ _self_clamp_max_ = clamp_max_   # the kernel, for its forward-AD re-entry (an ar
 
 class WhereBackward0(_Node):
     _op_name = 'aten::where.self'
+    _sv_fields = (('condition', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4832,6 +4859,7 @@ _self_where_self = where_self   # the kernel, for its forward-AD re-entry (an ar
 
 class EqBackward0(_Node):
     _op_name = 'aten::eq_.Tensor'
+    _sv_fields = (('other', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4910,6 +4938,7 @@ _self_eq__Tensor = eq__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class NeBackward0(_Node):
     _op_name = 'aten::ne_.Tensor'
+    _sv_fields = (('other', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4988,6 +5017,7 @@ _self_ne__Tensor = ne__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class LtBackward0(_Node):
     _op_name = 'aten::lt_.Tensor'
+    _sv_fields = (('other', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5066,6 +5096,7 @@ _self_lt__Tensor = lt__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class LeBackward0(_Node):
     _op_name = 'aten::le_.Tensor'
+    _sv_fields = (('other', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5144,6 +5175,7 @@ _self_le__Tensor = le__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class GtBackward0(_Node):
     _op_name = 'aten::gt_.Tensor'
+    _sv_fields = (('other', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5222,6 +5254,7 @@ _self_gt__Tensor = gt__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class GeBackward0(_Node):
     _op_name = 'aten::ge_.Tensor'
+    _sv_fields = (('other', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5412,6 +5445,7 @@ def logical_not(*args, **kwargs):
 
 class Exp2Backward0(_Node):
     _op_name = 'aten::exp2'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5568,6 +5602,7 @@ _self_exp2_ = exp2_   # the kernel, for its forward-AD re-entry (an argument may
 
 class Expm1Backward0(_Node):
     _op_name = 'aten::expm1'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5724,6 +5759,7 @@ _self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Log1PBackward0(_Node):
     _op_name = 'aten::log1p'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5872,6 +5908,7 @@ _self_log1p_ = log1p_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Log2Backward0(_Node):
     _op_name = 'aten::log2'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -6020,6 +6057,7 @@ _self_log2_ = log2_   # the kernel, for its forward-AD re-entry (an argument may
 
 class Log10Backward0(_Node):
     _op_name = 'aten::log10'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7089,6 +7127,7 @@ _self_frac_ = frac_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ReciprocalBackward0(_Node):
     _op_name = 'aten::reciprocal'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7245,6 +7284,7 @@ _self_reciprocal_ = reciprocal_   # the kernel, for its forward-AD re-entry (an 
 
 class ErfBackward0(_Node):
     _op_name = 'aten::erf'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7393,6 +7433,7 @@ _self_erf_ = erf_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ErfcBackward0(_Node):
     _op_name = 'aten::erfc'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7541,6 +7582,7 @@ _self_erfc_ = erfc_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ErfinvBackward0(_Node):
     _op_name = 'aten::erfinv'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7697,6 +7739,7 @@ _self_erfinv_ = erfinv_   # the kernel, for its forward-AD re-entry (an argument
 
 class AsinBackward0(_Node):
     _op_name = 'aten::asin'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7845,6 +7888,7 @@ _self_asin_ = asin_   # the kernel, for its forward-AD re-entry (an argument may
 
 class AcosBackward0(_Node):
     _op_name = 'aten::acos'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7993,6 +8037,7 @@ _self_acos_ = acos_   # the kernel, for its forward-AD re-entry (an argument may
 
 class AtanBackward0(_Node):
     _op_name = 'aten::atan'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8141,6 +8186,7 @@ _self_atan_ = atan_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SinhBackward0(_Node):
     _op_name = 'aten::sinh'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8289,6 +8335,7 @@ _self_sinh_ = sinh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class CoshBackward0(_Node):
     _op_name = 'aten::cosh'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8437,6 +8484,7 @@ _self_cosh_ = cosh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class TanBackward0(_Node):
     _op_name = 'aten::tan'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8593,6 +8641,7 @@ _self_tan_ = tan_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AsinhBackward0(_Node):
     _op_name = 'aten::asinh'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8741,6 +8790,7 @@ _self_asinh_ = asinh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AcoshBackward0(_Node):
     _op_name = 'aten::acosh'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8889,6 +8939,7 @@ _self_acosh_ = acosh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AtanhBackward0(_Node):
     _op_name = 'aten::atanh'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9037,6 +9088,7 @@ _self_atanh_ = atanh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class NanToNumBackward0(_Node):
     _op_name = 'aten::nan_to_num'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9197,6 +9249,7 @@ _self_nan_to_num_ = nan_to_num_   # the kernel, for its forward-AD re-entry (an 
 
 class LogitBackward0(_Node):
     _op_name = 'aten::logit'
+    _sv_fields = (('eps', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9354,6 +9407,7 @@ _self_logit_ = logit_   # the kernel, for its forward-AD re-entry (an argument m
 
 class HypotBackward0(_Node):
     _op_name = 'aten::hypot'
+    _sv_fields = (('other', 'tensor'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9565,6 +9619,7 @@ _self_hypot_ = hypot_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Atan2Backward0(_Node):
     _op_name = 'aten::atan2'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9756,6 +9811,7 @@ _self_atan2_ = atan2_   # the kernel, for its forward-AD re-entry (an argument m
 
 class LerpBackward0(_Node):
     _op_name = 'aten::lerp.Scalar'
+    _sv_fields = (('weight', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9913,6 +9969,7 @@ _self_lerp__Scalar = lerp__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class LerpBackward1(_Node):
     _op_name = 'aten::lerp.Tensor'
+    _sv_fields = (('end', 'tensor'), ('self', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10138,6 +10195,7 @@ _self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (a
 
 class FmodBackward1(_Node):
     _op_name = 'aten::fmod.Tensor'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10458,6 +10516,7 @@ _self_fmod__Scalar = fmod__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class CopysignBackward0(_Node):
     _op_name = 'aten::copysign.Tensor'
+    _sv_fields = (('other', 'tensor'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10668,6 +10727,7 @@ _self_copysign__Tensor = copysign__Tensor   # the kernel, for its forward-AD re-
 
 class CopysignBackward1(_Node):
     _op_name = 'aten::copysign.Scalar'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10845,6 +10905,7 @@ _self_copysign__Scalar = copysign__Scalar   # the kernel, for its forward-AD re-
 
 class MaximumBackward0(_Node):
     _op_name = 'aten::maximum'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10976,6 +11037,7 @@ _self_maximum = maximum   # the kernel, for its forward-AD re-entry (an argument
 
 class MinimumBackward0(_Node):
     _op_name = 'aten::minimum'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11107,6 +11169,7 @@ _self_minimum = minimum   # the kernel, for its forward-AD re-entry (an argument
 
 class FmaxBackward0(_Node):
     _op_name = 'aten::fmax'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11238,6 +11301,7 @@ _self_fmax = fmax   # the kernel, for its forward-AD re-entry (an argument may s
 
 class FminBackward0(_Node):
     _op_name = 'aten::fmin'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11432,6 +11496,7 @@ def isneginf(*args, **kwargs):
 
 class AddcmulBackward0(_Node):
     _op_name = 'aten::addcmul'
+    _sv_fields = (('tensor1', 'tensor'), ('tensor2', 'tensor'), ('value', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11647,6 +11712,7 @@ _self_addcmul_ = addcmul_   # the kernel, for its forward-AD re-entry (an argume
 
 class AddcdivBackward0(_Node):
     _op_name = 'aten::addcdiv'
+    _sv_fields = (('tensor1', 'tensor'), ('tensor2', 'tensor'), ('value', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11865,6 +11931,7 @@ _self_addcdiv_ = addcdiv_   # the kernel, for its forward-AD re-entry (an argume
 
 class XlogyBackward0(_Node):
     _op_name = 'aten::xlogy.Tensor'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12056,6 +12123,7 @@ _self_xlogy__Tensor = xlogy__Tensor   # the kernel, for its forward-AD re-entry 
 
 class XlogyBackward1(_Node):
     _op_name = 'aten::xlogy.Scalar_Self'
+    _sv_fields = (('other', 'tensor'), ('self', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12158,6 +12226,7 @@ _self_xlogy_Scalar_Self = xlogy_Scalar_Self   # the kernel, for its forward-AD r
 
 class XlogyBackward2(_Node):
     _op_name = 'aten::xlogy.Scalar_Other'
+    _sv_fields = (('other', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12315,6 +12384,7 @@ _self_xlogy__Scalar_Other = xlogy__Scalar_Other   # the kernel, for its forward-
 
 class LogaddexpBackward0(_Node):
     _op_name = 'aten::logaddexp'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12708,6 +12778,7 @@ _self_rad2deg_ = rad2deg_   # the kernel, for its forward-AD re-entry (an argume
 
 class Logaddexp2Backward0(_Node):
     _op_name = 'aten::logaddexp2'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12836,6 +12907,7 @@ _self_logaddexp2 = logaddexp2   # the kernel, for its forward-AD re-entry (an ar
 
 class LdexpBackward0(_Node):
     _op_name = 'aten::ldexp.Tensor'
+    _sv_fields = (('other', 'tensor'), ('result', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -13026,6 +13098,7 @@ _self_ldexp_ = ldexp_   # the kernel, for its forward-AD re-entry (an argument m
 
 class NextafterBackward0(_Node):
     _op_name = 'aten::nextafter'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -13211,6 +13284,7 @@ _self_nextafter_ = nextafter_   # the kernel, for its forward-AD re-entry (an ar
 
 class FrexpBackward0(_Node):
     _op_name = 'aten::frexp.Tensor'
+    _sv_fields = (('exponent', 'output'),)
     _complex = 'conj'
     _grads_read = 1
 
@@ -13355,6 +13429,7 @@ def bitwise_xor_Tensor(*args, **kwargs):
 
 class ClampMinBackward1(_Node):
     _op_name = 'aten::clamp_min.Tensor'
+    _sv_fields = (('min', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -13546,6 +13621,7 @@ _self_clamp_min__Tensor = clamp_min__Tensor   # the kernel, for its forward-AD r
 
 class ClampMaxBackward1(_Node):
     _op_name = 'aten::clamp_max.Tensor'
+    _sv_fields = (('max', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

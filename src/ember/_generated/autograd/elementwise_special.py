@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 
 class LgammaBackward0(_Node):
     _op_name = 'aten::lgamma'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -191,6 +192,7 @@ _self_lgamma_ = lgamma_   # the kernel, for its forward-AD re-entry (an argument
 
 class DigammaBackward0(_Node):
     _op_name = 'aten::digamma'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -339,6 +341,7 @@ _self_digamma_ = digamma_   # the kernel, for its forward-AD re-entry (an argume
 
 class SincBackward0(_Node):
     _op_name = 'aten::sinc'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -487,6 +490,7 @@ _self_sinc_ = sinc_   # the kernel, for its forward-AD re-entry (an argument may
 
 class PolygammaBackward0(_Node):
     _op_name = 'aten::polygamma'
+    _sv_fields = (('n', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -589,6 +593,7 @@ _self_polygamma = polygamma   # the kernel, for its forward-AD re-entry (an argu
 
 class MvlgammaBackward0(_Node):
     _op_name = 'aten::mvlgamma'
+    _sv_fields = (('p', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -746,6 +751,7 @@ _self_mvlgamma_ = mvlgamma_   # the kernel, for its forward-AD re-entry (an argu
 
 class I0Backward0(_Node):
     _op_name = 'aten::i0'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -894,6 +900,7 @@ _self_i0_ = i0_   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class SpecialI0EBackward0(_Node):
     _op_name = 'aten::special_i0e'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1017,6 +1024,7 @@ _self_special_i0e = special_i0e   # the kernel, for its forward-AD re-entry (an 
 
 class SpecialI1Backward0(_Node):
     _op_name = 'aten::special_i1'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1140,6 +1148,7 @@ _self_special_i1 = special_i1   # the kernel, for its forward-AD re-entry (an ar
 
 class SpecialI1EBackward0(_Node):
     _op_name = 'aten::special_i1e'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1263,6 +1272,7 @@ _self_special_i1e = special_i1e   # the kernel, for its forward-AD re-entry (an 
 
 class SpecialErfcxBackward0(_Node):
     _op_name = 'aten::special_erfcx'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1386,6 +1396,7 @@ _self_special_erfcx = special_erfcx   # the kernel, for its forward-AD re-entry 
 
 class SpecialNdtriBackward0(_Node):
     _op_name = 'aten::special_ndtri'
+    _sv_fields = (('result', 'output'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1494,6 +1505,7 @@ _self_special_ndtri = special_ndtri   # the kernel, for its forward-AD re-entry 
 
 class SpecialLogNdtrBackward0(_Node):
     _op_name = 'aten::special_log_ndtr'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2361,6 +2373,7 @@ _self_special_spherical_bessel_j0 = special_spherical_bessel_j0   # the kernel, 
 
 class SpecialZetaBackward0(_Node):
     _op_name = 'aten::special_zeta'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2469,6 +2482,7 @@ _self_special_zeta = special_zeta   # the kernel, for its forward-AD re-entry (a
 
 class IgammaBackward0(_Node):
     _op_name = 'aten::igamma'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2629,6 +2643,7 @@ _self_igamma_ = igamma_   # the kernel, for its forward-AD re-entry (an argument
 
 class IgammacBackward0(_Node):
     _op_name = 'aten::igammac'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2789,6 +2804,7 @@ _self_igammac_ = igammac_   # the kernel, for its forward-AD re-entry (an argume
 
 class SpecialEntrBackward0(_Node):
     _op_name = 'aten::special_entr'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2888,6 +2904,7 @@ _self_special_entr = special_entr   # the kernel, for its forward-AD re-entry (a
 
 class SpecialXlog1PyBackward0(_Node):
     _op_name = 'aten::special_xlog1py'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3019,6 +3036,7 @@ _self_special_xlog1py = special_xlog1py   # the kernel, for its forward-AD re-en
 
 class SpecialXlog1PyBackward1(_Node):
     _op_name = 'aten::special_xlog1py.self_scalar'
+    _sv_fields = (('other', 'tensor'), ('self', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3121,6 +3139,7 @@ _self_special_xlog1py_self_scalar = special_xlog1py_self_scalar   # the kernel, 
 
 class SpecialXlog1PyBackward2(_Node):
     _op_name = 'aten::special_xlog1py.other_scalar'
+    _sv_fields = (('other', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

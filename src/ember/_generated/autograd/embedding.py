@@ -50,6 +50,7 @@ def one_hot(*args, **kwargs):
 
 class EmbeddingBackward0(_Node):
     _op_name = 'aten::embedding'
+    _sv_fields = (('indices', 'tensor'), ('padding_idx', 'value'), ('scale_grad_by_freq', 'value'), ('weight_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -160,6 +161,7 @@ _self_embedding = embedding   # the kernel, for its forward-AD re-entry (an argu
 
 class EmbeddingBagBackward0(_Node):
     _op_name = 'aten::_embedding_bag'
+    _sv_fields = (('indices', 'tensor'), ('mode', 'value'), ('padding_idx', 'value'), ('per_sample_weights', 'tensor'), ('result1', 'output'), ('result2', 'output'), ('result3', 'output'), ('scale_grad_by_freq', 'value'), ('weight', 'tensor'), ('weight_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -348,6 +350,7 @@ _self__embedding_bag = _embedding_bag   # the kernel, for its forward-AD re-entr
 
 class EmbeddingDenseBackwardBackward0(_Node):
     _op_name = 'aten::embedding_dense_backward'
+    _sv_fields = (('indices', 'tensor'), ('padding_idx', 'value'), ('scale_grad_by_freq', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -39,6 +39,7 @@ _aten = _ops_ns.aten
 
 class FftR2CBackward0(_Node):
     _op_name = 'aten::_fft_r2c'
+    _sv_fields = (('dim', 'list'), ('normalization', 'value'), ('onesided', 'value'), ('self_sym_sizes', 'value'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -119,6 +120,7 @@ _self__fft_r2c = _fft_r2c   # the kernel, for its forward-AD re-entry (an argume
 
 class FftC2RBackward0(_Node):
     _op_name = 'aten::_fft_c2r'
+    _sv_fields = (('dim', 'list'), ('normalization', 'value'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -193,6 +195,7 @@ _self__fft_c2r = _fft_c2r   # the kernel, for its forward-AD re-entry (an argume
 
 class FftC2CBackward0(_Node):
     _op_name = 'aten::_fft_c2c'
+    _sv_fields = (('dim', 'list'), ('forward', 'value'), ('normalization', 'value'))
 
     def apply(_n, grads):
         grad = grads[0]

@@ -43,6 +43,7 @@ _aten = _ops_ns.aten
 
 class IndexBackward0(_Node):
     _op_name = 'aten::index.Tensor'
+    _sv_fields = (('indices', 'list'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -118,6 +119,7 @@ _self_index_Tensor = index_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class IndexPutBackward0(_Node):
     _op_name = 'aten::index_put'
+    _sv_fields = (('accumulate', 'value'), ('indices', 'list'), ('values', 'tensor'), ('values_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -274,6 +276,7 @@ _self_index_put_ = index_put_   # the kernel, for its forward-AD re-entry (an ar
 
 class IndexFillBackward1(_Node):
     _op_name = 'aten::index_fill.int_Tensor'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -465,6 +468,7 @@ _self_index_fill__int_Tensor = index_fill__int_Tensor   # the kernel, for its fo
 
 class ScatterReduceBackward0(_Node):
     _op_name = 'aten::scatter_reduce.two'
+    _sv_fields = (('dim', 'value'), ('include_self', 'value'), ('index', 'tensor'), ('reduce', 'value'), ('result', 'output'), ('self', 'tensor'), ('src', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -729,6 +733,7 @@ _self_scatter_reduce__two = scatter_reduce__two   # the kernel, for its forward-
 
 class IndexReduceBackward0(_Node):
     _op_name = 'aten::index_reduce'
+    _sv_fields = (('dim', 'value'), ('include_self', 'value'), ('index', 'tensor'), ('reduce', 'value'), ('result', 'output'), ('self', 'tensor'), ('source', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -993,6 +998,7 @@ _self_index_reduce_ = index_reduce_   # the kernel, for its forward-AD re-entry 
 
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1109,6 +1115,7 @@ _self_gather = gather   # the kernel, for its forward-AD re-entry (an argument m
 
 class ScatterBackward0(_Node):
     _op_name = 'aten::scatter.src'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1301,6 +1308,7 @@ _self_scatter__src = scatter__src   # the kernel, for its forward-AD re-entry (a
 
 class ScatterBackward1(_Node):
     _op_name = 'aten::scatter.value'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1477,6 +1485,7 @@ _self_scatter__value = scatter__value   # the kernel, for its forward-AD re-entr
 
 class ScatterAddBackward0(_Node):
     _op_name = 'aten::scatter_add'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1665,6 +1674,7 @@ _self_scatter_add_ = scatter_add_   # the kernel, for its forward-AD re-entry (a
 
 class IndexSelectBackward0(_Node):
     _op_name = 'aten::index_select'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1796,6 +1806,7 @@ _self_index_select = index_select   # the kernel, for its forward-AD re-entry (a
 
 class IndexAddBackward0(_Node):
     _op_name = 'aten::index_add'
+    _sv_fields = (('alpha', 'value'), ('dim', 'value'), ('index', 'tensor'), ('source', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2014,6 +2025,7 @@ _self_index_add_ = index_add_   # the kernel, for its forward-AD re-entry (an ar
 
 class IndexCopyBackward0(_Node):
     _op_name = 'aten::index_copy'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'), ('source', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2227,6 +2239,7 @@ _self_index_copy_ = index_copy_   # the kernel, for its forward-AD re-entry (an 
 
 class IndexFillBackward0(_Node):
     _op_name = 'aten::index_fill.int_Scalar'
+    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2403,6 +2416,7 @@ _self_index_fill__int_Scalar = index_fill__int_Scalar   # the kernel, for its fo
 
 class MaskedFillBackward0(_Node):
     _op_name = 'aten::masked_fill.Scalar'
+    _sv_fields = (('mask', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2576,6 +2590,7 @@ _self_masked_fill__Scalar = masked_fill__Scalar   # the kernel, for its forward-
 
 class MaskedFillBackward1(_Node):
     _op_name = 'aten::masked_fill.Tensor'
+    _sv_fields = (('mask', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2764,6 +2779,7 @@ _self_masked_fill__Tensor = masked_fill__Tensor   # the kernel, for its forward-
 
 class MaskedSelectBackward0(_Node):
     _op_name = 'aten::masked_select'
+    _sv_fields = (('mask', 'tensor'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2890,6 +2906,7 @@ _self_masked_select = masked_select   # the kernel, for its forward-AD re-entry 
 
 class MaskedScatterBackward0(_Node):
     _op_name = 'aten::masked_scatter'
+    _sv_fields = (('mask', 'tensor'), ('source', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3093,6 +3110,7 @@ _self_masked_scatter_ = masked_scatter_   # the kernel, for its forward-AD re-en
 
 class TakeBackward0(_Node):
     _op_name = 'aten::take'
+    _sv_fields = (('index', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3204,6 +3222,7 @@ _self_take = take   # the kernel, for its forward-AD re-entry (an argument may s
 
 class PutBackward0(_Node):
     _op_name = 'aten::put'
+    _sv_fields = (('accumulate', 'value'), ('index', 'tensor'), ('source', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

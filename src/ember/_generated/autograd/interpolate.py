@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 
 class UpsampleBilinear2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_bilinear2d_aa'
+    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -125,6 +126,7 @@ _self__upsample_bilinear2d_aa = _upsample_bilinear2d_aa   # the kernel, for its 
 
 class UpsampleBicubic2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_bicubic2d_aa'
+    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -209,6 +211,7 @@ _self__upsample_bicubic2d_aa = _upsample_bicubic2d_aa   # the kernel, for its fo
 
 class UpsampleLanczos2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_lanczos2d_aa'
+    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -293,6 +296,7 @@ _self__upsample_lanczos2d_aa = _upsample_lanczos2d_aa   # the kernel, for its fo
 
 class UpsampleBilinear2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_bilinear2d_aa_backward'
+    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -374,6 +378,7 @@ _self__upsample_bilinear2d_aa_backward = _upsample_bilinear2d_aa_backward   # th
 
 class UpsampleBicubic2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_bicubic2d_aa_backward'
+    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -455,6 +460,7 @@ _self__upsample_bicubic2d_aa_backward = _upsample_bicubic2d_aa_backward   # the 
 
 class UpsampleLanczos2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_lanczos2d_aa_backward'
+    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -536,6 +542,7 @@ _self__upsample_lanczos2d_aa_backward = _upsample_lanczos2d_aa_backward   # the 
 
 class UpsampleNearest1DBackward0(_Node):
     _op_name = 'aten::upsample_nearest1d.vec'
+    _sv_fields = (('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -633,6 +640,7 @@ _self_upsample_nearest1d_vec = upsample_nearest1d_vec   # the kernel, for its fo
 
 class UpsampleNearest2DBackward0(_Node):
     _op_name = 'aten::upsample_nearest2d.vec'
+    _sv_fields = (('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -730,6 +738,7 @@ _self_upsample_nearest2d_vec = upsample_nearest2d_vec   # the kernel, for its fo
 
 class UpsampleNearestExact2DBackward0(_Node):
     _op_name = 'aten::_upsample_nearest_exact2d.vec'
+    _sv_fields = (('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -827,6 +836,7 @@ _self__upsample_nearest_exact2d_vec = _upsample_nearest_exact2d_vec   # the kern
 
 class UpsampleLinear1DBackward0(_Node):
     _op_name = 'aten::upsample_linear1d.vec'
+    _sv_fields = (('align_corners', 'value'), ('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -927,6 +937,7 @@ _self_upsample_linear1d_vec = upsample_linear1d_vec   # the kernel, for its forw
 
 class UpsampleBilinear2DBackward0(_Node):
     _op_name = 'aten::upsample_bilinear2d.vec'
+    _sv_fields = (('align_corners', 'value'), ('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1027,6 +1038,7 @@ _self_upsample_bilinear2d_vec = upsample_bilinear2d_vec   # the kernel, for its 
 
 class UpsampleBicubic2DBackward0(_Node):
     _op_name = 'aten::upsample_bicubic2d.vec'
+    _sv_fields = (('align_corners', 'value'), ('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1127,6 +1139,7 @@ _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its fo
 
 class GridSampler2DBackward0(_Node):
     _op_name = 'aten::grid_sampler_2d'
+    _sv_fields = (('align_corners', 'value'), ('grid', 'tensor'), ('input', 'tensor'), ('interpolation_mode', 'value'), ('padding_mode', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1274,6 +1287,7 @@ _self_grid_sampler_2d = grid_sampler_2d   # the kernel, for its forward-AD re-en
 
 class PixelShuffleBackward0(_Node):
     _op_name = 'aten::pixel_shuffle'
+    _sv_fields = (('upscale_factor', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1361,6 +1375,7 @@ _self_pixel_shuffle = pixel_shuffle   # the kernel, for its forward-AD re-entry 
 
 class PixelUnshuffleBackward0(_Node):
     _op_name = 'aten::pixel_unshuffle'
+    _sv_fields = (('downscale_factor', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -49,6 +49,7 @@ _aten = _ops_ns.aten
 
 class MmBackward0(_Node):
     _op_name = 'aten::mm'
+    _sv_fields = (('mat2', 'tensor'), ('mat2_sym_sizes', 'value'), ('mat2_sym_strides', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'), ('self_sym_strides', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -184,6 +185,7 @@ _self_mm = mm   # the kernel, for its forward-AD re-entry (an argument may shado
 
 class BmmBackward0(_Node):
     _op_name = 'aten::bmm'
+    _sv_fields = (('mat2', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -307,6 +309,7 @@ _self_bmm = bmm   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MvBackward0(_Node):
     _op_name = 'aten::mv'
+    _sv_fields = (('self', 'tensor'), ('vec', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -430,6 +433,7 @@ _self_mv = mv   # the kernel, for its forward-AD re-entry (an argument may shado
 
 class DotBackward0(_Node):
     _op_name = 'aten::dot'
+    _sv_fields = (('self', 'tensor'), ('tensor', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -553,6 +557,7 @@ _self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class AddmmBackward0(_Node):
     _op_name = 'aten::addmm'
+    _sv_fields = (('alpha', 'value'), ('beta', 'value'), ('mat1', 'tensor'), ('mat1_sym_sizes', 'value'), ('mat1_sym_strides', 'value'), ('mat2', 'tensor'), ('mat2_sym_sizes', 'value'), ('mat2_sym_strides', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -710,6 +715,7 @@ _self_addmm = addmm   # the kernel, for its forward-AD re-entry (an argument may
 
 class BaddbmmBackward0(_Node):
     _op_name = 'aten::baddbmm'
+    _sv_fields = (('alpha', 'value'), ('batch1', 'tensor'), ('batch2', 'tensor'), ('beta', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -945,6 +951,7 @@ _self_baddbmm_ = baddbmm_   # the kernel, for its forward-AD re-entry (an argume
 
 class AddbmmBackward0(_Node):
     _op_name = 'aten::addbmm'
+    _sv_fields = (('alpha', 'value'), ('batch1', 'tensor'), ('batch1_sym_sizes', 'value'), ('batch2', 'tensor'), ('batch2_sym_sizes', 'value'), ('beta', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1196,6 +1203,7 @@ _self_addbmm_ = addbmm_   # the kernel, for its forward-AD re-entry (an argument
 
 class AddmvBackward0(_Node):
     _op_name = 'aten::addmv'
+    _sv_fields = (('alpha', 'value'), ('beta', 'value'), ('mat', 'tensor'), ('self_sym_sizes', 'value'), ('vec', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1431,6 +1439,7 @@ _self_addmv_ = addmv_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AddrBackward0(_Node):
     _op_name = 'aten::addr'
+    _sv_fields = (('alpha', 'value'), ('beta', 'value'), ('self_sym_sizes', 'value'), ('vec1', 'tensor'), ('vec2', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1666,6 +1675,7 @@ _self_addr_ = addr_   # the kernel, for its forward-AD re-entry (an argument may
 
 class LinalgVectorNormBackward0(_Node):
     _op_name = 'aten::linalg_vector_norm'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('ord', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1789,6 +1799,7 @@ _self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD
 
 class LinalgInvExBackward0(_Node):
     _op_name = 'aten::linalg_inv_ex'
+    _sv_fields = (('result0', 'output'),)
     _complex = 'conj'
     _grads_read = 1
 
@@ -1882,6 +1893,7 @@ _self_linalg_inv_ex = linalg_inv_ex   # the kernel, for its forward-AD re-entry 
 
 class LinalgSlogdetBackward0(_Node):
     _op_name = 'aten::linalg_slogdet'
+    _sv_fields = (('A', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1951,6 +1963,7 @@ _self_linalg_slogdet = linalg_slogdet   # the kernel, for its forward-AD re-entr
 
 class LinalgSolveExBackward0(_Node):
     _op_name = 'aten::linalg_solve_ex'
+    _sv_fields = (('A', 'tensor'), ('B', 'tensor'), ('left', 'value'), ('result0', 'output'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -2088,6 +2101,7 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
+    _sv_fields = (('result0', 'output'), ('upper', 'value'))
     _grads_read = 1
 
     def apply(_n, grads):
@@ -2179,6 +2193,7 @@ _self_linalg_cholesky_ex = linalg_cholesky_ex   # the kernel, for its forward-AD
 
 class LinalgSolveTriangularBackward0(_Node):
     _op_name = 'aten::linalg_solve_triangular'
+    _sv_fields = (('B', 'tensor'), ('left', 'value'), ('result', 'output'), ('self', 'tensor'), ('unitriangular', 'value'), ('upper', 'value'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2345,6 +2360,7 @@ _self_linalg_solve_triangular = linalg_solve_triangular   # the kernel, for its 
 
 class CholeskyBackward0(_Node):
     _op_name = 'aten::cholesky'
+    _sv_fields = (('result', 'output'), ('upper', 'value'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2460,6 +2476,7 @@ _self_cholesky = cholesky   # the kernel, for its forward-AD re-entry (an argume
 
 class CholeskySolveBackward0(_Node):
     _op_name = 'aten::cholesky_solve'
+    _sv_fields = (('input2', 'tensor'), ('result', 'output'), ('self', 'tensor'), ('upper', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2621,6 +2638,7 @@ _self_cholesky_solve = cholesky_solve   # the kernel, for its forward-AD re-entr
 
 class LinalgQrBackward0(_Node):
     _op_name = 'aten::linalg_qr'
+    _sv_fields = (('mode', 'value'), ('result0', 'output'), ('result1', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2723,6 +2741,7 @@ _self_linalg_qr = linalg_qr   # the kernel, for its forward-AD re-entry (an argu
 
 class LinalgSvdBackward0(_Node):
     _op_name = 'aten::_linalg_svd'
+    _sv_fields = (('A', 'tensor'), ('compute_uv', 'value'), ('full_matrices', 'value'), ('result0', 'output'), ('result1', 'output'), ('result2', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2853,6 +2872,7 @@ _self__linalg_svd = _linalg_svd   # the kernel, for its forward-AD re-entry (an 
 
 class LinalgEigBackward0(_Node):
     _op_name = 'aten::linalg_eig'
+    _sv_fields = (('result0', 'output'), ('result1', 'output'), ('self', 'tensor'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2937,6 +2957,7 @@ _self_linalg_eig = linalg_eig   # the kernel, for its forward-AD re-entry (an ar
 
 class LinalgEighBackward0(_Node):
     _op_name = 'aten::_linalg_eigh'
+    _sv_fields = (('A', 'tensor'), ('compute_v', 'value'), ('result0', 'output'), ('result1', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3054,6 +3075,7 @@ _self__linalg_eigh = _linalg_eigh   # the kernel, for its forward-AD re-entry (a
 
 class LinalgLstsqBackward0(_Node):
     _op_name = 'aten::linalg_lstsq'
+    _sv_fields = (('b', 'tensor'), ('result0', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3161,6 +3183,7 @@ _self_linalg_lstsq = linalg_lstsq   # the kernel, for its forward-AD re-entry (a
 
 class LinalgPinvBackward0(_Node):
     _op_name = 'aten::linalg_pinv.atol_rtol_float'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3293,6 +3316,7 @@ _self_linalg_pinv_atol_rtol_float = linalg_pinv_atol_rtol_float   # the kernel, 
 
 class LinalgPinvBackward1(_Node):
     _op_name = 'aten::linalg_pinv.atol_rtol_tensor'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3427,6 +3451,7 @@ _self_linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_tensor   # the kernel
 
 class VdotBackward0(_Node):
     _op_name = 'aten::vdot'
+    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3556,6 +3581,7 @@ _self_vdot = vdot   # the kernel, for its forward-AD re-entry (an argument may s
 
 class TraceBackward0(_Node):
     _op_name = 'aten::trace'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3649,6 +3675,7 @@ _self_trace = trace   # the kernel, for its forward-AD re-entry (an argument may
 
 class LinalgCrossBackward0(_Node):
     _op_name = 'aten::linalg_cross'
+    _sv_fields = (('dim', 'value'), ('other', 'tensor'), ('other_sym_sizes', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3793,6 +3820,7 @@ _self_linalg_cross = linalg_cross   # the kernel, for its forward-AD re-entry (a
 
 class LinalgDetBackward0(_Node):
     _op_name = 'aten::linalg_det'
+    _sv_fields = (('A', 'tensor'), ('result', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3921,6 +3949,7 @@ _self_linalg_det = linalg_det   # the kernel, for its forward-AD re-entry (an ar
 
 class LinalgMatrixExpBackward0(_Node):
     _op_name = 'aten::linalg_matrix_exp'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4025,6 +4054,7 @@ _self_linalg_matrix_exp = linalg_matrix_exp   # the kernel, for its forward-AD r
 
 class CholeskyInverseBackward0(_Node):
     _op_name = 'aten::cholesky_inverse'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'), ('upper', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4156,6 +4186,7 @@ _self_cholesky_inverse = cholesky_inverse   # the kernel, for its forward-AD re-
 
 class LinalgHouseholderProductBackward0(_Node):
     _op_name = 'aten::linalg_householder_product'
+    _sv_fields = (('input', 'tensor'), ('tau', 'tensor'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4289,6 +4320,7 @@ _self_linalg_householder_product = linalg_householder_product   # the kernel, fo
 
 class OrmqrBackward0(_Node):
     _op_name = 'aten::ormqr'
+    _sv_fields = (('input2', 'tensor'), ('input3', 'tensor'), ('left', 'value'), ('self', 'tensor'), ('transpose', 'value'))
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4453,6 +4485,7 @@ _self_ormqr = ormqr   # the kernel, for its forward-AD re-entry (an argument may
 
 class TrilinearBackward0(_Node):
     _op_name = 'aten::_trilinear'
+    _sv_fields = (('expand1', 'list'), ('expand2', 'list'), ('expand3', 'list'), ('i1', 'tensor'), ('i2', 'tensor'), ('i3', 'tensor'), ('sumdim', 'list'))
 
     def apply(_n, grads):
         grad = grads[0]

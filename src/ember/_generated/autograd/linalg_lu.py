@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 
 class LinalgLuFactorExBackward0(_Node):
     _op_name = 'aten::linalg_lu_factor_ex'
+    _sv_fields = (('LU', 'output'), ('pivot', 'value'), ('pivots', 'output'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -148,6 +149,7 @@ _self_linalg_lu_factor_ex = linalg_lu_factor_ex   # the kernel, for its forward-
 
 class LinalgLuBackward0(_Node):
     _op_name = 'aten::linalg_lu'
+    _sv_fields = (('L', 'output'), ('P', 'output'), ('U', 'output'), ('pivot', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -264,6 +266,7 @@ _self_linalg_lu = linalg_lu   # the kernel, for its forward-AD re-entry (an argu
 
 class LuUnpackBackward0(_Node):
     _op_name = 'aten::lu_unpack'
+    _sv_fields = (('LU_data_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -359,6 +362,7 @@ _self_lu_unpack = lu_unpack   # the kernel, for its forward-AD re-entry (an argu
 
 class LinalgLuSolveBackward0(_Node):
     _op_name = 'aten::linalg_lu_solve'
+    _sv_fields = (('B', 'tensor'), ('LU', 'tensor'), ('adjoint', 'value'), ('left', 'value'), ('pivots', 'tensor'), ('result', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -49,6 +49,7 @@ _aten = _ops_ns.aten
 
 class NllLossBackward0(_Node):
     _op_name = 'aten::nll_loss_forward'
+    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('total_weight', 'output'), ('weight', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -198,6 +199,7 @@ _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-
 
 class NllLoss2DBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
+    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('total_weight', 'output'), ('weight', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -347,6 +349,7 @@ _self_nll_loss2d_forward = nll_loss2d_forward   # the kernel, for its forward-AD
 
 class MseLossBackward0(_Node):
     _op_name = 'aten::mse_loss'
+    _sv_fields = (('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -489,6 +492,7 @@ _self_mse_loss = mse_loss   # the kernel, for its forward-AD re-entry (an argume
 
 class SmoothL1LossBackward0(_Node):
     _op_name = 'aten::smooth_l1_loss'
+    _sv_fields = (('beta', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -637,6 +641,7 @@ _self_smooth_l1_loss = smooth_l1_loss   # the kernel, for its forward-AD re-entr
 
 class HuberLossBackward0(_Node):
     _op_name = 'aten::huber_loss'
+    _sv_fields = (('delta', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -785,6 +790,7 @@ _self_huber_loss = huber_loss   # the kernel, for its forward-AD re-entry (an ar
 
 class SoftMarginLossBackward0(_Node):
     _op_name = 'aten::soft_margin_loss'
+    _sv_fields = (('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -920,6 +926,7 @@ _self_soft_margin_loss = soft_margin_loss   # the kernel, for its forward-AD re-
 
 class BinaryCrossEntropyBackward0(_Node):
     _op_name = 'aten::binary_cross_entropy'
+    _sv_fields = (('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1083,6 +1090,7 @@ _self_binary_cross_entropy = binary_cross_entropy   # the kernel, for its forwar
 
 class BinaryCrossEntropyWithLogitsBackward0(_Node):
     _op_name = 'aten::binary_cross_entropy_with_logits'
+    _sv_fields = (('pos_weight', 'tensor'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1267,6 +1275,7 @@ _self_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits   # th
 
 class CtcLossBackward0(_Node):
     _op_name = 'aten::_ctc_loss'
+    _sv_fields = (('blank', 'value'), ('input_lengths', 'list'), ('log_probs', 'tensor'), ('result0', 'output'), ('result1', 'output'), ('target_lengths', 'list'), ('targets', 'tensor'), ('zero_infinity', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -1367,6 +1376,7 @@ _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argu
 
 class CtcLossBackward1(_Node):
     _op_name = 'aten::_ctc_loss.Tensor'
+    _sv_fields = (('blank', 'value'), ('input_lengths', 'tensor'), ('log_probs', 'tensor'), ('result0', 'output'), ('result1', 'output'), ('target_lengths', 'tensor'), ('targets', 'tensor'), ('zero_infinity', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -1514,6 +1524,7 @@ _self__ctc_loss_Tensor = _ctc_loss_Tensor   # the kernel, for its forward-AD re-
 
 class NllLossBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss_backward'
+    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1675,6 +1686,7 @@ _self_nll_loss_backward = nll_loss_backward   # the kernel, for its forward-AD r
 
 class NllLoss2DBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_backward'
+    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1836,6 +1848,7 @@ _self_nll_loss2d_backward = nll_loss2d_backward   # the kernel, for its forward-
 
 class MseLossBackwardBackward0(_Node):
     _op_name = 'aten::mse_loss_backward'
+    _sv_fields = (('grad_output', 'tensor'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2008,6 +2021,7 @@ _self_mse_loss_backward = mse_loss_backward   # the kernel, for its forward-AD r
 
 class MultiMarginLossBackward0(_Node):
     _op_name = 'aten::multi_margin_loss'
+    _sv_fields = (('margin', 'value'), ('p', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2162,6 +2176,7 @@ _self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD r
 
 class MultilabelMarginLossBackward0(_Node):
     _op_name = 'aten::multilabel_margin_loss_forward'
+    _sv_fields = (('is_target', 'output'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 

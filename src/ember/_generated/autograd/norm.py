@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 
 class NativeLayerNormBackward0(_Node):
     _op_name = 'aten::native_layer_norm'
+    _sv_fields = (('bias', 'tensor'), ('input', 'tensor'), ('normalized_shape', 'list'), ('result1', 'output'), ('result2', 'output'), ('weight', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -190,6 +191,7 @@ _self_native_layer_norm = native_layer_norm   # the kernel, for its forward-AD r
 
 class NativeBatchNormBackward0(_Node):
     _op_name = 'aten::native_batch_norm'
+    _sv_fields = (('eps', 'value'), ('input', 'tensor'), ('result1', 'output'), ('result2', 'output'), ('running_mean', 'tensor'), ('running_var', 'tensor'), ('training', 'value'), ('weight', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -387,6 +389,7 @@ _self_native_batch_norm = native_batch_norm   # the kernel, for its forward-AD r
 
 class NativeGroupNormBackward0(_Node):
     _op_name = 'aten::native_group_norm'
+    _sv_fields = (('C', 'value'), ('HxW', 'value'), ('N', 'value'), ('group', 'value'), ('input', 'tensor'), ('result1', 'output'), ('result2', 'output'), ('weight', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -560,6 +563,7 @@ _self_native_group_norm = native_group_norm   # the kernel, for its forward-AD r
 
 class NativeLayerNormBackwardBackward0(_Node):
     _op_name = 'aten::native_layer_norm_backward'
+    _sv_fields = (('grad_out', 'tensor'), ('input', 'tensor'), ('normalized_shape', 'list'), ('rstd', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -709,6 +713,7 @@ _self_native_layer_norm_backward = native_layer_norm_backward   # the kernel, fo
 
 class NativeBatchNormBackwardBackward0(_Node):
     _op_name = 'aten::native_batch_norm_backward'
+    _sv_fields = (('eps', 'value'), ('grad_out', 'tensor'), ('input', 'tensor'), ('running_mean', 'tensor'), ('running_var', 'tensor'), ('train', 'value'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -907,6 +912,7 @@ _self_native_batch_norm_backward = native_batch_norm_backward   # the kernel, fo
 
 class NativeGroupNormBackwardBackward0(_Node):
     _op_name = 'aten::native_group_norm_backward'
+    _sv_fields = (('C', 'value'), ('N', 'value'), ('grad_out', 'tensor'), ('group', 'value'), ('input', 'tensor'), ('rstd', 'tensor'), ('weight', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1095,6 +1101,7 @@ _self_native_group_norm_backward = native_group_norm_backward   # the kernel, fo
 
 class WeightNormInterfaceBackward0(_Node):
     _op_name = 'aten::_weight_norm_interface'
+    _sv_fields = (('dim', 'value'), ('g', 'tensor'), ('result1', 'output'), ('v', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 

@@ -40,6 +40,7 @@ _aten = _ops_ns.aten
 
 class ConstantPadNdBackward0(_Node):
     _op_name = 'aten::constant_pad_nd'
+    _sv_fields = (('pad', 'list'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -119,6 +120,7 @@ _self_constant_pad_nd = constant_pad_nd   # the kernel, for its forward-AD re-en
 
 class ReflectionPad1DBackward0(_Node):
     _op_name = 'aten::reflection_pad1d'
+    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -213,6 +215,7 @@ _self_reflection_pad1d = reflection_pad1d   # the kernel, for its forward-AD re-
 
 class ReflectionPad2DBackward0(_Node):
     _op_name = 'aten::reflection_pad2d'
+    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -307,6 +310,7 @@ _self_reflection_pad2d = reflection_pad2d   # the kernel, for its forward-AD re-
 
 class ReflectionPad3DBackward0(_Node):
     _op_name = 'aten::reflection_pad3d'
+    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -401,6 +405,7 @@ _self_reflection_pad3d = reflection_pad3d   # the kernel, for its forward-AD re-
 
 class ReplicationPad1DBackward0(_Node):
     _op_name = 'aten::replication_pad1d'
+    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -495,6 +500,7 @@ _self_replication_pad1d = replication_pad1d   # the kernel, for its forward-AD r
 
 class ReplicationPad2DBackward0(_Node):
     _op_name = 'aten::replication_pad2d'
+    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -589,6 +595,7 @@ _self_replication_pad2d = replication_pad2d   # the kernel, for its forward-AD r
 
 class ReplicationPad3DBackward0(_Node):
     _op_name = 'aten::replication_pad3d'
+    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 
 class MaxPool2DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices'
+    _sv_fields = (('ceil_mode', 'value'), ('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('result1', 'output'), ('self', 'tensor'), ('stride', 'list'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -150,6 +151,7 @@ _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its 
 
 class AdaptiveMaxPool2DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool2d'
+    _sv_fields = (('result1', 'output'), ('self', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -243,6 +245,7 @@ _self_adaptive_max_pool2d = adaptive_max_pool2d   # the kernel, for its forward-
 
 class AvgPool2DBackward0(_Node):
     _op_name = 'aten::avg_pool2d'
+    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -352,6 +355,7 @@ _self_avg_pool2d = avg_pool2d   # the kernel, for its forward-AD re-entry (an ar
 
 class AdaptiveAvgPool2DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -443,6 +447,7 @@ _self__adaptive_avg_pool2d = _adaptive_avg_pool2d   # the kernel, for its forwar
 
 class MaxUnpool2DBackward0(_Node):
     _op_name = 'aten::max_unpool2d'
+    _sv_fields = (('indices', 'tensor'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -538,6 +543,7 @@ _self_max_unpool2d = max_unpool2d   # the kernel, for its forward-AD re-entry (a
 
 class MaxPool2DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices_backward'
+    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -651,6 +657,7 @@ _self_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward   # th
 
 class AvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool2d_backward'
+    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -767,6 +774,7 @@ _self_avg_pool2d_backward = avg_pool2d_backward   # the kernel, for its forward-
 
 class AdaptiveAvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d_backward'
+    _sv_fields = (('grad_output_sym_sizes', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -886,6 +894,7 @@ _self__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward   # the kern
 
 class MaxPool3DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
+    _sv_fields = (('ceil_mode', 'value'), ('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('result1', 'output'), ('self', 'tensor'), ('stride', 'list'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -994,6 +1003,7 @@ _self_max_pool3d_with_indices = max_pool3d_with_indices   # the kernel, for its 
 
 class MaxPool3DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices_backward'
+    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1108,6 +1118,7 @@ _self_max_pool3d_with_indices_backward = max_pool3d_with_indices_backward   # th
 
 class AvgPool3DBackward0(_Node):
     _op_name = 'aten::avg_pool3d'
+    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1217,6 +1228,7 @@ _self_avg_pool3d = avg_pool3d   # the kernel, for its forward-AD re-entry (an ar
 
 class AvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool3d_backward'
+    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1333,6 +1345,7 @@ _self_avg_pool3d_backward = avg_pool3d_backward   # the kernel, for its forward-
 
 class AdaptiveAvgPool3DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d'
+    _sv_fields = (('self', 'tensor'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1424,6 +1437,7 @@ _self__adaptive_avg_pool3d = _adaptive_avg_pool3d   # the kernel, for its forwar
 
 class AdaptiveAvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d_backward'
+    _sv_fields = (('grad_output', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1554,6 +1568,7 @@ _self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kern
 
 class AdaptiveMaxPool3DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d'
+    _sv_fields = (('result1', 'output'), ('self', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -1647,6 +1662,7 @@ _self_adaptive_max_pool3d = adaptive_max_pool3d   # the kernel, for its forward-
 
 class AdaptiveMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d_backward'
+    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1780,6 +1796,7 @@ _self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel
 
 class FractionalMaxPool2DBackward0(_Node):
     _op_name = 'aten::fractional_max_pool2d'
+    _sv_fields = (('kernel_size', 'list'), ('output_size', 'list'), ('result1', 'output'), ('self', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -1880,6 +1897,7 @@ _self_fractional_max_pool2d = fractional_max_pool2d   # the kernel, for its forw
 
 class FractionalMaxPool2DBackwardBackward0(_Node):
     _op_name = 'aten::fractional_max_pool2d_backward'
+    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1993,6 +2011,7 @@ _self_fractional_max_pool2d_backward = fractional_max_pool2d_backward   # the ke
 
 class FractionalMaxPool3DBackward0(_Node):
     _op_name = 'aten::fractional_max_pool3d'
+    _sv_fields = (('kernel_size', 'list'), ('output_size', 'list'), ('result1', 'output'), ('self', 'tensor'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -2093,6 +2112,7 @@ _self_fractional_max_pool3d = fractional_max_pool3d   # the kernel, for its forw
 
 class FractionalMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::fractional_max_pool3d_backward'
+    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

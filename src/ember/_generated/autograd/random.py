@@ -633,6 +633,7 @@ def multinomial(*args, **kwargs):
 
 class NormalBackward1(_Node):
     _op_name = 'aten::normal.Tensor_float'
+    _sv_fields = (('mean_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -728,6 +729,7 @@ _self_normal_Tensor_float = normal_Tensor_float   # the kernel, for its forward-
 
 class NormalBackward2(_Node):
     _op_name = 'aten::normal.float_Tensor'
+    _sv_fields = (('std_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -821,6 +823,7 @@ _self_normal_float_Tensor = normal_float_Tensor   # the kernel, for its forward-
 
 class NormalBackward3(_Node):
     _op_name = 'aten::normal.Tensor_Tensor'
+    _sv_fields = (('mean_sym_sizes', 'value'), ('std_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1250,6 +1253,7 @@ _self_poisson = poisson   # the kernel, for its forward-AD re-entry (an argument
 
 class StandardGammaBackward0(_Node):
     _op_name = 'aten::_standard_gamma'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -45,6 +45,7 @@ _aten = _ops_ns.aten
 
 class SumBackward0(_Node):
     _op_name = 'aten::sum'
+    _sv_fields = (('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -133,6 +134,7 @@ _self_sum = sum   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class SumBackward1(_Node):
     _op_name = 'aten::sum.dim_IntList'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -214,6 +216,7 @@ _self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-en
 
 class NansumBackward0(_Node):
     _op_name = 'aten::nansum'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('self', 'tensor'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -311,6 +314,7 @@ _self_nansum = nansum   # the kernel, for its forward-AD re-entry (an argument m
 
 class MeanBackward0(_Node):
     _op_name = 'aten::mean'
+    _sv_fields = (('self_numel', 'value'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -402,6 +406,7 @@ _self_mean = mean   # the kernel, for its forward-AD re-entry (an argument may s
 
 class MeanBackward1(_Node):
     _op_name = 'aten::mean.dim'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -483,6 +488,7 @@ _self_mean_dim = mean_dim   # the kernel, for its forward-AD re-entry (an argume
 
 class ProdBackward0(_Node):
     _op_name = 'aten::prod'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -610,6 +616,7 @@ _self_prod = prod   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ProdBackward1(_Node):
     _op_name = 'aten::prod.dim_int'
+    _sv_fields = (('dim', 'value'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -745,6 +752,7 @@ _self_prod_dim_int = prod_dim_int   # the kernel, for its forward-AD re-entry (a
 
 class AmaxBackward0(_Node):
     _op_name = 'aten::amax'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -861,6 +869,7 @@ _self_amax = amax   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AminBackward0(_Node):
     _op_name = 'aten::amin'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -977,6 +986,7 @@ _self_amin = amin   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AminmaxBackward0(_Node):
     _op_name = 'aten::aminmax'
+    _sv_fields = (('dim', 'value'), ('keepdim', 'value'), ('max', 'output'), ('min', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1089,8 +1099,9 @@ def aminmax(self, *, dim=None, keepdim=False):
 _self_aminmax = aminmax   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxBackward0(_Node):
+class MaxBackward1(_Node):
     _op_name = 'aten::max'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1158,7 +1169,7 @@ def max(self):
     _need = _g0
     if not _need:
         return _k(self)
-    _n = _new(MaxBackward0)
+    _n = _new(MaxBackward1)
     _n._sequence_nr = _next_seq()
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
@@ -1212,8 +1223,9 @@ def max(self):
 _self_max = max   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MinBackward0(_Node):
+class MinBackward1(_Node):
     _op_name = 'aten::min'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1281,7 +1293,7 @@ def min(self):
     _need = _g0
     if not _need:
         return _k(self)
-    _n = _new(MinBackward0)
+    _n = _new(MinBackward1)
     _n._sequence_nr = _next_seq()
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
     if _ANOMALY[0]:
@@ -1335,8 +1347,9 @@ def min(self):
 _self_min = min   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MaxBackward1(_Node):
+class MaxBackward0(_Node):
     _op_name = 'aten::max.dim'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -1409,7 +1422,7 @@ def max_dim(self, dim, keepdim=False):
     _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
-    _n = _new(MaxBackward1)
+    _n = _new(MaxBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
@@ -1431,8 +1444,9 @@ def max_dim(self, dim, keepdim=False):
 _self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument may shadow its name)
 
 
-class MinBackward1(_Node):
+class MinBackward0(_Node):
     _op_name = 'aten::min.dim'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -1505,7 +1519,7 @@ def min_dim(self, dim, keepdim=False):
     _need = _g0
     if not _need:
         return _k(self, dim, keepdim)
-    _n = _new(MinBackward1)
+    _n = _new(MinBackward0)
     _n._sequence_nr = _next_seq()
     _n.input_meta = []
     _n.next_edges = (((_gedge(self) if self._base is not None else (_f if (_o := self._output_nr) == 0 else (_f, _o)) if (_f := self.grad_fn) is not None else self) if _g0 else None), )
@@ -1585,6 +1599,7 @@ def any_dims(*args, **kwargs):
 
 class VarBackward0(_Node):
     _op_name = 'aten::var.correction'
+    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1680,6 +1695,7 @@ _self_var_correction = var_correction   # the kernel, for its forward-AD re-entr
 
 class StdBackward0(_Node):
     _op_name = 'aten::std.correction'
+    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1799,6 +1815,7 @@ _self_std_correction = std_correction   # the kernel, for its forward-AD re-entr
 
 class VarMeanBackward0(_Node):
     _op_name = 'aten::var_mean.correction'
+    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1864,6 +1881,7 @@ _self_var_mean_correction = var_mean_correction   # the kernel, for its forward-
 
 class StdMeanBackward0(_Node):
     _op_name = 'aten::std_mean.correction'
+    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('result0', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1937,6 +1955,7 @@ _self_std_mean_correction = std_mean_correction   # the kernel, for its forward-
 
 class LogsumexpBackward0(_Node):
     _op_name = 'aten::logsumexp'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2053,6 +2072,7 @@ _self_logsumexp = logsumexp   # the kernel, for its forward-AD re-entry (an argu
 
 class NormBackward0(_Node):
     _op_name = 'aten::norm.Scalar'
+    _sv_fields = (('p', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2181,6 +2201,7 @@ _self_norm_Scalar = norm_Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class NormBackward1(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('p', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2300,6 +2321,7 @@ _self_norm_ScalarOpt_dim = norm_ScalarOpt_dim   # the kernel, for its forward-AD
 
 class NormBackward3(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim_dtype'
+    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('p', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2423,6 +2445,7 @@ _self_norm_ScalarOpt_dim_dtype = norm_ScalarOpt_dim_dtype   # the kernel, for it
 
 class NormBackward2(_Node):
     _op_name = 'aten::norm.ScalarOpt_dtype'
+    _sv_fields = (('p', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2569,6 +2592,7 @@ def count_nonzero(*args, **kwargs):
 
 class MedianBackward0(_Node):
     _op_name = 'aten::median'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2692,6 +2716,7 @@ _self_median = median   # the kernel, for its forward-AD re-entry (an argument m
 
 class NanmedianBackward0(_Node):
     _op_name = 'aten::nanmedian'
+    _sv_fields = (('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2815,6 +2840,7 @@ _self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argu
 
 class MedianBackward1(_Node):
     _op_name = 'aten::median.dim'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -2911,6 +2937,7 @@ _self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an ar
 
 class NanmedianBackward1(_Node):
     _op_name = 'aten::nanmedian.dim'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -3007,6 +3034,7 @@ _self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry 
 
 class ModeBackward0(_Node):
     _op_name = 'aten::mode'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -3117,6 +3145,7 @@ def bincount(*args, **kwargs):
 
 class RenormBackward0(_Node):
     _op_name = 'aten::renorm'
+    _sv_fields = (('dim', 'value'), ('maxnorm', 'value'), ('p', 'value'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 
 class ThnnFusedLstmCellBackward0(_Node):
     _op_name = 'aten::_thnn_fused_lstm_cell'
+    _sv_fields = (('cx', 'tensor'), ('hidden_bias', 'tensor'), ('hidden_gates', 'tensor'), ('input_bias', 'tensor'), ('input_gates', 'tensor'), ('result1', 'output'), ('result2', 'output'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -264,6 +265,7 @@ _self__thnn_fused_lstm_cell = _thnn_fused_lstm_cell   # the kernel, for its forw
 
 class ThnnFusedGruCellBackward0(_Node):
     _op_name = 'aten::_thnn_fused_gru_cell'
+    _sv_fields = (('hidden_bias', 'tensor'), ('hidden_gates', 'tensor'), ('hx', 'tensor'), ('input_bias', 'tensor'), ('input_gates', 'tensor'), ('result1', 'output'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -475,6 +477,7 @@ _self__thnn_fused_gru_cell = _thnn_fused_gru_cell   # the kernel, for its forwar
 
 class MkldnnRnnLayerBackward0(_Node):
     _op_name = 'aten::mkldnn_rnn_layer'
+    _sv_fields = (('batch_first', 'value'), ('batch_sizes', 'list'), ('bidirectional', 'value'), ('cx_', 'tensor'), ('has_biases', 'value'), ('hidden_size', 'value'), ('hx_', 'tensor'), ('input', 'tensor'), ('mode', 'value'), ('num_layers', 'value'), ('result0', 'output'), ('result1', 'output'), ('result2', 'output'), ('result3', 'output'), ('reverse', 'value'), ('train', 'value'), ('weight0', 'tensor'), ('weight1', 'tensor'), ('weight2', 'tensor'), ('weight3', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

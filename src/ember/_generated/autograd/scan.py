@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 
 class CumsumBackward0(_Node):
     _op_name = 'aten::cumsum'
+    _sv_fields = (('dim', 'value'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -184,6 +185,7 @@ _self_cumsum_ = cumsum_   # the kernel, for its forward-AD re-entry (an argument
 
 class CumprodBackward0(_Node):
     _op_name = 'aten::cumprod'
+    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -377,6 +379,7 @@ _self_cumprod_ = cumprod_   # the kernel, for its forward-AD re-entry (an argume
 
 class CummaxBackward0(_Node):
     _op_name = 'aten::cummax'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -468,6 +471,7 @@ _self_cummax = cummax   # the kernel, for its forward-AD re-entry (an argument m
 
 class CumminBackward0(_Node):
     _op_name = 'aten::cummin'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -559,6 +563,7 @@ _self_cummin = cummin   # the kernel, for its forward-AD re-entry (an argument m
 
 class LogcumsumexpBackward0(_Node):
     _op_name = 'aten::logcumsumexp'
+    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

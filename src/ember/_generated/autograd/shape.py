@@ -41,6 +41,7 @@ _aten = _ops_ns.aten
 
 class CatBackward0(_Node):
     _op_name = 'aten::cat'
+    _sv_fields = (('dim', 'value'), ('tensors_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -122,6 +123,7 @@ _self_cat = cat   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class StackBackward0(_Node):
     _op_name = 'aten::stack'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -200,6 +202,7 @@ _self_stack = stack   # the kernel, for its forward-AD re-entry (an argument may
 
 class BlockDiagBackward0(_Node):
     _op_name = 'aten::block_diag'
+    _sv_fields = (('tensors_scalar_type', 'value'), ('tensors_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -269,6 +272,7 @@ _self_block_diag = block_diag   # the kernel, for its forward-AD re-entry (an ar
 
 class RepeatBackward0(_Node):
     _op_name = 'aten::repeat'
+    _sv_fields = (('repeats', 'list'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -352,6 +356,7 @@ _self_repeat = repeat   # the kernel, for its forward-AD re-entry (an argument m
 
 class RollBackward0(_Node):
     _op_name = 'aten::roll'
+    _sv_fields = (('dims', 'list'), ('shifts', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -434,6 +439,7 @@ _self_roll = roll   # the kernel, for its forward-AD re-entry (an argument may s
 
 class FlipBackward0(_Node):
     _op_name = 'aten::flip'
+    _sv_fields = (('dims', 'list'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -513,6 +519,7 @@ _self_flip = flip   # the kernel, for its forward-AD re-entry (an argument may s
 
 class Rot90Backward0(_Node):
     _op_name = 'aten::rot90'
+    _sv_fields = (('dims', 'list'), ('k', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -588,6 +595,7 @@ _self_rot90 = rot90   # the kernel, for its forward-AD re-entry (an argument may
 
 class TrilBackward0(_Node):
     _op_name = 'aten::tril'
+    _sv_fields = (('diagonal', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -733,6 +741,7 @@ _self_tril_ = tril_   # the kernel, for its forward-AD re-entry (an argument may
 
 class TriuBackward0(_Node):
     _op_name = 'aten::triu'
+    _sv_fields = (('diagonal', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -878,6 +887,7 @@ _self_triu_ = triu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class DiagEmbedBackward0(_Node):
     _op_name = 'aten::diag_embed'
+    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -982,6 +992,7 @@ _self_diag_embed = diag_embed   # the kernel, for its forward-AD re-entry (an ar
 
 class NarrowCopyBackward0(_Node):
     _op_name = 'aten::narrow_copy'
+    _sv_fields = (('dim', 'value'), ('length', 'value'), ('self_sym_sizes', 'value'), ('start', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -42,6 +42,7 @@ _aten = _ops_ns.aten
 
 class SoftmaxBackward0(_Node):
     _op_name = 'aten::_softmax'
+    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -164,6 +165,7 @@ _self__softmax = _softmax   # the kernel, for its forward-AD re-entry (an argume
 
 class LogSoftmaxBackward0(_Node):
     _op_name = 'aten::_log_softmax'
+    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self_scalar_type', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -286,6 +288,7 @@ _self__log_softmax = _log_softmax   # the kernel, for its forward-AD re-entry (a
 
 class SoftmaxBackwardDataBackward0(_Node):
     _op_name = 'aten::_softmax_backward_data'
+    _sv_fields = (('dim', 'value'), ('grad_output', 'tensor'), ('output', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -425,6 +428,7 @@ _self__softmax_backward_data = _softmax_backward_data   # the kernel, for its fo
 
 class LogSoftmaxBackwardDataBackward0(_Node):
     _op_name = 'aten::_log_softmax_backward_data'
+    _sv_fields = (('dim', 'value'), ('grad_output', 'tensor'), ('output', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):

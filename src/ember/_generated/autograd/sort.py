@@ -40,6 +40,7 @@ _aten = _ops_ns.aten
 
 class KthvalueBackward0(_Node):
     _op_name = 'aten::kthvalue'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -138,6 +139,7 @@ _self_kthvalue = kthvalue   # the kernel, for its forward-AD re-entry (an argume
 
 class SortBackward0(_Node):
     _op_name = 'aten::sort'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -233,6 +235,7 @@ _self_sort = sort   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SortBackward1(_Node):
     _op_name = 'aten::sort.stable'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 
@@ -328,6 +331,7 @@ _self_sort_stable = sort_stable   # the kernel, for its forward-AD re-entry (an 
 
 class TopkBackward0(_Node):
     _op_name = 'aten::topk'
+    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
     _grads_read = 1
 

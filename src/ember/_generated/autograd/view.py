@@ -137,6 +137,7 @@ _self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may
 
 class ViewBackward0(_Node):
     _op_name = 'aten::view'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -231,6 +232,7 @@ _self_view = view   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpandBackward0(_Node):
     _op_name = 'aten::expand'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -325,6 +327,7 @@ _self_expand = expand   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0(_Node):
     _op_name = 'aten::transpose.int'
+    _sv_fields = (('dim0', 'value'), ('dim1', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -421,6 +424,7 @@ _self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry 
 
 class PermuteBackward0(_Node):
     _op_name = 'aten::permute'
+    _sv_fields = (('dims', 'list'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -603,6 +607,7 @@ _self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow 
 
 class UnsqueezeBackward0(_Node):
     _op_name = 'aten::unsqueeze'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -695,6 +700,7 @@ _self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argu
 
 class SqueezeBackward0(_Node):
     _op_name = 'aten::squeeze'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -785,6 +791,7 @@ _self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument
 
 class SqueezeBackward1(_Node):
     _op_name = 'aten::squeeze.dim'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -877,6 +884,7 @@ _self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an 
 
 class SqueezeBackward2(_Node):
     _op_name = 'aten::squeeze.dims'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -971,6 +979,7 @@ _self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (a
 
 class SqueezeBackward3(_Node):
     _op_name = 'aten::squeeze_'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1044,6 +1053,7 @@ _self_squeeze_ = squeeze_   # the kernel, for its forward-AD re-entry (an argume
 
 class SqueezeBackward4(_Node):
     _op_name = 'aten::squeeze_.dim'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1119,6 +1129,7 @@ _self_squeeze__dim = squeeze__dim   # the kernel, for its forward-AD re-entry (a
 
 class SqueezeBackward5(_Node):
     _op_name = 'aten::squeeze_.dims'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1179,6 +1190,7 @@ _self_squeeze__dims = squeeze__dims   # the kernel, for its forward-AD re-entry 
 
 class UnsqueezeBackward1(_Node):
     _op_name = 'aten::unsqueeze_'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1254,6 +1266,7 @@ _self_unsqueeze_ = unsqueeze_   # the kernel, for its forward-AD re-entry (an ar
 
 class TransposeBackward1(_Node):
     _op_name = 'aten::transpose_'
+    _sv_fields = (('dim0', 'value'), ('dim1', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1411,6 +1424,7 @@ def view_dtype(*args, **kwargs):
 
 class SelectBackward0(_Node):
     _op_name = 'aten::select.int'
+    _sv_fields = (('dim', 'value'), ('index', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1509,6 +1523,7 @@ _self_select_int = select_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SliceBackward0(_Node):
     _op_name = 'aten::slice.Tensor'
+    _sv_fields = (('dim', 'value'), ('end', 'value'), ('self_sym_sizes', 'value'), ('start', 'value'), ('step', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1521,7 +1536,7 @@ class SliceBackward0(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
-            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
+            _r0 = view_scatter(grad, self_sym_sizes, lambda t: _aten.slice.Tensor(t, dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
         return [_r0]
 
     def release_variables(_n):
@@ -1615,6 +1630,7 @@ _self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class DiagonalBackward0(_Node):
     _op_name = 'aten::diagonal'
+    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1717,6 +1733,7 @@ _self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argume
 
 class AsStridedBackward0(_Node):
     _op_name = 'aten::as_strided'
+    _sv_fields = (('self_sym_sizes', 'value'), ('self_sym_storage_offset', 'value'), ('self_sym_strides', 'value'), ('size', 'list'), ('storage_offset', 'value'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1827,6 +1844,7 @@ _self_as_strided = as_strided   # the kernel, for its forward-AD re-entry (an ar
 
 class AsStridedBackward1(_Node):
     _op_name = 'aten::as_strided_'
+    _sv_fields = (('self_sym_sizes', 'value'), ('self_sym_storage_offset', 'value'), ('self_sym_strides', 'value'), ('size', 'list'), ('storage_offset', 'value'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1887,6 +1905,7 @@ _self_as_strided_ = as_strided_   # the kernel, for its forward-AD re-entry (an 
 
 class UnbindBackward0(_Node):
     _op_name = 'aten::unbind.int'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
     _multi_view = True
 
@@ -1961,6 +1980,7 @@ _self_unbind_int = unbind_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SplitBackward0(_Node):
     _op_name = 'aten::split.Tensor'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
     _multi_view = True
 
@@ -2037,6 +2057,7 @@ _self_split_Tensor = split_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class SplitWithSizesBackward0(_Node):
     _op_name = 'aten::split_with_sizes'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
     _multi_view = True
 
@@ -2096,6 +2117,7 @@ _self_split_with_sizes = split_with_sizes   # the kernel, for its forward-AD re-
 
 class UnsafeViewBackward0(_Node):
     _op_name = 'aten::_unsafe_view'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2168,6 +2190,7 @@ _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (a
 
 class ReshapeAliasBackward0(_Node):
     _op_name = 'aten::_reshape_alias'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2267,6 +2290,7 @@ _self__reshape_alias = _reshape_alias   # the kernel, for its forward-AD re-entr
 
 class UnfoldBackward0(_Node):
     _op_name = 'aten::unfold'
+    _sv_fields = (('dimension', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'), ('size', 'value'), ('step', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2392,6 +2416,7 @@ _self_unfold = unfold   # the kernel, for its forward-AD re-entry (an argument m
 
 class SliceScatterBackward0(_Node):
     _op_name = 'aten::slice_scatter'
+    _sv_fields = (('dim', 'value'), ('end', 'value'), ('src', 'tensor'), ('start', 'value'), ('step', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2413,7 +2438,7 @@ class SliceScatterBackward0(_Node):
             end = _n.s_end
             start = _n.s_start
             step = _n.s_step
-            _r1 = grad.slice(dim, start, end, step)
+            _r1 = _aten.slice.Tensor(grad, dim, start, end, step)
         return [_r0, _r1]
 
     def release_variables(_n):
@@ -2521,6 +2546,7 @@ _self_slice_scatter = slice_scatter   # the kernel, for its forward-AD re-entry 
 
 class SelectScatterBackward0(_Node):
     _op_name = 'aten::select_scatter'
+    _sv_fields = (('dim', 'value'), ('index', 'value'), ('src', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2638,6 +2664,7 @@ _self_select_scatter = select_scatter   # the kernel, for its forward-AD re-entr
 
 class DiagonalScatterBackward0(_Node):
     _op_name = 'aten::diagonal_scatter'
+    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'), ('src', 'tensor'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2761,6 +2788,7 @@ _self_diagonal_scatter = diagonal_scatter   # the kernel, for its forward-AD re-
 
 class AsStridedScatterBackward0(_Node):
     _op_name = 'aten::as_strided_scatter'
+    _sv_fields = (('size', 'list'), ('src', 'tensor'), ('storage_offset', 'value'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -131,6 +131,7 @@ def view_as_complex_copy(*args, **kwargs):
 
 class AsStridedBackward0_copy(_Node):
     _op_name = 'aten::as_strided_copy'
+    _sv_fields = (('self_sym_sizes', 'value'), ('self_sym_storage_offset', 'value'), ('self_sym_strides', 'value'), ('size', 'list'), ('storage_offset', 'value'), ('stride', 'list'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -218,6 +219,7 @@ _self_as_strided_copy = as_strided_copy   # the kernel, for its forward-AD re-en
 
 class DiagonalBackward0_copy(_Node):
     _op_name = 'aten::diagonal_copy'
+    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -318,6 +320,7 @@ _self_diagonal_copy = diagonal_copy   # the kernel, for its forward-AD re-entry 
 
 class ExpandBackward0_copy(_Node):
     _op_name = 'aten::expand_copy'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -390,6 +393,7 @@ _self_expand_copy = expand_copy   # the kernel, for its forward-AD re-entry (an 
 
 class PermuteBackward0_copy(_Node):
     _op_name = 'aten::permute_copy'
+    _sv_fields = (('dims', 'list'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -462,6 +466,7 @@ _self_permute_copy = permute_copy   # the kernel, for its forward-AD re-entry (a
 
 class SelectBackward0_copy(_Node):
     _op_name = 'aten::select_copy.int'
+    _sv_fields = (('dim', 'value'), ('index', 'value'), ('self_sym_sizes', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -557,6 +562,7 @@ _self_select_copy_int = select_copy_int   # the kernel, for its forward-AD re-en
 
 class SliceBackward0_copy(_Node):
     _op_name = 'aten::slice_copy.Tensor'
+    _sv_fields = (('dim', 'value'), ('end', 'value'), ('self_sym_sizes', 'value'), ('start', 'value'), ('step', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -569,7 +575,7 @@ class SliceBackward0_copy(_Node):
             self_sym_sizes = _n.s_self_sym_sizes
             start = _n.s_start
             step = _n.s_step
-            _r0 = view_scatter(grad, self_sym_sizes, lambda t: t.slice(dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
+            _r0 = view_scatter(grad, self_sym_sizes, lambda t: _aten.slice.Tensor(t, dim, start, end, step), axis_slice(self_sym_sizes, dim, start, end, step))
         return [_r0]
 
     def release_variables(_n):
@@ -662,6 +668,7 @@ _self_slice_copy_Tensor = slice_copy_Tensor   # the kernel, for its forward-AD r
 
 class SplitBackward0_copy(_Node):
     _op_name = 'aten::split_copy.Tensor'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -737,6 +744,7 @@ _self_split_copy_Tensor = split_copy_Tensor   # the kernel, for its forward-AD r
 
 class SplitWithSizesBackward0_copy(_Node):
     _op_name = 'aten::split_with_sizes_copy'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -795,6 +803,7 @@ _self_split_with_sizes_copy = split_with_sizes_copy   # the kernel, for its forw
 
 class SqueezeBackward0_copy(_Node):
     _op_name = 'aten::squeeze_copy'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -880,6 +889,7 @@ _self_squeeze_copy = squeeze_copy   # the kernel, for its forward-AD re-entry (a
 
 class SqueezeBackward1_copy(_Node):
     _op_name = 'aten::squeeze_copy.dim'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -967,6 +977,7 @@ _self_squeeze_copy_dim = squeeze_copy_dim   # the kernel, for its forward-AD re-
 
 class SqueezeBackward2_copy(_Node):
     _op_name = 'aten::squeeze_copy.dims'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1121,6 +1132,7 @@ _self_t_copy = t_copy   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0_copy(_Node):
     _op_name = 'aten::transpose_copy.int'
+    _sv_fields = (('dim0', 'value'), ('dim1', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1213,6 +1225,7 @@ _self_transpose_copy_int = transpose_copy_int   # the kernel, for its forward-AD
 
 class UnsqueezeBackward0_copy(_Node):
     _op_name = 'aten::unsqueeze_copy'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1300,6 +1313,7 @@ _self_unsqueeze_copy = unsqueeze_copy   # the kernel, for its forward-AD re-entr
 
 class UnbindBackward0_copy(_Node):
     _op_name = 'aten::unbind_copy.int'
+    _sv_fields = (('dim', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1373,6 +1387,7 @@ _self_unbind_copy_int = unbind_copy_int   # the kernel, for its forward-AD re-en
 
 class ViewBackward0_copy(_Node):
     _op_name = 'aten::view_copy'
+    _sv_fields = (('self_sym_sizes', 'value'),)
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1452,6 +1467,7 @@ def view_copy_dtype(*args, **kwargs):
 
 class UnfoldBackward0_copy(_Node):
     _op_name = 'aten::unfold_copy'
+    _sv_fields = (('dimension', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'), ('size', 'value'), ('step', 'value'))
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -18,7 +18,6 @@ _TF = False
 _tf_register(_G)
 
 _op_adjoint_default, _c_adjoint_default = _lazy(_G, '_op_adjoint_default', 'aten', 'adjoint', 'default')
-_op_alias_default, _c_alias_default = _lazy(_G, '_op_alias_default', 'aten', 'alias', 'default')
 _op_as_strided__default, _c_as_strided__default = _lazy(_G, '_op_as_strided__default', 'aten', 'as_strided_', 'default')
 _op_as_strided_default, _c_as_strided_default = _lazy(_G, '_op_as_strided_default', 'aten', 'as_strided', 'default')
 _op_as_strided_scatter_default, _c_as_strided_scatter_default = _lazy(_G, '_op_as_strided_scatter_default', 'aten', 'as_strided_scatter', 'default')
@@ -41,7 +40,6 @@ _op_ravel_default, _c_ravel_default = _lazy(_G, '_op_ravel_default', 'aten', 'ra
 _op_reshape_default, _c_reshape_default = _lazy(_G, '_op_reshape_default', 'aten', 'reshape', 'default')
 _op_select_int, _c_select_int = _lazy(_G, '_op_select_int', 'aten', 'select', 'int')
 _op_select_scatter_default, _c_select_scatter_default = _lazy(_G, '_op_select_scatter_default', 'aten', 'select_scatter', 'default')
-_op_slice_Tensor, _c_slice_Tensor = _lazy(_G, '_op_slice_Tensor', 'aten', 'slice', 'Tensor')
 _op_slice_scatter_default, _c_slice_scatter_default = _lazy(_G, '_op_slice_scatter_default', 'aten', 'slice_scatter', 'default')
 _op_slice_scatter_out, _c_slice_scatter_out = _lazy(_G, '_op_slice_scatter_out', 'aten', 'slice_scatter', 'out')
 _op_split_Tensor, _c_split_Tensor = _lazy(_G, '_op_split_Tensor', 'aten', 'split', 'Tensor')
@@ -239,42 +237,6 @@ def select(input, dim, index):
         return _op_select_int(input, dim, index)
     except TypeError:
         _r = _tf_duck_bound(select, locals(), ('input',), 'ember.select')
-        if _r is _NOT_HANDLED:
-            raise
-        return _r
-
-def slice(input, dim=0, start=None, end=None, step=1):
-    if _TF and (_TFM or input.__class__ not in _TFP):
-        _r = _tf_bound(slice, locals(), ('input',), 'ember.slice')
-        if _r is not _NOT_HANDLED:
-            return _r
-    try:
-        if input.__class__ not in _TENSOR_TYPES:
-            raise _bad_arg('slice', 'input', 1, 'Tensor', input)
-        if dim.__class__ is not int and not _is_int(dim):
-            raise _bad_arg('slice', 'dim', 2, 'int', dim)
-        if start is not None and start.__class__ is not int and not _is_int(start):
-            raise _bad_arg('slice', 'start', 3, 'int', start)
-        if end is not None and end.__class__ is not int and not _is_int(end):
-            raise _bad_arg('slice', 'end', 4, 'int', end)
-        if step.__class__ is not int and not _is_int(step):
-            raise _bad_arg('slice', 'step', 5, 'int', step)
-        _ks = input._ks
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-            _ks |= start._ks
-        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-            _ks |= end._ks
-        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-            _ks |= step._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input, dim, start, end, step)
-        return _op_slice_Tensor(input, dim, start, end, step)
-    except TypeError:
-        _r = _tf_duck_bound(slice, locals(), ('input',), 'ember.slice')
         if _r is _NOT_HANDLED:
             raise
         return _r
@@ -1413,26 +1375,6 @@ def unsafe_chunk(input, chunks, dim=0):
             raise
         return _r
 
-def alias(input):
-    if _TF and (_TFM or input.__class__ not in _TFP):
-        _r = _tf_bound(alias, locals(), ('input',), 'ember.alias')
-        if _r is not _NOT_HANDLED:
-            return _r
-    try:
-        if input.__class__ not in _TENSOR_TYPES:
-            raise _bad_arg('alias', 'input', 1, 'Tensor', input)
-        _ks = input._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(input)
-        return _op_alias_default(input)
-    except TypeError:
-        _r = _tf_duck_bound(alias, locals(), ('input',), 'ember.alias')
-        if _r is _NOT_HANDLED:
-            raise
-        return _r
-
 def detach(input):
     if _TF and (_TFM or input.__class__ not in _TFP):
         _r = _tf_bound(detach, locals(), ('input',), 'ember.detach')
@@ -1615,4 +1557,4 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
             raise
         return _r
 
-__all__ = ['adjoint', 'alias', 'as_strided', 'as_strided_', 'as_strided_scatter', 'chunk', 'detach', 'diagonal', 'diagonal_scatter', 'dsplit', 'flatten', 'hsplit', 'moveaxis', 'movedim', 'narrow', 'permute', 'ravel', 'reshape', 'select', 'select_scatter', 'slice', 'slice_scatter', 'split', 'split_with_sizes', 'squeeze', 'swapaxes', 'swapdims', 't', 'tensor_split', 'transpose', 'unbind', 'unflatten', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'vsplit']
+__all__ = ['adjoint', 'as_strided', 'as_strided_', 'as_strided_scatter', 'chunk', 'detach', 'diagonal', 'diagonal_scatter', 'dsplit', 'flatten', 'hsplit', 'moveaxis', 'movedim', 'narrow', 'permute', 'ravel', 'reshape', 'select', 'select_scatter', 'slice_scatter', 'split', 'split_with_sizes', 'squeeze', 'swapaxes', 'swapdims', 't', 'tensor_split', 'transpose', 'unbind', 'unflatten', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'vsplit']

@@ -18,7 +18,6 @@ _TF = False
 _tf_register(_G)
 
 _op_adjoint_default, _c_adjoint_default = _lazy(_G, '_op_adjoint_default', 'aten', 'adjoint', 'default')
-_op_alias_default, _c_alias_default = _lazy(_G, '_op_alias_default', 'aten', 'alias', 'default')
 _op_as_strided__default, _c_as_strided__default = _lazy(_G, '_op_as_strided__default', 'aten', 'as_strided_', 'default')
 _op_as_strided_default, _c_as_strided_default = _lazy(_G, '_op_as_strided_default', 'aten', 'as_strided', 'default')
 _op_as_strided_scatter_default, _c_as_strided_scatter_default = _lazy(_G, '_op_as_strided_scatter_default', 'aten', 'as_strided_scatter', 'default')
@@ -44,7 +43,6 @@ _op_reshape_as_default, _c_reshape_as_default = _lazy(_G, '_op_reshape_as_defaul
 _op_reshape_default, _c_reshape_default = _lazy(_G, '_op_reshape_default', 'aten', 'reshape', 'default')
 _op_select_int, _c_select_int = _lazy(_G, '_op_select_int', 'aten', 'select', 'int')
 _op_select_scatter_default, _c_select_scatter_default = _lazy(_G, '_op_select_scatter_default', 'aten', 'select_scatter', 'default')
-_op_slice_Tensor, _c_slice_Tensor = _lazy(_G, '_op_slice_Tensor', 'aten', 'slice', 'Tensor')
 _op_slice_scatter_default, _c_slice_scatter_default = _lazy(_G, '_op_slice_scatter_default', 'aten', 'slice_scatter', 'default')
 _op_slice_scatter_out, _c_slice_scatter_out = _lazy(_G, '_op_slice_scatter_out', 'aten', 'slice_scatter', 'out')
 _op_split_Tensor, _c_split_Tensor = _lazy(_G, '_op_split_Tensor', 'aten', 'split', 'Tensor')
@@ -474,40 +472,6 @@ def _m_select(self, dim, index):
         return _op_select_int(self, dim, index)
     except TypeError:
         _r = _tf_duck_bound(_m_select, locals(), ('self',), 'ember.Tensor.select')
-        if _r is _NOT_HANDLED:
-            raise
-        return _r
-
-def _m_slice(self, dim=0, start=None, end=None, step=1):
-    if _TF and (_TFM or self.__class__ not in _TFP):
-        _r = _tf_bound(_m_slice, locals(), ('self',), 'ember.Tensor.slice')
-        if _r is not _NOT_HANDLED:
-            return _r
-    try:
-        if dim.__class__ is not int and not _is_int(dim):
-            raise _bad_arg('slice', 'dim', 1, 'int', dim)
-        if start is not None and start.__class__ is not int and not _is_int(start):
-            raise _bad_arg('slice', 'start', 2, 'int', start)
-        if end is not None and end.__class__ is not int and not _is_int(end):
-            raise _bad_arg('slice', 'end', 3, 'int', end)
-        if step.__class__ is not int and not _is_int(step):
-            raise _bad_arg('slice', 'step', 4, 'int', step)
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if dim.__class__ in _TENSOR_TYPES and dim._ks != _ks:
-            _ks |= dim._ks
-        if start.__class__ in _TENSOR_TYPES and start._ks != _ks:
-            _ks |= start._ks
-        if end.__class__ in _TENSOR_TYPES and end._ks != _ks:
-            _ks |= end._ks
-        if step.__class__ in _TENSOR_TYPES and step._ks != _ks:
-            _ks |= step._ks
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_slice_Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self, dim, start, end, step)
-        return _op_slice_Tensor(self, dim, start, end, step)
-    except TypeError:
-        _r = _tf_duck_bound(_m_slice, locals(), ('self',), 'ember.Tensor.slice')
         if _r is _NOT_HANDLED:
             raise
         return _r
@@ -1961,24 +1925,6 @@ def _m_unsafe_chunk(self, chunks, dim=0):
             raise
         return _r
 
-def _m_alias(self):
-    if _TF and (_TFM or self.__class__ not in _TFP):
-        _r = _tf_bound(_m_alias, locals(), ('self',), 'ember.Tensor.alias')
-        if _r is not _NOT_HANDLED:
-            return _r
-    try:
-        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
-        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
-            _k = _c_alias_default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
-            if _k is not None:
-                return _k(self)
-        return _op_alias_default(self)
-    except TypeError:
-        _r = _tf_duck_bound(_m_alias, locals(), ('self',), 'ember.Tensor.alias')
-        if _r is _NOT_HANDLED:
-            raise
-        return _r
-
 def _m_detach(self):
     if _TF and (_TFM or self.__class__ not in _TFP):
         _r = _tf_bound(_m_detach, locals(), ('self',), 'ember.Tensor.detach')
@@ -2208,7 +2154,7 @@ def _m_as_strided_scatter(self, src, size, stride, storage_offset=None):
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
-METHODS = {'adjoint': _m_adjoint, 'alias': _m_alias, 'as_strided': _m_as_strided, 'as_strided_': _m_as_strided_, 'as_strided_scatter': _m_as_strided_scatter, 'chunk': _m_chunk, 'detach': _m_detach, 'diagonal': _m_diagonal, 'diagonal_scatter': _m_diagonal_scatter, 'dsplit': _m_dsplit, 'expand': _m_expand, 'expand_as': _m_expand_as, 'flatten': _m_flatten, 'hsplit': _m_hsplit, 'moveaxis': _m_moveaxis, 'movedim': _m_movedim, 'narrow': _m_narrow, 'permute': _m_permute, 'ravel': _m_ravel, 'reshape': _m_reshape, 'reshape_as': _m_reshape_as, 'select': _m_select, 'select_scatter': _m_select_scatter, 'slice': _m_slice, 'slice_scatter': _m_slice_scatter, 'split': _m_split, 'split_with_sizes': _m_split_with_sizes, 'squeeze': _m_squeeze, 'squeeze_': _m_squeeze_, 'swapaxes': _m_swapaxes, 'swapaxes_': _m_swapaxes_, 'swapdims': _m_swapdims, 'swapdims_': _m_swapdims_, 't': _m_t, 't_': _m_t_, 'tensor_split': _m_tensor_split, 'transpose': _m_transpose, 'transpose_': _m_transpose_, 'unbind': _m_unbind, 'unflatten': _m_unflatten, 'unfold': _m_unfold, 'unsafe_chunk': _m_unsafe_chunk, 'unsafe_split': _m_unsafe_split, 'unsafe_split_with_sizes': _m_unsafe_split_with_sizes, 'unsqueeze': _m_unsqueeze, 'unsqueeze_': _m_unsqueeze_, 'view': _m_view, 'view_as': _m_view_as, 'vsplit': _m_vsplit}
+METHODS = {'adjoint': _m_adjoint, 'as_strided': _m_as_strided, 'as_strided_': _m_as_strided_, 'as_strided_scatter': _m_as_strided_scatter, 'chunk': _m_chunk, 'detach': _m_detach, 'diagonal': _m_diagonal, 'diagonal_scatter': _m_diagonal_scatter, 'dsplit': _m_dsplit, 'expand': _m_expand, 'expand_as': _m_expand_as, 'flatten': _m_flatten, 'hsplit': _m_hsplit, 'moveaxis': _m_moveaxis, 'movedim': _m_movedim, 'narrow': _m_narrow, 'permute': _m_permute, 'ravel': _m_ravel, 'reshape': _m_reshape, 'reshape_as': _m_reshape_as, 'select': _m_select, 'select_scatter': _m_select_scatter, 'slice_scatter': _m_slice_scatter, 'split': _m_split, 'split_with_sizes': _m_split_with_sizes, 'squeeze': _m_squeeze, 'squeeze_': _m_squeeze_, 'swapaxes': _m_swapaxes, 'swapaxes_': _m_swapaxes_, 'swapdims': _m_swapdims, 'swapdims_': _m_swapdims_, 't': _m_t, 't_': _m_t_, 'tensor_split': _m_tensor_split, 'transpose': _m_transpose, 'transpose_': _m_transpose_, 'unbind': _m_unbind, 'unflatten': _m_unflatten, 'unfold': _m_unfold, 'unsafe_chunk': _m_unsafe_chunk, 'unsafe_split': _m_unsafe_split, 'unsafe_split_with_sizes': _m_unsafe_split_with_sizes, 'unsqueeze': _m_unsqueeze, 'unsqueeze_': _m_unsqueeze_, 'view': _m_view, 'view_as': _m_view_as, 'vsplit': _m_vsplit}
 
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)
