@@ -100,15 +100,17 @@ class RemovableHandle:
         self.remove()
 
 
+_UNPACK = []      # [unpack_slot, unpack_output] of autograd/_saved.py (set there: it imports this module)
+
+
 def _read_saved(node, n, kind):
     """The value of a generated node's `_saved_<n>` (Node.__getattr__)."""
-    from . import _saved
     if "s_" + n not in node.__dict__:
         return None
     if kind == "tensor":
-        return _saved.unpack_slot(node, n)
+        return _UNPACK[0](node, n)
     if kind == "output":
-        return _saved.unpack_output(node, n)
+        return _UNPACK[1](node, n)
     v = node.__dict__["s_" + n]
     if isinstance(v, (list, tuple)):       # int[] / SymInt[] (sizes, dims), Tensor[]: torch's tuples
         return tuple(v)
