@@ -414,14 +414,15 @@ def emit_node(w, e, cls):
     saved = sorted({n for v in uses.values() for n in v})
     w.w(f"class {cls}(_Node):")
     w.w(f"    _op_name = {('aten::' + str(e.fn.func.name))!r}")
-    if saved:     # torch's _saved_<name> attributes (graph.Node.__getattr__); an int[] argument reads as a tuple
+    if saved:     # torch's _saved_<name> attributes (graph.saved_attr); an int[] argument reads as a tuple
         types = {a.name: a.type for a in e.all_args}
 
         def _kind(n):
             t = types.get(n)
             t = getattr(t, "elem", t) if t is not None and not isinstance(t, ListType) else t
             return "list" if kinds[n][0] == "value" and isinstance(t, ListType) else kinds[n][0]
-        w.w(f"    _sv_fields = {tuple((n, _kind(n)) for n in saved)!r}")
+        for n in saved:
+            w.w(f"    _saved_{n} = _saved_attr({n!r}, {_kind(n)!r})")
     if e.complex_mode is not None:
         w.w(f"    _complex = {e.complex_mode!r}")
     if cls == "CopyBackwards":          # hand-written in torch: name() reports the C++ class
@@ -1019,6 +1020,7 @@ PRELUDE = [
     "                                  META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,",
     "                                  HOOKS_ANYWHERE as _HOOKS_ANYWHERE)",
     "from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output",
+    "from ember.autograd.graph import saved_attr as _saved_attr",
     "from ember._core.tensor_impl import VersionCounter as _VC",
     "from ember.autograd.forward_ad import _level as _FW_LEVEL",
     "from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC",

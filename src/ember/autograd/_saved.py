@@ -192,3 +192,6 @@ def unpack_output(node, name):
     sv.version = version
     sv.output_nr = 0
     return sv.unpack(node)
+
+
+_graph._UNPACK[:] = [unpack_slot, unpack_output]     # graph.Node's `_saved_<name>` reads

@@ -100,15 +100,31 @@ class RemovableHandle:
         self.remove()
 
 
+_UNPACK = []      # [unpack_slot, unpack_output] of autograd/_saved.py (set there: it imports this module)
+
+
+def saved_attr(n, kind):
+    """torch's `_saved_<n>` attribute of a generated node (the generator puts one per saved value in the node's
+    class, derivatives-yaml names: `_saved_self`, `_saved_other`, `_saved_dim`, `_saved_self_sym_sizes`,
+    `_saved_result`...): a saved tensor reads back unpacked (torch's error when the graph was freed or the tensor
+    modified in place), sizes and int lists as tuples, None where nothing was saved (an operand no gradient
+    needed). `kind`: "tensor" (an input), "output", "list" (an int[] argument), "value". (Class properties, not a
+    Node.__getattr__: that would put a Python call on every failed attribute lookup of a node, as
+    release_variables' getattr(node, "s_self", None) of an unsaved operand.)"""
+    def get(node):
+        return _read_saved(node, n, kind)
+    get.__name__ = "_saved_" + n
+    return property(get)
+
+
 def _read_saved(node, n, kind):
     """The value of a generated node's `_saved_<n>` (Node.__getattr__)."""
-    from . import _saved
     if "s_" + n not in node.__dict__:
         return None
     if kind == "tensor":
-        return _saved.unpack_slot(node, n)
+        return _UNPACK[0](node, n)
     if kind == "output":
-        return _saved.unpack_output(node, n)
+        return _UNPACK[1](node, n)
     v = node.__dict__["s_" + n]
     if isinstance(v, (list, tuple)):       # int[] / SymInt[] (sizes, dims), Tensor[]: torch's tuples
         return tuple(v)
@@ -127,8 +143,6 @@ class Node:
     _is_accumulate = False
     _materialize = True    # undefined incoming grads become zeros before apply (custom Functions may opt out)
     _grads_read = None     # ... only the first n of them (generated nodes whose formulas read `grad` alone: 1)
-    _sv_fields = ()        # generated nodes: ((name, kind), ...) of their saved values (kind "tensor", "output",
-    #                        "list", "value"), read back as torch's `_saved_<name>` attributes (see __getattr__)
 
     # per-node state, None until first set on the instance (class defaults keep Node creation cheap)
     next_edges = ()
@@ -149,22 +163,6 @@ class Node:
     # -------------------------------------------------------- public API
     def name(self):
         return type(self).__name__
-
-    def __getattr__(self, name):
-        """torch's `_saved_<name>` attributes of a generated node (its derivatives-yaml names: `_saved_self`,
-        `_saved_other`, `_saved_dim`, `_saved_self_sym_sizes`, `_saved_result`...), only looked up when the
-        ordinary lookup fails: a saved tensor reads back unpacked (torch's error when the graph was freed or the
-        tensor modified in place), sizes and int lists as tuples, None where nothing was saved (an input that
-        needed no gradient's operand)."""
-        if name.startswith("_saved_"):
-            key = name[7:]
-            for n, kind in type(self)._sv_fields:
-                if n == key:
-                    return _read_saved(self, n, kind)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | {"_saved_" + n for n, _ in type(self)._sv_fields})
 
     @property
     def next_functions(self):

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -44,7 +45,7 @@ _aten = _ops_ns.aten
 
 class ReluBackward0(_Node):
     _op_name = 'aten::relu'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -201,7 +202,8 @@ _self_relu_ = relu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class GeluBackward0(_Node):
     _op_name = 'aten::gelu'
-    _sv_fields = (('approximate', 'value'), ('self', 'tensor'))
+    _saved_approximate = _saved_attr('approximate', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -355,7 +357,9 @@ _self_gelu_ = gelu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class GeluBackwardBackward0(_Node):
     _op_name = 'aten::gelu_backward'
-    _sv_fields = (('approximate', 'value'), ('grad_output', 'tensor'), ('self', 'tensor'))
+    _saved_approximate = _saved_attr('approximate', 'value')
+    _saved_grad_output = _saved_attr('grad_output', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -485,7 +489,7 @@ _self_gelu_backward = gelu_backward   # the kernel, for its forward-AD re-entry 
 
 class SiluBackward0(_Node):
     _op_name = 'aten::silu'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -634,7 +638,7 @@ _self_silu_ = silu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class MishBackward0(_Node):
     _op_name = 'aten::mish'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -783,7 +787,9 @@ _self_mish_ = mish_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SoftplusBackward0(_Node):
     _op_name = 'aten::softplus'
-    _sv_fields = (('beta', 'value'), ('self', 'tensor'), ('threshold', 'value'))
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_threshold = _saved_attr('threshold', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -893,7 +899,10 @@ _self_softplus = softplus   # the kernel, for its forward-AD re-entry (an argume
 
 class EluBackward0(_Node):
     _op_name = 'aten::elu'
-    _sv_fields = (('alpha', 'value'), ('input_scale', 'value'), ('scale', 'value'), ('self', 'tensor'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_input_scale = _saved_attr('input_scale', 'value')
+    _saved_scale = _saved_attr('scale', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1069,7 +1078,8 @@ _self_elu_ = elu_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class CeluBackward0(_Node):
     _op_name = 'aten::celu'
-    _sv_fields = (('alpha', 'value'), ('self', 'tensor'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1227,7 +1237,8 @@ _self_celu_ = celu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class LeakyReluBackward0(_Node):
     _op_name = 'aten::leaky_relu'
-    _sv_fields = (('negative_slope', 'value'), ('self', 'tensor'))
+    _saved_negative_slope = _saved_attr('negative_slope', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1385,7 +1396,11 @@ _self_leaky_relu_ = leaky_relu_   # the kernel, for its forward-AD re-entry (an 
 
 class RreluWithNoiseBackward0(_Node):
     _op_name = 'aten::rrelu_with_noise'
-    _sv_fields = (('lower', 'value'), ('noise', 'tensor'), ('self', 'tensor'), ('training', 'value'), ('upper', 'value'))
+    _saved_lower = _saved_attr('lower', 'value')
+    _saved_noise = _saved_attr('noise', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_training = _saved_attr('training', 'value')
+    _saved_upper = _saved_attr('upper', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1511,7 +1526,11 @@ _self_rrelu_with_noise = rrelu_with_noise   # the kernel, for its forward-AD re-
 
 class RreluWithNoiseBackward1(_Node):
     _op_name = 'aten::rrelu_with_noise_'
-    _sv_fields = (('lower', 'value'), ('noise', 'tensor'), ('result', 'output'), ('training', 'value'), ('upper', 'value'))
+    _saved_lower = _saved_attr('lower', 'value')
+    _saved_noise = _saved_attr('noise', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_training = _saved_attr('training', 'value')
+    _saved_upper = _saved_attr('upper', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1601,7 +1620,11 @@ _self_rrelu_with_noise_ = rrelu_with_noise_   # the kernel, for its forward-AD r
 
 class RreluWithNoiseBackwardBackward0(_Node):
     _op_name = 'aten::rrelu_with_noise_backward'
-    _sv_fields = (('lower', 'value'), ('noise', 'tensor'), ('self', 'tensor'), ('training', 'value'), ('upper', 'value'))
+    _saved_lower = _saved_attr('lower', 'value')
+    _saved_noise = _saved_attr('noise', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_training = _saved_attr('training', 'value')
+    _saved_upper = _saved_attr('upper', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1740,7 +1763,8 @@ _self_rrelu_with_noise_backward = rrelu_with_noise_backward   # the kernel, for 
 
 class HardshrinkBackward0(_Node):
     _op_name = 'aten::hardshrink'
-    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
+    _saved_lambd = _saved_attr('lambd', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1845,7 +1869,8 @@ _self_hardshrink = hardshrink   # the kernel, for its forward-AD re-entry (an ar
 
 class HardshrinkBackwardBackward0(_Node):
     _op_name = 'aten::hardshrink_backward'
-    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
+    _saved_lambd = _saved_attr('lambd', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1966,7 +1991,8 @@ _self_hardshrink_backward = hardshrink_backward   # the kernel, for its forward-
 
 class SoftshrinkBackward0(_Node):
     _op_name = 'aten::softshrink'
-    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
+    _saved_lambd = _saved_attr('lambd', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2071,7 +2097,8 @@ _self_softshrink = softshrink   # the kernel, for its forward-AD re-entry (an ar
 
 class SoftshrinkBackwardBackward0(_Node):
     _op_name = 'aten::softshrink_backward'
-    _sv_fields = (('lambd', 'value'), ('self', 'tensor'))
+    _saved_lambd = _saved_attr('lambd', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2192,7 +2219,9 @@ _self_softshrink_backward = softshrink_backward   # the kernel, for its forward-
 
 class HardtanhBackward0(_Node):
     _op_name = 'aten::hardtanh'
-    _sv_fields = (('max_val', 'value'), ('min_val', 'value'), ('self', 'tensor'))
+    _saved_max_val = _saved_attr('max_val', 'value')
+    _saved_min_val = _saved_attr('min_val', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2359,7 +2388,7 @@ _self_hardtanh_ = hardtanh_   # the kernel, for its forward-AD re-entry (an argu
 
 class HardsigmoidBackward0(_Node):
     _op_name = 'aten::hardsigmoid'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2508,7 +2537,7 @@ _self_hardsigmoid_ = hardsigmoid_   # the kernel, for its forward-AD re-entry (a
 
 class HardswishBackward0(_Node):
     _op_name = 'aten::hardswish'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2657,7 +2686,7 @@ _self_hardswish_ = hardswish_   # the kernel, for its forward-AD re-entry (an ar
 
 class LogSigmoidBackward0(_Node):
     _op_name = 'aten::log_sigmoid'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2757,7 +2786,8 @@ _self_log_sigmoid = log_sigmoid   # the kernel, for its forward-AD re-entry (an 
 
 class ThresholdBackward0(_Node):
     _op_name = 'aten::threshold'
-    _sv_fields = (('self', 'tensor'), ('threshold', 'value'))
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_threshold = _saved_attr('threshold', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2919,7 +2949,8 @@ _self_threshold_ = threshold_   # the kernel, for its forward-AD re-entry (an ar
 
 class GluBackward0(_Node):
     _op_name = 'aten::glu'
-    _sv_fields = (('dim', 'value'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

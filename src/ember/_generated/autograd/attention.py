@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -41,7 +42,15 @@ _aten = _ops_ns.aten
 
 class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
     _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu'
-    _sv_fields = (('attn_mask', 'tensor'), ('dropout_p', 'value'), ('is_causal', 'value'), ('key', 'tensor'), ('logsumexp', 'output'), ('output', 'output'), ('query', 'tensor'), ('scale', 'value'), ('value', 'tensor'))
+    _saved_attn_mask = _saved_attr('attn_mask', 'tensor')
+    _saved_dropout_p = _saved_attr('dropout_p', 'value')
+    _saved_is_causal = _saved_attr('is_causal', 'value')
+    _saved_key = _saved_attr('key', 'tensor')
+    _saved_logsumexp = _saved_attr('logsumexp', 'output')
+    _saved_output = _saved_attr('output', 'output')
+    _saved_query = _saved_attr('query', 'tensor')
+    _saved_scale = _saved_attr('scale', 'value')
+    _saved_value = _saved_attr('value', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -243,7 +252,13 @@ _self__scaled_dot_product_flash_attention_for_cpu = _scaled_dot_product_flash_at
 
 class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
     _op_name = 'aten::_scaled_dot_product_flash_attention_for_cpu_backward'
-    _sv_fields = (('attn_mask', 'tensor'), ('grad_out', 'tensor'), ('is_causal', 'value'), ('key', 'tensor'), ('query', 'tensor'), ('scale', 'value'), ('value', 'tensor'))
+    _saved_attn_mask = _saved_attr('attn_mask', 'tensor')
+    _saved_grad_out = _saved_attr('grad_out', 'tensor')
+    _saved_is_causal = _saved_attr('is_causal', 'value')
+    _saved_key = _saved_attr('key', 'tensor')
+    _saved_query = _saved_attr('query', 'tensor')
+    _saved_scale = _saved_attr('scale', 'value')
+    _saved_value = _saved_attr('value', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

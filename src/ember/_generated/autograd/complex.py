@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -528,7 +529,8 @@ _self_view_as_complex = view_as_complex   # the kernel, for its forward-AD re-en
 
 class SgnBackward0(_Node):
     _op_name = 'aten::sgn'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -701,7 +703,7 @@ _self_sgn_ = sgn_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AngleBackward0(_Node):
     _op_name = 'aten::angle'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -898,7 +900,7 @@ _self_complex = complex   # the kernel, for its forward-AD re-entry (an argument
 
 class PolarBackward0(_Node):
     _op_name = 'aten::polar'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
 
     def apply(_n, grads):
         grad = grads[0]

@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -40,7 +41,14 @@ _aten = _ops_ns.aten
 
 class ConvolutionBackward0(_Node):
     _op_name = 'aten::convolution'
-    _sv_fields = (('dilation', 'list'), ('groups', 'value'), ('input', 'tensor'), ('output_padding', 'list'), ('padding', 'list'), ('stride', 'list'), ('transposed', 'value'), ('weight', 'tensor'))
+    _saved_dilation = _saved_attr('dilation', 'list')
+    _saved_groups = _saved_attr('groups', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_padding = _saved_attr('output_padding', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_stride = _saved_attr('stride', 'list')
+    _saved_transposed = _saved_attr('transposed', 'value')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -182,7 +190,11 @@ _self_convolution = convolution   # the kernel, for its forward-AD re-entry (an 
 
 class Im2ColBackward0(_Node):
     _op_name = 'aten::im2col'
-    _sv_fields = (('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('self_sym_sizes', 'value'), ('stride', 'list'))
+    _saved_dilation = _saved_attr('dilation', 'list')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -275,7 +287,10 @@ _self_im2col = im2col   # the kernel, for its forward-AD re-entry (an argument m
 
 class Col2ImBackward0(_Node):
     _op_name = 'aten::col2im'
-    _sv_fields = (('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('stride', 'list'))
+    _saved_dilation = _saved_attr('dilation', 'list')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -364,7 +379,15 @@ _self_col2im = col2im   # the kernel, for its forward-AD re-entry (an argument m
 
 class ConvolutionBackwardBackward0(_Node):
     _op_name = 'aten::convolution_backward'
-    _sv_fields = (('dilation', 'list'), ('grad_output', 'tensor'), ('groups', 'value'), ('input', 'tensor'), ('output_padding', 'list'), ('padding', 'list'), ('stride', 'list'), ('transposed', 'value'), ('weight', 'tensor'))
+    _saved_dilation = _saved_attr('dilation', 'list')
+    _saved_grad_output = _saved_attr('grad_output', 'tensor')
+    _saved_groups = _saved_attr('groups', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_padding = _saved_attr('output_padding', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_stride = _saved_attr('stride', 'list')
+    _saved_transposed = _saved_attr('transposed', 'value')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -204,7 +205,7 @@ _self_lift_fresh_copy = lift_fresh_copy   # the kernel, for its forward-AD re-en
 
 class ToCopyBackward0(_Node):
     _op_name = 'aten::_to_copy'
-    _sv_fields = (('self_scalar_type', 'value'),)
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -290,7 +291,8 @@ _self__to_copy = _to_copy   # the kernel, for its forward-AD re-entry (an argume
 
 class CopyBackwards(_Node):
     _op_name = 'aten::copy_'
-    _sv_fields = (('src_scalar_type', 'value'), ('src_sym_sizes', 'value'))
+    _saved_src_scalar_type = _saved_attr('src_scalar_type', 'value')
+    _saved_src_sym_sizes = _saved_attr('src_sym_sizes', 'value')
     _complex = 'conj'
 
     def name(self):

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -42,7 +43,11 @@ _aten = _ops_ns.aten
 
 class CdistBackward0(_Node):
     _op_name = 'aten::_cdist_forward'
-    _sv_fields = (('compute_mode', 'value'), ('p', 'value'), ('result', 'output'), ('x1', 'tensor'), ('x2', 'tensor'))
+    _saved_compute_mode = _saved_attr('compute_mode', 'value')
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_x1 = _saved_attr('x1', 'tensor')
+    _saved_x2 = _saved_attr('x2', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -216,7 +221,12 @@ _self__cdist_forward = _cdist_forward   # the kernel, for its forward-AD re-entr
 
 class DistBackward0(_Node):
     _op_name = 'aten::dist'
-    _sv_fields = (('other', 'tensor'), ('other_sym_sizes', 'value'), ('p', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_other_sym_sizes = _saved_attr('other_sym_sizes', 'value')
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -392,7 +402,9 @@ _self_dist = dist   # the kernel, for its forward-AD re-entry (an argument may s
 
 class PdistBackward0(_Node):
     _op_name = 'aten::_pdist_forward'
-    _sv_fields = (('p', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

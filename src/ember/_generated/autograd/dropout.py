@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -40,7 +41,9 @@ _aten = _ops_ns.aten
 
 class NativeDropoutBackward0(_Node):
     _op_name = 'aten::native_dropout'
-    _sv_fields = (('p', 'value'), ('result1', 'output'), ('train', 'value'))
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_train = _saved_attr('train', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -136,7 +139,8 @@ _self_native_dropout = native_dropout   # the kernel, for its forward-AD re-entr
 
 class NativeDropoutBackwardBackward0(_Node):
     _op_name = 'aten::native_dropout_backward'
-    _sv_fields = (('mask', 'tensor'), ('scale', 'value'))
+    _saved_mask = _saved_attr('mask', 'tensor')
+    _saved_scale = _saved_attr('scale', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):

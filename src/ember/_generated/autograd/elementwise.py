@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -46,7 +47,7 @@ _aten = _ops_ns.aten
 
 class AddBackward0(_Node):
     _op_name = 'aten::add.Tensor'
-    _sv_fields = (('alpha', 'value'),)
+    _saved_alpha = _saved_attr('alpha', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -342,7 +343,7 @@ _self_add__Scalar = add__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class SubBackward0(_Node):
     _op_name = 'aten::sub.Tensor'
-    _sv_fields = (('alpha', 'value'),)
+    _saved_alpha = _saved_attr('alpha', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -638,7 +639,7 @@ _self_sub__Scalar = sub__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class RsubBackward0(_Node):
     _op_name = 'aten::rsub.Tensor'
-    _sv_fields = (('alpha', 'value'),)
+    _saved_alpha = _saved_attr('alpha', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -739,7 +740,8 @@ _self_rsub_Tensor = rsub_Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class MulBackward0(_Node):
     _op_name = 'aten::mul.Tensor'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -925,7 +927,7 @@ _self_mul__Tensor = mul__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class MulBackward1(_Node):
     _op_name = 'aten::mul.Scalar'
-    _sv_fields = (('other', 'value'),)
+    _saved_other = _saved_attr('other', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1066,7 +1068,8 @@ _self_mul__Scalar = mul__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward0(_Node):
     _op_name = 'aten::div.Tensor'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1255,7 +1258,7 @@ _self_div__Tensor = div__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward1(_Node):
     _op_name = 'aten::div.Scalar'
-    _sv_fields = (('other', 'value'),)
+    _saved_other = _saved_attr('other', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1396,7 +1399,9 @@ _self_div__Scalar = div__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class DivBackward2(_Node):
     _op_name = 'aten::div.Tensor_mode'
-    _sv_fields = (('other', 'tensor'), ('rounding_mode', 'value'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_rounding_mode = _saved_attr('rounding_mode', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1731,7 +1736,7 @@ _self_remainder__Scalar = remainder__Scalar   # the kernel, for its forward-AD r
 
 class RsubBackward1(_Node):
     _op_name = 'aten::rsub.Scalar'
-    _sv_fields = (('alpha', 'value'),)
+    _saved_alpha = _saved_attr('alpha', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1823,7 +1828,8 @@ _self_rsub_Scalar = rsub_Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class RemainderBackward1(_Node):
     _op_name = 'aten::remainder.Tensor'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2009,7 +2015,9 @@ _self_remainder__Tensor = remainder__Tensor   # the kernel, for its forward-AD r
 
 class PowBackward1(_Node):
     _op_name = 'aten::pow.Tensor_Tensor'
-    _sv_fields = (('exponent', 'tensor'), ('result', 'output'), ('self', 'tensor'))
+    _saved_exponent = _saved_attr('exponent', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2226,7 +2234,8 @@ _self_pow__Tensor = pow__Tensor   # the kernel, for its forward-AD re-entry (an 
 
 class PowBackward0(_Node):
     _op_name = 'aten::pow.Tensor_Scalar'
-    _sv_fields = (('exponent', 'value'), ('self', 'tensor'))
+    _saved_exponent = _saved_attr('exponent', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2384,7 +2393,9 @@ _self_pow__Scalar = pow__Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class PowBackward2(_Node):
     _op_name = 'aten::pow.Scalar'
-    _sv_fields = (('exponent', 'tensor'), ('result', 'output'), ('self', 'value'))
+    _saved_exponent = _saved_attr('exponent', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2642,7 +2653,7 @@ _self_neg_ = neg_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AbsBackward0(_Node):
     _op_name = 'aten::abs'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2789,7 +2800,7 @@ _self_abs_ = abs_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpBackward0(_Node):
     _op_name = 'aten::exp'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2946,7 +2957,7 @@ _self_exp_ = exp_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class LogBackward0(_Node):
     _op_name = 'aten::log'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3095,7 +3106,7 @@ _self_log_ = log_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SqrtBackward0(_Node):
     _op_name = 'aten::sqrt'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3252,7 +3263,7 @@ _self_sqrt_ = sqrt_   # the kernel, for its forward-AD re-entry (an argument may
 
 class RsqrtBackward0(_Node):
     _op_name = 'aten::rsqrt'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3409,7 +3420,7 @@ _self_rsqrt_ = rsqrt_   # the kernel, for its forward-AD re-entry (an argument m
 
 class SinBackward0(_Node):
     _op_name = 'aten::sin'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3558,7 +3569,7 @@ _self_sin_ = sin_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class CosBackward0(_Node):
     _op_name = 'aten::cos'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3707,7 +3718,7 @@ _self_cos_ = cos_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class TanhBackward0(_Node):
     _op_name = 'aten::tanh'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3864,7 +3875,7 @@ _self_tanh_ = tanh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SigmoidBackward0(_Node):
     _op_name = 'aten::sigmoid'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4021,7 +4032,9 @@ _self_sigmoid_ = sigmoid_   # the kernel, for its forward-AD re-entry (an argume
 
 class ClampBackward1(_Node):
     _op_name = 'aten::clamp'
-    _sv_fields = (('max', 'value'), ('min', 'value'), ('self', 'tensor'))
+    _saved_max = _saved_attr('max', 'value')
+    _saved_min = _saved_attr('min', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4188,7 +4201,9 @@ _self_clamp_ = clamp_   # the kernel, for its forward-AD re-entry (an argument m
 
 class ClampBackward0(_Node):
     _op_name = 'aten::clamp.Tensor'
-    _sv_fields = (('max', 'tensor'), ('min', 'tensor'), ('self', 'tensor'))
+    _saved_max = _saved_attr('max', 'tensor')
+    _saved_min = _saved_attr('min', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4429,7 +4444,8 @@ _self_clamp__Tensor = clamp__Tensor   # the kernel, for its forward-AD re-entry 
 
 class ClampMinBackward0(_Node):
     _op_name = 'aten::clamp_min'
-    _sv_fields = (('min', 'value'), ('self', 'tensor'))
+    _saved_min = _saved_attr('min', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4587,7 +4603,8 @@ _self_clamp_min_ = clamp_min_   # the kernel, for its forward-AD re-entry (an ar
 
 class ClampMaxBackward0(_Node):
     _op_name = 'aten::clamp_max'
-    _sv_fields = (('max', 'value'), ('self', 'tensor'))
+    _saved_max = _saved_attr('max', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4745,7 +4762,7 @@ _self_clamp_max_ = clamp_max_   # the kernel, for its forward-AD re-entry (an ar
 
 class WhereBackward0(_Node):
     _op_name = 'aten::where.self'
-    _sv_fields = (('condition', 'tensor'),)
+    _saved_condition = _saved_attr('condition', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4859,7 +4876,7 @@ _self_where_self = where_self   # the kernel, for its forward-AD re-entry (an ar
 
 class EqBackward0(_Node):
     _op_name = 'aten::eq_.Tensor'
-    _sv_fields = (('other', 'tensor'),)
+    _saved_other = _saved_attr('other', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4938,7 +4955,7 @@ _self_eq__Tensor = eq__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class NeBackward0(_Node):
     _op_name = 'aten::ne_.Tensor'
-    _sv_fields = (('other', 'tensor'),)
+    _saved_other = _saved_attr('other', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5017,7 +5034,7 @@ _self_ne__Tensor = ne__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class LtBackward0(_Node):
     _op_name = 'aten::lt_.Tensor'
-    _sv_fields = (('other', 'tensor'),)
+    _saved_other = _saved_attr('other', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5096,7 +5113,7 @@ _self_lt__Tensor = lt__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class LeBackward0(_Node):
     _op_name = 'aten::le_.Tensor'
-    _sv_fields = (('other', 'tensor'),)
+    _saved_other = _saved_attr('other', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5175,7 +5192,7 @@ _self_le__Tensor = le__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class GtBackward0(_Node):
     _op_name = 'aten::gt_.Tensor'
-    _sv_fields = (('other', 'tensor'),)
+    _saved_other = _saved_attr('other', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5254,7 +5271,7 @@ _self_gt__Tensor = gt__Tensor   # the kernel, for its forward-AD re-entry (an ar
 
 class GeBackward0(_Node):
     _op_name = 'aten::ge_.Tensor'
-    _sv_fields = (('other', 'tensor'),)
+    _saved_other = _saved_attr('other', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5445,7 +5462,7 @@ def logical_not(*args, **kwargs):
 
 class Exp2Backward0(_Node):
     _op_name = 'aten::exp2'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5602,7 +5619,7 @@ _self_exp2_ = exp2_   # the kernel, for its forward-AD re-entry (an argument may
 
 class Expm1Backward0(_Node):
     _op_name = 'aten::expm1'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5759,7 +5776,7 @@ _self_expm1_ = expm1_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Log1PBackward0(_Node):
     _op_name = 'aten::log1p'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -5908,7 +5925,7 @@ _self_log1p_ = log1p_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Log2Backward0(_Node):
     _op_name = 'aten::log2'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -6057,7 +6074,7 @@ _self_log2_ = log2_   # the kernel, for its forward-AD re-entry (an argument may
 
 class Log10Backward0(_Node):
     _op_name = 'aten::log10'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7127,7 +7144,7 @@ _self_frac_ = frac_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ReciprocalBackward0(_Node):
     _op_name = 'aten::reciprocal'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7284,7 +7301,7 @@ _self_reciprocal_ = reciprocal_   # the kernel, for its forward-AD re-entry (an 
 
 class ErfBackward0(_Node):
     _op_name = 'aten::erf'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7433,7 +7450,7 @@ _self_erf_ = erf_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ErfcBackward0(_Node):
     _op_name = 'aten::erfc'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7582,7 +7599,7 @@ _self_erfc_ = erfc_   # the kernel, for its forward-AD re-entry (an argument may
 
 class ErfinvBackward0(_Node):
     _op_name = 'aten::erfinv'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7739,7 +7756,7 @@ _self_erfinv_ = erfinv_   # the kernel, for its forward-AD re-entry (an argument
 
 class AsinBackward0(_Node):
     _op_name = 'aten::asin'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -7888,7 +7905,7 @@ _self_asin_ = asin_   # the kernel, for its forward-AD re-entry (an argument may
 
 class AcosBackward0(_Node):
     _op_name = 'aten::acos'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8037,7 +8054,7 @@ _self_acos_ = acos_   # the kernel, for its forward-AD re-entry (an argument may
 
 class AtanBackward0(_Node):
     _op_name = 'aten::atan'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8186,7 +8203,7 @@ _self_atan_ = atan_   # the kernel, for its forward-AD re-entry (an argument may
 
 class SinhBackward0(_Node):
     _op_name = 'aten::sinh'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8335,7 +8352,7 @@ _self_sinh_ = sinh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class CoshBackward0(_Node):
     _op_name = 'aten::cosh'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8484,7 +8501,7 @@ _self_cosh_ = cosh_   # the kernel, for its forward-AD re-entry (an argument may
 
 class TanBackward0(_Node):
     _op_name = 'aten::tan'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8641,7 +8658,7 @@ _self_tan_ = tan_   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AsinhBackward0(_Node):
     _op_name = 'aten::asinh'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8790,7 +8807,7 @@ _self_asinh_ = asinh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AcoshBackward0(_Node):
     _op_name = 'aten::acosh'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -8939,7 +8956,7 @@ _self_acosh_ = acosh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AtanhBackward0(_Node):
     _op_name = 'aten::atanh'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9088,7 +9105,7 @@ _self_atanh_ = atanh_   # the kernel, for its forward-AD re-entry (an argument m
 
 class NanToNumBackward0(_Node):
     _op_name = 'aten::nan_to_num'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9249,7 +9266,8 @@ _self_nan_to_num_ = nan_to_num_   # the kernel, for its forward-AD re-entry (an 
 
 class LogitBackward0(_Node):
     _op_name = 'aten::logit'
-    _sv_fields = (('eps', 'value'), ('self', 'tensor'))
+    _saved_eps = _saved_attr('eps', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9407,7 +9425,9 @@ _self_logit_ = logit_   # the kernel, for its forward-AD re-entry (an argument m
 
 class HypotBackward0(_Node):
     _op_name = 'aten::hypot'
-    _sv_fields = (('other', 'tensor'), ('result', 'output'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9619,7 +9639,8 @@ _self_hypot_ = hypot_   # the kernel, for its forward-AD re-entry (an argument m
 
 class Atan2Backward0(_Node):
     _op_name = 'aten::atan2'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9811,7 +9832,7 @@ _self_atan2_ = atan2_   # the kernel, for its forward-AD re-entry (an argument m
 
 class LerpBackward0(_Node):
     _op_name = 'aten::lerp.Scalar'
-    _sv_fields = (('weight', 'value'),)
+    _saved_weight = _saved_attr('weight', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -9969,7 +9990,9 @@ _self_lerp__Scalar = lerp__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class LerpBackward1(_Node):
     _op_name = 'aten::lerp.Tensor'
-    _sv_fields = (('end', 'tensor'), ('self', 'tensor'), ('weight', 'tensor'))
+    _saved_end = _saved_attr('end', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10195,7 +10218,8 @@ _self_lerp__Tensor = lerp__Tensor   # the kernel, for its forward-AD re-entry (a
 
 class FmodBackward1(_Node):
     _op_name = 'aten::fmod.Tensor'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10516,7 +10540,9 @@ _self_fmod__Scalar = fmod__Scalar   # the kernel, for its forward-AD re-entry (a
 
 class CopysignBackward0(_Node):
     _op_name = 'aten::copysign.Tensor'
-    _sv_fields = (('other', 'tensor'), ('result', 'output'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10727,7 +10753,8 @@ _self_copysign__Tensor = copysign__Tensor   # the kernel, for its forward-AD re-
 
 class CopysignBackward1(_Node):
     _op_name = 'aten::copysign.Scalar'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -10905,7 +10932,8 @@ _self_copysign__Scalar = copysign__Scalar   # the kernel, for its forward-AD re-
 
 class MaximumBackward0(_Node):
     _op_name = 'aten::maximum'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11037,7 +11065,8 @@ _self_maximum = maximum   # the kernel, for its forward-AD re-entry (an argument
 
 class MinimumBackward0(_Node):
     _op_name = 'aten::minimum'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11169,7 +11198,8 @@ _self_minimum = minimum   # the kernel, for its forward-AD re-entry (an argument
 
 class FmaxBackward0(_Node):
     _op_name = 'aten::fmax'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11301,7 +11331,8 @@ _self_fmax = fmax   # the kernel, for its forward-AD re-entry (an argument may s
 
 class FminBackward0(_Node):
     _op_name = 'aten::fmin'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11496,7 +11527,9 @@ def isneginf(*args, **kwargs):
 
 class AddcmulBackward0(_Node):
     _op_name = 'aten::addcmul'
-    _sv_fields = (('tensor1', 'tensor'), ('tensor2', 'tensor'), ('value', 'value'))
+    _saved_tensor1 = _saved_attr('tensor1', 'tensor')
+    _saved_tensor2 = _saved_attr('tensor2', 'tensor')
+    _saved_value = _saved_attr('value', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11712,7 +11745,9 @@ _self_addcmul_ = addcmul_   # the kernel, for its forward-AD re-entry (an argume
 
 class AddcdivBackward0(_Node):
     _op_name = 'aten::addcdiv'
-    _sv_fields = (('tensor1', 'tensor'), ('tensor2', 'tensor'), ('value', 'value'))
+    _saved_tensor1 = _saved_attr('tensor1', 'tensor')
+    _saved_tensor2 = _saved_attr('tensor2', 'tensor')
+    _saved_value = _saved_attr('value', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -11931,7 +11966,8 @@ _self_addcdiv_ = addcdiv_   # the kernel, for its forward-AD re-entry (an argume
 
 class XlogyBackward0(_Node):
     _op_name = 'aten::xlogy.Tensor'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12123,7 +12159,8 @@ _self_xlogy__Tensor = xlogy__Tensor   # the kernel, for its forward-AD re-entry 
 
 class XlogyBackward1(_Node):
     _op_name = 'aten::xlogy.Scalar_Self'
-    _sv_fields = (('other', 'tensor'), ('self', 'value'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12226,7 +12263,8 @@ _self_xlogy_Scalar_Self = xlogy_Scalar_Self   # the kernel, for its forward-AD r
 
 class XlogyBackward2(_Node):
     _op_name = 'aten::xlogy.Scalar_Other'
-    _sv_fields = (('other', 'value'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12384,7 +12422,8 @@ _self_xlogy__Scalar_Other = xlogy__Scalar_Other   # the kernel, for its forward-
 
 class LogaddexpBackward0(_Node):
     _op_name = 'aten::logaddexp'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12778,7 +12817,8 @@ _self_rad2deg_ = rad2deg_   # the kernel, for its forward-AD re-entry (an argume
 
 class Logaddexp2Backward0(_Node):
     _op_name = 'aten::logaddexp2'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -12907,7 +12947,8 @@ _self_logaddexp2 = logaddexp2   # the kernel, for its forward-AD re-entry (an ar
 
 class LdexpBackward0(_Node):
     _op_name = 'aten::ldexp.Tensor'
-    _sv_fields = (('other', 'tensor'), ('result', 'output'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -13098,7 +13139,8 @@ _self_ldexp_ = ldexp_   # the kernel, for its forward-AD re-entry (an argument m
 
 class NextafterBackward0(_Node):
     _op_name = 'aten::nextafter'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -13284,7 +13326,7 @@ _self_nextafter_ = nextafter_   # the kernel, for its forward-AD re-entry (an ar
 
 class FrexpBackward0(_Node):
     _op_name = 'aten::frexp.Tensor'
-    _sv_fields = (('exponent', 'output'),)
+    _saved_exponent = _saved_attr('exponent', 'output')
     _complex = 'conj'
     _grads_read = 1
 
@@ -13429,7 +13471,8 @@ def bitwise_xor_Tensor(*args, **kwargs):
 
 class ClampMinBackward1(_Node):
     _op_name = 'aten::clamp_min.Tensor'
-    _sv_fields = (('min', 'tensor'), ('self', 'tensor'))
+    _saved_min = _saved_attr('min', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -13621,7 +13664,8 @@ _self_clamp_min__Tensor = clamp_min__Tensor   # the kernel, for its forward-AD r
 
 class ClampMaxBackward1(_Node):
     _op_name = 'aten::clamp_max.Tensor'
-    _sv_fields = (('max', 'tensor'), ('self', 'tensor'))
+    _saved_max = _saved_attr('max', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

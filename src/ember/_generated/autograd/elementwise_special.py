@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -43,7 +44,7 @@ _aten = _ops_ns.aten
 
 class LgammaBackward0(_Node):
     _op_name = 'aten::lgamma'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -192,7 +193,7 @@ _self_lgamma_ = lgamma_   # the kernel, for its forward-AD re-entry (an argument
 
 class DigammaBackward0(_Node):
     _op_name = 'aten::digamma'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -341,7 +342,7 @@ _self_digamma_ = digamma_   # the kernel, for its forward-AD re-entry (an argume
 
 class SincBackward0(_Node):
     _op_name = 'aten::sinc'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -490,7 +491,8 @@ _self_sinc_ = sinc_   # the kernel, for its forward-AD re-entry (an argument may
 
 class PolygammaBackward0(_Node):
     _op_name = 'aten::polygamma'
-    _sv_fields = (('n', 'value'), ('self', 'tensor'))
+    _saved_n = _saved_attr('n', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -593,7 +595,8 @@ _self_polygamma = polygamma   # the kernel, for its forward-AD re-entry (an argu
 
 class MvlgammaBackward0(_Node):
     _op_name = 'aten::mvlgamma'
-    _sv_fields = (('p', 'value'), ('self', 'tensor'))
+    _saved_p = _saved_attr('p', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -751,7 +754,7 @@ _self_mvlgamma_ = mvlgamma_   # the kernel, for its forward-AD re-entry (an argu
 
 class I0Backward0(_Node):
     _op_name = 'aten::i0'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -900,7 +903,8 @@ _self_i0_ = i0_   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class SpecialI0EBackward0(_Node):
     _op_name = 'aten::special_i0e'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1024,7 +1028,8 @@ _self_special_i0e = special_i0e   # the kernel, for its forward-AD re-entry (an 
 
 class SpecialI1Backward0(_Node):
     _op_name = 'aten::special_i1'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1148,7 +1153,8 @@ _self_special_i1 = special_i1   # the kernel, for its forward-AD re-entry (an ar
 
 class SpecialI1EBackward0(_Node):
     _op_name = 'aten::special_i1e'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1272,7 +1278,8 @@ _self_special_i1e = special_i1e   # the kernel, for its forward-AD re-entry (an 
 
 class SpecialErfcxBackward0(_Node):
     _op_name = 'aten::special_erfcx'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1396,7 +1403,7 @@ _self_special_erfcx = special_erfcx   # the kernel, for its forward-AD re-entry 
 
 class SpecialNdtriBackward0(_Node):
     _op_name = 'aten::special_ndtri'
-    _sv_fields = (('result', 'output'),)
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1505,7 +1512,8 @@ _self_special_ndtri = special_ndtri   # the kernel, for its forward-AD re-entry 
 
 class SpecialLogNdtrBackward0(_Node):
     _op_name = 'aten::special_log_ndtr'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2373,7 +2381,8 @@ _self_special_spherical_bessel_j0 = special_spherical_bessel_j0   # the kernel, 
 
 class SpecialZetaBackward0(_Node):
     _op_name = 'aten::special_zeta'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2482,7 +2491,8 @@ _self_special_zeta = special_zeta   # the kernel, for its forward-AD re-entry (a
 
 class IgammaBackward0(_Node):
     _op_name = 'aten::igamma'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2643,7 +2653,8 @@ _self_igamma_ = igamma_   # the kernel, for its forward-AD re-entry (an argument
 
 class IgammacBackward0(_Node):
     _op_name = 'aten::igammac'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2804,7 +2815,7 @@ _self_igammac_ = igammac_   # the kernel, for its forward-AD re-entry (an argume
 
 class SpecialEntrBackward0(_Node):
     _op_name = 'aten::special_entr'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2904,7 +2915,8 @@ _self_special_entr = special_entr   # the kernel, for its forward-AD re-entry (a
 
 class SpecialXlog1PyBackward0(_Node):
     _op_name = 'aten::special_xlog1py'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3036,7 +3048,8 @@ _self_special_xlog1py = special_xlog1py   # the kernel, for its forward-AD re-en
 
 class SpecialXlog1PyBackward1(_Node):
     _op_name = 'aten::special_xlog1py.self_scalar'
-    _sv_fields = (('other', 'tensor'), ('self', 'value'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3139,7 +3152,8 @@ _self_special_xlog1py_self_scalar = special_xlog1py_self_scalar   # the kernel, 
 
 class SpecialXlog1PyBackward2(_Node):
     _op_name = 'aten::special_xlog1py.other_scalar'
-    _sv_fields = (('other', 'value'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

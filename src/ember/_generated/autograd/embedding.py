@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -50,7 +51,10 @@ def one_hot(*args, **kwargs):
 
 class EmbeddingBackward0(_Node):
     _op_name = 'aten::embedding'
-    _sv_fields = (('indices', 'tensor'), ('padding_idx', 'value'), ('scale_grad_by_freq', 'value'), ('weight_sym_sizes', 'value'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_padding_idx = _saved_attr('padding_idx', 'value')
+    _saved_scale_grad_by_freq = _saved_attr('scale_grad_by_freq', 'value')
+    _saved_weight_sym_sizes = _saved_attr('weight_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -161,7 +165,16 @@ _self_embedding = embedding   # the kernel, for its forward-AD re-entry (an argu
 
 class EmbeddingBagBackward0(_Node):
     _op_name = 'aten::_embedding_bag'
-    _sv_fields = (('indices', 'tensor'), ('mode', 'value'), ('padding_idx', 'value'), ('per_sample_weights', 'tensor'), ('result1', 'output'), ('result2', 'output'), ('result3', 'output'), ('scale_grad_by_freq', 'value'), ('weight', 'tensor'), ('weight_sym_sizes', 'value'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_mode = _saved_attr('mode', 'value')
+    _saved_padding_idx = _saved_attr('padding_idx', 'value')
+    _saved_per_sample_weights = _saved_attr('per_sample_weights', 'tensor')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
+    _saved_result3 = _saved_attr('result3', 'output')
+    _saved_scale_grad_by_freq = _saved_attr('scale_grad_by_freq', 'value')
+    _saved_weight = _saved_attr('weight', 'tensor')
+    _saved_weight_sym_sizes = _saved_attr('weight_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -350,7 +363,9 @@ _self__embedding_bag = _embedding_bag   # the kernel, for its forward-AD re-entr
 
 class EmbeddingDenseBackwardBackward0(_Node):
     _op_name = 'aten::embedding_dense_backward'
-    _sv_fields = (('indices', 'tensor'), ('padding_idx', 'value'), ('scale_grad_by_freq', 'value'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_padding_idx = _saved_attr('padding_idx', 'value')
+    _saved_scale_grad_by_freq = _saved_attr('scale_grad_by_freq', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -39,7 +40,10 @@ _aten = _ops_ns.aten
 
 class FftR2CBackward0(_Node):
     _op_name = 'aten::_fft_r2c'
-    _sv_fields = (('dim', 'list'), ('normalization', 'value'), ('onesided', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_normalization = _saved_attr('normalization', 'value')
+    _saved_onesided = _saved_attr('onesided', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -120,7 +124,8 @@ _self__fft_r2c = _fft_r2c   # the kernel, for its forward-AD re-entry (an argume
 
 class FftC2RBackward0(_Node):
     _op_name = 'aten::_fft_c2r'
-    _sv_fields = (('dim', 'list'), ('normalization', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_normalization = _saved_attr('normalization', 'value')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -195,7 +200,9 @@ _self__fft_c2r = _fft_c2r   # the kernel, for its forward-AD re-entry (an argume
 
 class FftC2CBackward0(_Node):
     _op_name = 'aten::_fft_c2c'
-    _sv_fields = (('dim', 'list'), ('forward', 'value'), ('normalization', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_forward = _saved_attr('forward', 'value')
+    _saved_normalization = _saved_attr('normalization', 'value')
 
     def apply(_n, grads):
         grad = grads[0]

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -43,7 +44,8 @@ _aten = _ops_ns.aten
 
 class IndexBackward0(_Node):
     _op_name = 'aten::index.Tensor'
-    _sv_fields = (('indices', 'list'), ('self_sym_sizes', 'value'))
+    _saved_indices = _saved_attr('indices', 'list')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -119,7 +121,10 @@ _self_index_Tensor = index_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class IndexPutBackward0(_Node):
     _op_name = 'aten::index_put'
-    _sv_fields = (('accumulate', 'value'), ('indices', 'list'), ('values', 'tensor'), ('values_sym_sizes', 'value'))
+    _saved_accumulate = _saved_attr('accumulate', 'value')
+    _saved_indices = _saved_attr('indices', 'list')
+    _saved_values = _saved_attr('values', 'tensor')
+    _saved_values_sym_sizes = _saved_attr('values_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -276,7 +281,8 @@ _self_index_put_ = index_put_   # the kernel, for its forward-AD re-entry (an ar
 
 class IndexFillBackward1(_Node):
     _op_name = 'aten::index_fill.int_Tensor'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -468,7 +474,13 @@ _self_index_fill__int_Tensor = index_fill__int_Tensor   # the kernel, for its fo
 
 class ScatterReduceBackward0(_Node):
     _op_name = 'aten::scatter_reduce.two'
-    _sv_fields = (('dim', 'value'), ('include_self', 'value'), ('index', 'tensor'), ('reduce', 'value'), ('result', 'output'), ('self', 'tensor'), ('src', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_include_self = _saved_attr('include_self', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_reduce = _saved_attr('reduce', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_src = _saved_attr('src', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -733,7 +745,13 @@ _self_scatter_reduce__two = scatter_reduce__two   # the kernel, for its forward-
 
 class IndexReduceBackward0(_Node):
     _op_name = 'aten::index_reduce'
-    _sv_fields = (('dim', 'value'), ('include_self', 'value'), ('index', 'tensor'), ('reduce', 'value'), ('result', 'output'), ('self', 'tensor'), ('source', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_include_self = _saved_attr('include_self', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_reduce = _saved_attr('reduce', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_source = _saved_attr('source', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -998,7 +1016,9 @@ _self_index_reduce_ = index_reduce_   # the kernel, for its forward-AD re-entry 
 
 class GatherBackward0(_Node):
     _op_name = 'aten::gather'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1115,7 +1135,8 @@ _self_gather = gather   # the kernel, for its forward-AD re-entry (an argument m
 
 class ScatterBackward0(_Node):
     _op_name = 'aten::scatter.src'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1308,7 +1329,8 @@ _self_scatter__src = scatter__src   # the kernel, for its forward-AD re-entry (a
 
 class ScatterBackward1(_Node):
     _op_name = 'aten::scatter.value'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1485,7 +1507,8 @@ _self_scatter__value = scatter__value   # the kernel, for its forward-AD re-entr
 
 class ScatterAddBackward0(_Node):
     _op_name = 'aten::scatter_add'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1674,7 +1697,10 @@ _self_scatter_add_ = scatter_add_   # the kernel, for its forward-AD re-entry (a
 
 class IndexSelectBackward0(_Node):
     _op_name = 'aten::index_select'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1806,7 +1832,10 @@ _self_index_select = index_select   # the kernel, for its forward-AD re-entry (a
 
 class IndexAddBackward0(_Node):
     _op_name = 'aten::index_add'
-    _sv_fields = (('alpha', 'value'), ('dim', 'value'), ('index', 'tensor'), ('source', 'tensor'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_source = _saved_attr('source', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2025,7 +2054,9 @@ _self_index_add_ = index_add_   # the kernel, for its forward-AD re-entry (an ar
 
 class IndexCopyBackward0(_Node):
     _op_name = 'aten::index_copy'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'), ('source', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_source = _saved_attr('source', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2239,7 +2270,8 @@ _self_index_copy_ = index_copy_   # the kernel, for its forward-AD re-entry (an 
 
 class IndexFillBackward0(_Node):
     _op_name = 'aten::index_fill.int_Scalar'
-    _sv_fields = (('dim', 'value'), ('index', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2416,7 +2448,8 @@ _self_index_fill__int_Scalar = index_fill__int_Scalar   # the kernel, for its fo
 
 class MaskedFillBackward0(_Node):
     _op_name = 'aten::masked_fill.Scalar'
-    _sv_fields = (('mask', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_mask = _saved_attr('mask', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2590,7 +2623,8 @@ _self_masked_fill__Scalar = masked_fill__Scalar   # the kernel, for its forward-
 
 class MaskedFillBackward1(_Node):
     _op_name = 'aten::masked_fill.Tensor'
-    _sv_fields = (('mask', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_mask = _saved_attr('mask', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2779,7 +2813,9 @@ _self_masked_fill__Tensor = masked_fill__Tensor   # the kernel, for its forward-
 
 class MaskedSelectBackward0(_Node):
     _op_name = 'aten::masked_select'
-    _sv_fields = (('mask', 'tensor'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_mask = _saved_attr('mask', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2906,7 +2942,8 @@ _self_masked_select = masked_select   # the kernel, for its forward-AD re-entry 
 
 class MaskedScatterBackward0(_Node):
     _op_name = 'aten::masked_scatter'
-    _sv_fields = (('mask', 'tensor'), ('source', 'tensor'))
+    _saved_mask = _saved_attr('mask', 'tensor')
+    _saved_source = _saved_attr('source', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3110,7 +3147,8 @@ _self_masked_scatter_ = masked_scatter_   # the kernel, for its forward-AD re-en
 
 class TakeBackward0(_Node):
     _op_name = 'aten::take'
-    _sv_fields = (('index', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3222,7 +3260,9 @@ _self_take = take   # the kernel, for its forward-AD re-entry (an argument may s
 
 class PutBackward0(_Node):
     _op_name = 'aten::put'
-    _sv_fields = (('accumulate', 'value'), ('index', 'tensor'), ('source', 'tensor'))
+    _saved_accumulate = _saved_attr('accumulate', 'value')
+    _saved_index = _saved_attr('index', 'tensor')
+    _saved_source = _saved_attr('source', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -41,7 +42,11 @@ _aten = _ops_ns.aten
 
 class UpsampleBilinear2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_bilinear2d_aa'
-    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'), ('self_sym_sizes', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scales_h = _saved_attr('scales_h', 'value')
+    _saved_scales_w = _saved_attr('scales_w', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -126,7 +131,11 @@ _self__upsample_bilinear2d_aa = _upsample_bilinear2d_aa   # the kernel, for its 
 
 class UpsampleBicubic2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_bicubic2d_aa'
-    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'), ('self_sym_sizes', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scales_h = _saved_attr('scales_h', 'value')
+    _saved_scales_w = _saved_attr('scales_w', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -211,7 +220,11 @@ _self__upsample_bicubic2d_aa = _upsample_bicubic2d_aa   # the kernel, for its fo
 
 class UpsampleLanczos2DAaBackward0(_Node):
     _op_name = 'aten::_upsample_lanczos2d_aa'
-    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'), ('self_sym_sizes', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scales_h = _saved_attr('scales_h', 'value')
+    _saved_scales_w = _saved_attr('scales_w', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -296,7 +309,10 @@ _self__upsample_lanczos2d_aa = _upsample_lanczos2d_aa   # the kernel, for its fo
 
 class UpsampleBilinear2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_bilinear2d_aa_backward'
-    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scales_h = _saved_attr('scales_h', 'value')
+    _saved_scales_w = _saved_attr('scales_w', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -378,7 +394,10 @@ _self__upsample_bilinear2d_aa_backward = _upsample_bilinear2d_aa_backward   # th
 
 class UpsampleBicubic2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_bicubic2d_aa_backward'
-    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scales_h = _saved_attr('scales_h', 'value')
+    _saved_scales_w = _saved_attr('scales_w', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -460,7 +479,10 @@ _self__upsample_bicubic2d_aa_backward = _upsample_bicubic2d_aa_backward   # the 
 
 class UpsampleLanczos2DAaBackwardBackward0(_Node):
     _op_name = 'aten::_upsample_lanczos2d_aa_backward'
-    _sv_fields = (('align_corners', 'value'), ('output_size', 'list'), ('scales_h', 'value'), ('scales_w', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scales_h = _saved_attr('scales_h', 'value')
+    _saved_scales_w = _saved_attr('scales_w', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -542,7 +564,9 @@ _self__upsample_lanczos2d_aa_backward = _upsample_lanczos2d_aa_backward   # the 
 
 class UpsampleNearest1DBackward0(_Node):
     _op_name = 'aten::upsample_nearest1d.vec'
-    _sv_fields = (('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scale_factors = _saved_attr('scale_factors', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -640,7 +664,9 @@ _self_upsample_nearest1d_vec = upsample_nearest1d_vec   # the kernel, for its fo
 
 class UpsampleNearest2DBackward0(_Node):
     _op_name = 'aten::upsample_nearest2d.vec'
-    _sv_fields = (('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scale_factors = _saved_attr('scale_factors', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -738,7 +764,9 @@ _self_upsample_nearest2d_vec = upsample_nearest2d_vec   # the kernel, for its fo
 
 class UpsampleNearestExact2DBackward0(_Node):
     _op_name = 'aten::_upsample_nearest_exact2d.vec'
-    _sv_fields = (('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scale_factors = _saved_attr('scale_factors', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -836,7 +864,10 @@ _self__upsample_nearest_exact2d_vec = _upsample_nearest_exact2d_vec   # the kern
 
 class UpsampleLinear1DBackward0(_Node):
     _op_name = 'aten::upsample_linear1d.vec'
-    _sv_fields = (('align_corners', 'value'), ('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scale_factors = _saved_attr('scale_factors', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -937,7 +968,10 @@ _self_upsample_linear1d_vec = upsample_linear1d_vec   # the kernel, for its forw
 
 class UpsampleBilinear2DBackward0(_Node):
     _op_name = 'aten::upsample_bilinear2d.vec'
-    _sv_fields = (('align_corners', 'value'), ('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scale_factors = _saved_attr('scale_factors', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1038,7 +1072,10 @@ _self_upsample_bilinear2d_vec = upsample_bilinear2d_vec   # the kernel, for its 
 
 class UpsampleBicubic2DBackward0(_Node):
     _op_name = 'aten::upsample_bicubic2d.vec'
-    _sv_fields = (('align_corners', 'value'), ('input', 'tensor'), ('output_size', 'list'), ('scale_factors', 'list'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_scale_factors = _saved_attr('scale_factors', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1139,7 +1176,11 @@ _self_upsample_bicubic2d_vec = upsample_bicubic2d_vec   # the kernel, for its fo
 
 class GridSampler2DBackward0(_Node):
     _op_name = 'aten::grid_sampler_2d'
-    _sv_fields = (('align_corners', 'value'), ('grid', 'tensor'), ('input', 'tensor'), ('interpolation_mode', 'value'), ('padding_mode', 'value'))
+    _saved_align_corners = _saved_attr('align_corners', 'value')
+    _saved_grid = _saved_attr('grid', 'tensor')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_interpolation_mode = _saved_attr('interpolation_mode', 'value')
+    _saved_padding_mode = _saved_attr('padding_mode', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1287,7 +1328,7 @@ _self_grid_sampler_2d = grid_sampler_2d   # the kernel, for its forward-AD re-en
 
 class PixelShuffleBackward0(_Node):
     _op_name = 'aten::pixel_shuffle'
-    _sv_fields = (('upscale_factor', 'value'),)
+    _saved_upscale_factor = _saved_attr('upscale_factor', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1375,7 +1416,7 @@ _self_pixel_shuffle = pixel_shuffle   # the kernel, for its forward-AD re-entry 
 
 class PixelUnshuffleBackward0(_Node):
     _op_name = 'aten::pixel_unshuffle'
-    _sv_fields = (('downscale_factor', 'value'),)
+    _saved_downscale_factor = _saved_attr('downscale_factor', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):

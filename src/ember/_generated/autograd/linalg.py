@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -49,7 +50,12 @@ _aten = _ops_ns.aten
 
 class MmBackward0(_Node):
     _op_name = 'aten::mm'
-    _sv_fields = (('mat2', 'tensor'), ('mat2_sym_sizes', 'value'), ('mat2_sym_strides', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'), ('self_sym_strides', 'value'))
+    _saved_mat2 = _saved_attr('mat2', 'tensor')
+    _saved_mat2_sym_sizes = _saved_attr('mat2_sym_sizes', 'value')
+    _saved_mat2_sym_strides = _saved_attr('mat2_sym_strides', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_self_sym_strides = _saved_attr('self_sym_strides', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -185,7 +191,8 @@ _self_mm = mm   # the kernel, for its forward-AD re-entry (an argument may shado
 
 class BmmBackward0(_Node):
     _op_name = 'aten::bmm'
-    _sv_fields = (('mat2', 'tensor'), ('self', 'tensor'))
+    _saved_mat2 = _saved_attr('mat2', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -309,7 +316,8 @@ _self_bmm = bmm   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MvBackward0(_Node):
     _op_name = 'aten::mv'
-    _sv_fields = (('self', 'tensor'), ('vec', 'tensor'))
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_vec = _saved_attr('vec', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -433,7 +441,8 @@ _self_mv = mv   # the kernel, for its forward-AD re-entry (an argument may shado
 
 class DotBackward0(_Node):
     _op_name = 'aten::dot'
-    _sv_fields = (('self', 'tensor'), ('tensor', 'tensor'))
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_tensor = _saved_attr('tensor', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -557,7 +566,15 @@ _self_dot = dot   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class AddmmBackward0(_Node):
     _op_name = 'aten::addmm'
-    _sv_fields = (('alpha', 'value'), ('beta', 'value'), ('mat1', 'tensor'), ('mat1_sym_sizes', 'value'), ('mat1_sym_strides', 'value'), ('mat2', 'tensor'), ('mat2_sym_sizes', 'value'), ('mat2_sym_strides', 'value'), ('self_sym_sizes', 'value'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_mat1 = _saved_attr('mat1', 'tensor')
+    _saved_mat1_sym_sizes = _saved_attr('mat1_sym_sizes', 'value')
+    _saved_mat1_sym_strides = _saved_attr('mat1_sym_strides', 'value')
+    _saved_mat2 = _saved_attr('mat2', 'tensor')
+    _saved_mat2_sym_sizes = _saved_attr('mat2_sym_sizes', 'value')
+    _saved_mat2_sym_strides = _saved_attr('mat2_sym_strides', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -715,7 +732,11 @@ _self_addmm = addmm   # the kernel, for its forward-AD re-entry (an argument may
 
 class BaddbmmBackward0(_Node):
     _op_name = 'aten::baddbmm'
-    _sv_fields = (('alpha', 'value'), ('batch1', 'tensor'), ('batch2', 'tensor'), ('beta', 'value'), ('self_sym_sizes', 'value'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_batch1 = _saved_attr('batch1', 'tensor')
+    _saved_batch2 = _saved_attr('batch2', 'tensor')
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -951,7 +972,13 @@ _self_baddbmm_ = baddbmm_   # the kernel, for its forward-AD re-entry (an argume
 
 class AddbmmBackward0(_Node):
     _op_name = 'aten::addbmm'
-    _sv_fields = (('alpha', 'value'), ('batch1', 'tensor'), ('batch1_sym_sizes', 'value'), ('batch2', 'tensor'), ('batch2_sym_sizes', 'value'), ('beta', 'value'), ('self_sym_sizes', 'value'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_batch1 = _saved_attr('batch1', 'tensor')
+    _saved_batch1_sym_sizes = _saved_attr('batch1_sym_sizes', 'value')
+    _saved_batch2 = _saved_attr('batch2', 'tensor')
+    _saved_batch2_sym_sizes = _saved_attr('batch2_sym_sizes', 'value')
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1203,7 +1230,11 @@ _self_addbmm_ = addbmm_   # the kernel, for its forward-AD re-entry (an argument
 
 class AddmvBackward0(_Node):
     _op_name = 'aten::addmv'
-    _sv_fields = (('alpha', 'value'), ('beta', 'value'), ('mat', 'tensor'), ('self_sym_sizes', 'value'), ('vec', 'tensor'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_mat = _saved_attr('mat', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_vec = _saved_attr('vec', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1439,7 +1470,11 @@ _self_addmv_ = addmv_   # the kernel, for its forward-AD re-entry (an argument m
 
 class AddrBackward0(_Node):
     _op_name = 'aten::addr'
-    _sv_fields = (('alpha', 'value'), ('beta', 'value'), ('self_sym_sizes', 'value'), ('vec1', 'tensor'), ('vec2', 'tensor'))
+    _saved_alpha = _saved_attr('alpha', 'value')
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_vec1 = _saved_attr('vec1', 'tensor')
+    _saved_vec2 = _saved_attr('vec2', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1675,7 +1710,12 @@ _self_addr_ = addr_   # the kernel, for its forward-AD re-entry (an argument may
 
 class LinalgVectorNormBackward0(_Node):
     _op_name = 'aten::linalg_vector_norm'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('ord', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_ord = _saved_attr('ord', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1799,7 +1839,7 @@ _self_linalg_vector_norm = linalg_vector_norm   # the kernel, for its forward-AD
 
 class LinalgInvExBackward0(_Node):
     _op_name = 'aten::linalg_inv_ex'
-    _sv_fields = (('result0', 'output'),)
+    _saved_result0 = _saved_attr('result0', 'output')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1893,7 +1933,7 @@ _self_linalg_inv_ex = linalg_inv_ex   # the kernel, for its forward-AD re-entry 
 
 class LinalgSlogdetBackward0(_Node):
     _op_name = 'aten::linalg_slogdet'
-    _sv_fields = (('A', 'tensor'),)
+    _saved_A = _saved_attr('A', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1963,7 +2003,10 @@ _self_linalg_slogdet = linalg_slogdet   # the kernel, for its forward-AD re-entr
 
 class LinalgSolveExBackward0(_Node):
     _op_name = 'aten::linalg_solve_ex'
-    _sv_fields = (('A', 'tensor'), ('B', 'tensor'), ('left', 'value'), ('result0', 'output'))
+    _saved_A = _saved_attr('A', 'tensor')
+    _saved_B = _saved_attr('B', 'tensor')
+    _saved_left = _saved_attr('left', 'value')
+    _saved_result0 = _saved_attr('result0', 'output')
     _complex = 'conj'
     _grads_read = 1
 
@@ -2101,7 +2144,8 @@ _self_linalg_solve_ex = linalg_solve_ex   # the kernel, for its forward-AD re-en
 
 class LinalgCholeskyExBackward0(_Node):
     _op_name = 'aten::linalg_cholesky_ex'
-    _sv_fields = (('result0', 'output'), ('upper', 'value'))
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_upper = _saved_attr('upper', 'value')
     _grads_read = 1
 
     def apply(_n, grads):
@@ -2193,7 +2237,12 @@ _self_linalg_cholesky_ex = linalg_cholesky_ex   # the kernel, for its forward-AD
 
 class LinalgSolveTriangularBackward0(_Node):
     _op_name = 'aten::linalg_solve_triangular'
-    _sv_fields = (('B', 'tensor'), ('left', 'value'), ('result', 'output'), ('self', 'tensor'), ('unitriangular', 'value'), ('upper', 'value'))
+    _saved_B = _saved_attr('B', 'tensor')
+    _saved_left = _saved_attr('left', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_unitriangular = _saved_attr('unitriangular', 'value')
+    _saved_upper = _saved_attr('upper', 'value')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2360,7 +2409,8 @@ _self_linalg_solve_triangular = linalg_solve_triangular   # the kernel, for its 
 
 class CholeskyBackward0(_Node):
     _op_name = 'aten::cholesky'
-    _sv_fields = (('result', 'output'), ('upper', 'value'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_upper = _saved_attr('upper', 'value')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2476,7 +2526,10 @@ _self_cholesky = cholesky   # the kernel, for its forward-AD re-entry (an argume
 
 class CholeskySolveBackward0(_Node):
     _op_name = 'aten::cholesky_solve'
-    _sv_fields = (('input2', 'tensor'), ('result', 'output'), ('self', 'tensor'), ('upper', 'value'))
+    _saved_input2 = _saved_attr('input2', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_upper = _saved_attr('upper', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2638,7 +2691,9 @@ _self_cholesky_solve = cholesky_solve   # the kernel, for its forward-AD re-entr
 
 class LinalgQrBackward0(_Node):
     _op_name = 'aten::linalg_qr'
-    _sv_fields = (('mode', 'value'), ('result0', 'output'), ('result1', 'output'))
+    _saved_mode = _saved_attr('mode', 'value')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2741,7 +2796,12 @@ _self_linalg_qr = linalg_qr   # the kernel, for its forward-AD re-entry (an argu
 
 class LinalgSvdBackward0(_Node):
     _op_name = 'aten::_linalg_svd'
-    _sv_fields = (('A', 'tensor'), ('compute_uv', 'value'), ('full_matrices', 'value'), ('result0', 'output'), ('result1', 'output'), ('result2', 'output'))
+    _saved_A = _saved_attr('A', 'tensor')
+    _saved_compute_uv = _saved_attr('compute_uv', 'value')
+    _saved_full_matrices = _saved_attr('full_matrices', 'value')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2872,7 +2932,9 @@ _self__linalg_svd = _linalg_svd   # the kernel, for its forward-AD re-entry (an 
 
 class LinalgEigBackward0(_Node):
     _op_name = 'aten::linalg_eig'
-    _sv_fields = (('result0', 'output'), ('result1', 'output'), ('self', 'tensor'))
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -2957,7 +3019,10 @@ _self_linalg_eig = linalg_eig   # the kernel, for its forward-AD re-entry (an ar
 
 class LinalgEighBackward0(_Node):
     _op_name = 'aten::_linalg_eigh'
-    _sv_fields = (('A', 'tensor'), ('compute_v', 'value'), ('result0', 'output'), ('result1', 'output'))
+    _saved_A = _saved_attr('A', 'tensor')
+    _saved_compute_v = _saved_attr('compute_v', 'value')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3075,7 +3140,9 @@ _self__linalg_eigh = _linalg_eigh   # the kernel, for its forward-AD re-entry (a
 
 class LinalgLstsqBackward0(_Node):
     _op_name = 'aten::linalg_lstsq'
-    _sv_fields = (('b', 'tensor'), ('result0', 'output'), ('self', 'tensor'))
+    _saved_b = _saved_attr('b', 'tensor')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3183,7 +3250,8 @@ _self_linalg_lstsq = linalg_lstsq   # the kernel, for its forward-AD re-entry (a
 
 class LinalgPinvBackward0(_Node):
     _op_name = 'aten::linalg_pinv.atol_rtol_float'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3316,7 +3384,8 @@ _self_linalg_pinv_atol_rtol_float = linalg_pinv_atol_rtol_float   # the kernel, 
 
 class LinalgPinvBackward1(_Node):
     _op_name = 'aten::linalg_pinv.atol_rtol_tensor'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3451,7 +3520,8 @@ _self_linalg_pinv_atol_rtol_tensor = linalg_pinv_atol_rtol_tensor   # the kernel
 
 class VdotBackward0(_Node):
     _op_name = 'aten::vdot'
-    _sv_fields = (('other', 'tensor'), ('self', 'tensor'))
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -3581,7 +3651,7 @@ _self_vdot = vdot   # the kernel, for its forward-AD re-entry (an argument may s
 
 class TraceBackward0(_Node):
     _op_name = 'aten::trace'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3675,7 +3745,11 @@ _self_trace = trace   # the kernel, for its forward-AD re-entry (an argument may
 
 class LinalgCrossBackward0(_Node):
     _op_name = 'aten::linalg_cross'
-    _sv_fields = (('dim', 'value'), ('other', 'tensor'), ('other_sym_sizes', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_other = _saved_attr('other', 'tensor')
+    _saved_other_sym_sizes = _saved_attr('other_sym_sizes', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3820,7 +3894,8 @@ _self_linalg_cross = linalg_cross   # the kernel, for its forward-AD re-entry (a
 
 class LinalgDetBackward0(_Node):
     _op_name = 'aten::linalg_det'
-    _sv_fields = (('A', 'tensor'), ('result', 'output'))
+    _saved_A = _saved_attr('A', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -3949,7 +4024,7 @@ _self_linalg_det = linalg_det   # the kernel, for its forward-AD re-entry (an ar
 
 class LinalgMatrixExpBackward0(_Node):
     _op_name = 'aten::linalg_matrix_exp'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4054,7 +4129,9 @@ _self_linalg_matrix_exp = linalg_matrix_exp   # the kernel, for its forward-AD r
 
 class CholeskyInverseBackward0(_Node):
     _op_name = 'aten::cholesky_inverse'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'), ('upper', 'value'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_upper = _saved_attr('upper', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -4186,7 +4263,8 @@ _self_cholesky_inverse = cholesky_inverse   # the kernel, for its forward-AD re-
 
 class LinalgHouseholderProductBackward0(_Node):
     _op_name = 'aten::linalg_householder_product'
-    _sv_fields = (('input', 'tensor'), ('tau', 'tensor'))
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_tau = _saved_attr('tau', 'tensor')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4320,7 +4398,11 @@ _self_linalg_householder_product = linalg_householder_product   # the kernel, fo
 
 class OrmqrBackward0(_Node):
     _op_name = 'aten::ormqr'
-    _sv_fields = (('input2', 'tensor'), ('input3', 'tensor'), ('left', 'value'), ('self', 'tensor'), ('transpose', 'value'))
+    _saved_input2 = _saved_attr('input2', 'tensor')
+    _saved_input3 = _saved_attr('input3', 'tensor')
+    _saved_left = _saved_attr('left', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_transpose = _saved_attr('transpose', 'value')
 
     def apply(_n, grads):
         grad = grads[0]
@@ -4485,7 +4567,13 @@ _self_ormqr = ormqr   # the kernel, for its forward-AD re-entry (an argument may
 
 class TrilinearBackward0(_Node):
     _op_name = 'aten::_trilinear'
-    _sv_fields = (('expand1', 'list'), ('expand2', 'list'), ('expand3', 'list'), ('i1', 'tensor'), ('i2', 'tensor'), ('i3', 'tensor'), ('sumdim', 'list'))
+    _saved_expand1 = _saved_attr('expand1', 'list')
+    _saved_expand2 = _saved_attr('expand2', 'list')
+    _saved_expand3 = _saved_attr('expand3', 'list')
+    _saved_i1 = _saved_attr('i1', 'tensor')
+    _saved_i2 = _saved_attr('i2', 'tensor')
+    _saved_i3 = _saved_attr('i3', 'tensor')
+    _saved_sumdim = _saved_attr('sumdim', 'list')
 
     def apply(_n, grads):
         grad = grads[0]

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -42,7 +43,9 @@ _aten = _ops_ns.aten
 
 class LinalgLuFactorExBackward0(_Node):
     _op_name = 'aten::linalg_lu_factor_ex'
-    _sv_fields = (('LU', 'output'), ('pivot', 'value'), ('pivots', 'output'))
+    _saved_LU = _saved_attr('LU', 'output')
+    _saved_pivot = _saved_attr('pivot', 'value')
+    _saved_pivots = _saved_attr('pivots', 'output')
     _complex = 'conj'
     _grads_read = 1
 
@@ -149,7 +152,10 @@ _self_linalg_lu_factor_ex = linalg_lu_factor_ex   # the kernel, for its forward-
 
 class LinalgLuBackward0(_Node):
     _op_name = 'aten::linalg_lu'
-    _sv_fields = (('L', 'output'), ('P', 'output'), ('U', 'output'), ('pivot', 'value'))
+    _saved_L = _saved_attr('L', 'output')
+    _saved_P = _saved_attr('P', 'output')
+    _saved_U = _saved_attr('U', 'output')
+    _saved_pivot = _saved_attr('pivot', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -266,7 +272,7 @@ _self_linalg_lu = linalg_lu   # the kernel, for its forward-AD re-entry (an argu
 
 class LuUnpackBackward0(_Node):
     _op_name = 'aten::lu_unpack'
-    _sv_fields = (('LU_data_sym_sizes', 'value'),)
+    _saved_LU_data_sym_sizes = _saved_attr('LU_data_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -362,7 +368,12 @@ _self_lu_unpack = lu_unpack   # the kernel, for its forward-AD re-entry (an argu
 
 class LinalgLuSolveBackward0(_Node):
     _op_name = 'aten::linalg_lu_solve'
-    _sv_fields = (('B', 'tensor'), ('LU', 'tensor'), ('adjoint', 'value'), ('left', 'value'), ('pivots', 'tensor'), ('result', 'output'))
+    _saved_B = _saved_attr('B', 'tensor')
+    _saved_LU = _saved_attr('LU', 'tensor')
+    _saved_adjoint = _saved_attr('adjoint', 'value')
+    _saved_left = _saved_attr('left', 'value')
+    _saved_pivots = _saved_attr('pivots', 'tensor')
+    _saved_result = _saved_attr('result', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):

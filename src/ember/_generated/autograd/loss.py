@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -49,7 +50,12 @@ _aten = _ops_ns.aten
 
 class NllLossBackward0(_Node):
     _op_name = 'aten::nll_loss_forward'
-    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('total_weight', 'output'), ('weight', 'tensor'))
+    _saved_ignore_index = _saved_attr('ignore_index', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_total_weight = _saved_attr('total_weight', 'output')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -199,7 +205,12 @@ _self_nll_loss_forward = nll_loss_forward   # the kernel, for its forward-AD re-
 
 class NllLoss2DBackward0(_Node):
     _op_name = 'aten::nll_loss2d_forward'
-    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('total_weight', 'output'), ('weight', 'tensor'))
+    _saved_ignore_index = _saved_attr('ignore_index', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_total_weight = _saved_attr('total_weight', 'output')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -349,7 +360,9 @@ _self_nll_loss2d_forward = nll_loss2d_forward   # the kernel, for its forward-AD
 
 class MseLossBackward0(_Node):
     _op_name = 'aten::mse_loss'
-    _sv_fields = (('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -492,7 +505,10 @@ _self_mse_loss = mse_loss   # the kernel, for its forward-AD re-entry (an argume
 
 class SmoothL1LossBackward0(_Node):
     _op_name = 'aten::smooth_l1_loss'
-    _sv_fields = (('beta', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
+    _saved_beta = _saved_attr('beta', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -641,7 +657,10 @@ _self_smooth_l1_loss = smooth_l1_loss   # the kernel, for its forward-AD re-entr
 
 class HuberLossBackward0(_Node):
     _op_name = 'aten::huber_loss'
-    _sv_fields = (('delta', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
+    _saved_delta = _saved_attr('delta', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -790,7 +809,9 @@ _self_huber_loss = huber_loss   # the kernel, for its forward-AD re-entry (an ar
 
 class SoftMarginLossBackward0(_Node):
     _op_name = 'aten::soft_margin_loss'
-    _sv_fields = (('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -926,7 +947,10 @@ _self_soft_margin_loss = soft_margin_loss   # the kernel, for its forward-AD re-
 
 class BinaryCrossEntropyBackward0(_Node):
     _op_name = 'aten::binary_cross_entropy'
-    _sv_fields = (('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1090,7 +1114,11 @@ _self_binary_cross_entropy = binary_cross_entropy   # the kernel, for its forwar
 
 class BinaryCrossEntropyWithLogitsBackward0(_Node):
     _op_name = 'aten::binary_cross_entropy_with_logits'
-    _sv_fields = (('pos_weight', 'tensor'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
+    _saved_pos_weight = _saved_attr('pos_weight', 'tensor')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1275,7 +1303,14 @@ _self_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits   # th
 
 class CtcLossBackward0(_Node):
     _op_name = 'aten::_ctc_loss'
-    _sv_fields = (('blank', 'value'), ('input_lengths', 'list'), ('log_probs', 'tensor'), ('result0', 'output'), ('result1', 'output'), ('target_lengths', 'list'), ('targets', 'tensor'), ('zero_infinity', 'value'))
+    _saved_blank = _saved_attr('blank', 'value')
+    _saved_input_lengths = _saved_attr('input_lengths', 'list')
+    _saved_log_probs = _saved_attr('log_probs', 'tensor')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_target_lengths = _saved_attr('target_lengths', 'list')
+    _saved_targets = _saved_attr('targets', 'tensor')
+    _saved_zero_infinity = _saved_attr('zero_infinity', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1376,7 +1411,14 @@ _self__ctc_loss = _ctc_loss   # the kernel, for its forward-AD re-entry (an argu
 
 class CtcLossBackward1(_Node):
     _op_name = 'aten::_ctc_loss.Tensor'
-    _sv_fields = (('blank', 'value'), ('input_lengths', 'tensor'), ('log_probs', 'tensor'), ('result0', 'output'), ('result1', 'output'), ('target_lengths', 'tensor'), ('targets', 'tensor'), ('zero_infinity', 'value'))
+    _saved_blank = _saved_attr('blank', 'value')
+    _saved_input_lengths = _saved_attr('input_lengths', 'tensor')
+    _saved_log_probs = _saved_attr('log_probs', 'tensor')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_target_lengths = _saved_attr('target_lengths', 'tensor')
+    _saved_targets = _saved_attr('targets', 'tensor')
+    _saved_zero_infinity = _saved_attr('zero_infinity', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1524,7 +1566,11 @@ _self__ctc_loss_Tensor = _ctc_loss_Tensor   # the kernel, for its forward-AD re-
 
 class NllLossBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss_backward'
-    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
+    _saved_ignore_index = _saved_attr('ignore_index', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1686,7 +1732,11 @@ _self_nll_loss_backward = nll_loss_backward   # the kernel, for its forward-AD r
 
 class NllLoss2DBackwardBackward0(_Node):
     _op_name = 'aten::nll_loss2d_backward'
-    _sv_fields = (('ignore_index', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
+    _saved_ignore_index = _saved_attr('ignore_index', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1848,7 +1898,10 @@ _self_nll_loss2d_backward = nll_loss2d_backward   # the kernel, for its forward-
 
 class MseLossBackwardBackward0(_Node):
     _op_name = 'aten::mse_loss_backward'
-    _sv_fields = (('grad_output', 'tensor'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
+    _saved_grad_output = _saved_attr('grad_output', 'tensor')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2021,7 +2074,12 @@ _self_mse_loss_backward = mse_loss_backward   # the kernel, for its forward-AD r
 
 class MultiMarginLossBackward0(_Node):
     _op_name = 'aten::multi_margin_loss'
-    _sv_fields = (('margin', 'value'), ('p', 'value'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'), ('weight', 'tensor'))
+    _saved_margin = _saved_attr('margin', 'value')
+    _saved_p = _saved_attr('p', 'value')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2176,7 +2234,10 @@ _self_multi_margin_loss = multi_margin_loss   # the kernel, for its forward-AD r
 
 class MultilabelMarginLossBackward0(_Node):
     _op_name = 'aten::multilabel_margin_loss_forward'
-    _sv_fields = (('is_target', 'output'), ('reduction', 'value'), ('self', 'tensor'), ('target', 'tensor'))
+    _saved_is_target = _saved_attr('is_target', 'output')
+    _saved_reduction = _saved_attr('reduction', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_target = _saved_attr('target', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -42,7 +43,12 @@ _aten = _ops_ns.aten
 
 class NativeLayerNormBackward0(_Node):
     _op_name = 'aten::native_layer_norm'
-    _sv_fields = (('bias', 'tensor'), ('input', 'tensor'), ('normalized_shape', 'list'), ('result1', 'output'), ('result2', 'output'), ('weight', 'tensor'))
+    _saved_bias = _saved_attr('bias', 'tensor')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_normalized_shape = _saved_attr('normalized_shape', 'list')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -191,7 +197,14 @@ _self_native_layer_norm = native_layer_norm   # the kernel, for its forward-AD r
 
 class NativeBatchNormBackward0(_Node):
     _op_name = 'aten::native_batch_norm'
-    _sv_fields = (('eps', 'value'), ('input', 'tensor'), ('result1', 'output'), ('result2', 'output'), ('running_mean', 'tensor'), ('running_var', 'tensor'), ('training', 'value'), ('weight', 'tensor'))
+    _saved_eps = _saved_attr('eps', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
+    _saved_running_mean = _saved_attr('running_mean', 'tensor')
+    _saved_running_var = _saved_attr('running_var', 'tensor')
+    _saved_training = _saved_attr('training', 'value')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -389,7 +402,14 @@ _self_native_batch_norm = native_batch_norm   # the kernel, for its forward-AD r
 
 class NativeGroupNormBackward0(_Node):
     _op_name = 'aten::native_group_norm'
-    _sv_fields = (('C', 'value'), ('HxW', 'value'), ('N', 'value'), ('group', 'value'), ('input', 'tensor'), ('result1', 'output'), ('result2', 'output'), ('weight', 'tensor'))
+    _saved_C = _saved_attr('C', 'value')
+    _saved_HxW = _saved_attr('HxW', 'value')
+    _saved_N = _saved_attr('N', 'value')
+    _saved_group = _saved_attr('group', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -563,7 +583,11 @@ _self_native_group_norm = native_group_norm   # the kernel, for its forward-AD r
 
 class NativeLayerNormBackwardBackward0(_Node):
     _op_name = 'aten::native_layer_norm_backward'
-    _sv_fields = (('grad_out', 'tensor'), ('input', 'tensor'), ('normalized_shape', 'list'), ('rstd', 'tensor'), ('weight', 'tensor'))
+    _saved_grad_out = _saved_attr('grad_out', 'tensor')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_normalized_shape = _saved_attr('normalized_shape', 'list')
+    _saved_rstd = _saved_attr('rstd', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -713,7 +737,13 @@ _self_native_layer_norm_backward = native_layer_norm_backward   # the kernel, fo
 
 class NativeBatchNormBackwardBackward0(_Node):
     _op_name = 'aten::native_batch_norm_backward'
-    _sv_fields = (('eps', 'value'), ('grad_out', 'tensor'), ('input', 'tensor'), ('running_mean', 'tensor'), ('running_var', 'tensor'), ('train', 'value'), ('weight', 'tensor'))
+    _saved_eps = _saved_attr('eps', 'value')
+    _saved_grad_out = _saved_attr('grad_out', 'tensor')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_running_mean = _saved_attr('running_mean', 'tensor')
+    _saved_running_var = _saved_attr('running_var', 'tensor')
+    _saved_train = _saved_attr('train', 'value')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -912,7 +942,13 @@ _self_native_batch_norm_backward = native_batch_norm_backward   # the kernel, fo
 
 class NativeGroupNormBackwardBackward0(_Node):
     _op_name = 'aten::native_group_norm_backward'
-    _sv_fields = (('C', 'value'), ('N', 'value'), ('grad_out', 'tensor'), ('group', 'value'), ('input', 'tensor'), ('rstd', 'tensor'), ('weight', 'tensor'))
+    _saved_C = _saved_attr('C', 'value')
+    _saved_N = _saved_attr('N', 'value')
+    _saved_grad_out = _saved_attr('grad_out', 'tensor')
+    _saved_group = _saved_attr('group', 'value')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_rstd = _saved_attr('rstd', 'tensor')
+    _saved_weight = _saved_attr('weight', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1101,7 +1137,10 @@ _self_native_group_norm_backward = native_group_norm_backward   # the kernel, fo
 
 class WeightNormInterfaceBackward0(_Node):
     _op_name = 'aten::_weight_norm_interface'
-    _sv_fields = (('dim', 'value'), ('g', 'tensor'), ('result1', 'output'), ('v', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_g = _saved_attr('g', 'tensor')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_v = _saved_attr('v', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 

@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -40,7 +41,7 @@ _aten = _ops_ns.aten
 
 class ConstantPadNdBackward0(_Node):
     _op_name = 'aten::constant_pad_nd'
-    _sv_fields = (('pad', 'list'),)
+    _saved_pad = _saved_attr('pad', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -120,7 +121,8 @@ _self_constant_pad_nd = constant_pad_nd   # the kernel, for its forward-AD re-en
 
 class ReflectionPad1DBackward0(_Node):
     _op_name = 'aten::reflection_pad1d'
-    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -215,7 +217,8 @@ _self_reflection_pad1d = reflection_pad1d   # the kernel, for its forward-AD re-
 
 class ReflectionPad2DBackward0(_Node):
     _op_name = 'aten::reflection_pad2d'
-    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -310,7 +313,8 @@ _self_reflection_pad2d = reflection_pad2d   # the kernel, for its forward-AD re-
 
 class ReflectionPad3DBackward0(_Node):
     _op_name = 'aten::reflection_pad3d'
-    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -405,7 +409,8 @@ _self_reflection_pad3d = reflection_pad3d   # the kernel, for its forward-AD re-
 
 class ReplicationPad1DBackward0(_Node):
     _op_name = 'aten::replication_pad1d'
-    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -500,7 +505,8 @@ _self_replication_pad1d = replication_pad1d   # the kernel, for its forward-AD r
 
 class ReplicationPad2DBackward0(_Node):
     _op_name = 'aten::replication_pad2d'
-    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -595,7 +601,8 @@ _self_replication_pad2d = replication_pad2d   # the kernel, for its forward-AD r
 
 class ReplicationPad3DBackward0(_Node):
     _op_name = 'aten::replication_pad3d'
-    _sv_fields = (('padding', 'list'), ('self', 'tensor'))
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -42,7 +43,13 @@ _aten = _ops_ns.aten
 
 class MaxPool2DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices'
-    _sv_fields = (('ceil_mode', 'value'), ('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('result1', 'output'), ('self', 'tensor'), ('stride', 'list'))
+    _saved_ceil_mode = _saved_attr('ceil_mode', 'value')
+    _saved_dilation = _saved_attr('dilation', 'list')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
     _grads_read = 1
 
@@ -151,7 +158,8 @@ _self_max_pool2d_with_indices = max_pool2d_with_indices   # the kernel, for its 
 
 class AdaptiveMaxPool2DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool2d'
-    _sv_fields = (('result1', 'output'), ('self', 'tensor'))
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -245,7 +253,13 @@ _self_adaptive_max_pool2d = adaptive_max_pool2d   # the kernel, for its forward-
 
 class AvgPool2DBackward0(_Node):
     _op_name = 'aten::avg_pool2d'
-    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
+    _saved_ceil_mode = _saved_attr('ceil_mode', 'value')
+    _saved_count_include_pad = _saved_attr('count_include_pad', 'value')
+    _saved_divisor_override = _saved_attr('divisor_override', 'value')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -355,7 +369,7 @@ _self_avg_pool2d = avg_pool2d   # the kernel, for its forward-AD re-entry (an ar
 
 class AdaptiveAvgPool2DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -447,7 +461,8 @@ _self__adaptive_avg_pool2d = _adaptive_avg_pool2d   # the kernel, for its forwar
 
 class MaxUnpool2DBackward0(_Node):
     _op_name = 'aten::max_unpool2d'
-    _sv_fields = (('indices', 'tensor'), ('self_sym_sizes', 'value'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -543,7 +558,8 @@ _self_max_unpool2d = max_unpool2d   # the kernel, for its forward-AD re-entry (a
 
 class MaxPool2DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool2d_with_indices_backward'
-    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -657,7 +673,13 @@ _self_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward   # th
 
 class AvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool2d_backward'
-    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
+    _saved_ceil_mode = _saved_attr('ceil_mode', 'value')
+    _saved_count_include_pad = _saved_attr('count_include_pad', 'value')
+    _saved_divisor_override = _saved_attr('divisor_override', 'value')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -774,7 +796,8 @@ _self_avg_pool2d_backward = avg_pool2d_backward   # the kernel, for its forward-
 
 class AdaptiveAvgPool2DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool2d_backward'
-    _sv_fields = (('grad_output_sym_sizes', 'value'), ('self', 'tensor'))
+    _saved_grad_output_sym_sizes = _saved_attr('grad_output_sym_sizes', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -894,7 +917,13 @@ _self__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward   # the kern
 
 class MaxPool3DWithIndicesBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices'
-    _sv_fields = (('ceil_mode', 'value'), ('dilation', 'list'), ('kernel_size', 'list'), ('padding', 'list'), ('result1', 'output'), ('self', 'tensor'), ('stride', 'list'))
+    _saved_ceil_mode = _saved_attr('ceil_mode', 'value')
+    _saved_dilation = _saved_attr('dilation', 'list')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1003,7 +1032,8 @@ _self_max_pool3d_with_indices = max_pool3d_with_indices   # the kernel, for its 
 
 class MaxPool3DWithIndicesBackwardBackward0(_Node):
     _op_name = 'aten::max_pool3d_with_indices_backward'
-    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1118,7 +1148,13 @@ _self_max_pool3d_with_indices_backward = max_pool3d_with_indices_backward   # th
 
 class AvgPool3DBackward0(_Node):
     _op_name = 'aten::avg_pool3d'
-    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
+    _saved_ceil_mode = _saved_attr('ceil_mode', 'value')
+    _saved_count_include_pad = _saved_attr('count_include_pad', 'value')
+    _saved_divisor_override = _saved_attr('divisor_override', 'value')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1228,7 +1264,13 @@ _self_avg_pool3d = avg_pool3d   # the kernel, for its forward-AD re-entry (an ar
 
 class AvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::avg_pool3d_backward'
-    _sv_fields = (('ceil_mode', 'value'), ('count_include_pad', 'value'), ('divisor_override', 'value'), ('kernel_size', 'list'), ('padding', 'list'), ('self', 'tensor'), ('stride', 'list'))
+    _saved_ceil_mode = _saved_attr('ceil_mode', 'value')
+    _saved_count_include_pad = _saved_attr('count_include_pad', 'value')
+    _saved_divisor_override = _saved_attr('divisor_override', 'value')
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_padding = _saved_attr('padding', 'list')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1345,7 +1387,7 @@ _self_avg_pool3d_backward = avg_pool3d_backward   # the kernel, for its forward-
 
 class AdaptiveAvgPool3DBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d'
-    _sv_fields = (('self', 'tensor'),)
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1437,7 +1479,8 @@ _self__adaptive_avg_pool3d = _adaptive_avg_pool3d   # the kernel, for its forwar
 
 class AdaptiveAvgPool3DBackwardBackward0(_Node):
     _op_name = 'aten::_adaptive_avg_pool3d_backward'
-    _sv_fields = (('grad_output', 'tensor'), ('self', 'tensor'))
+    _saved_grad_output = _saved_attr('grad_output', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1568,7 +1611,8 @@ _self__adaptive_avg_pool3d_backward = _adaptive_avg_pool3d_backward   # the kern
 
 class AdaptiveMaxPool3DBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d'
-    _sv_fields = (('result1', 'output'), ('self', 'tensor'))
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1662,7 +1706,8 @@ _self_adaptive_max_pool3d = adaptive_max_pool3d   # the kernel, for its forward-
 
 class AdaptiveMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::adaptive_max_pool3d_backward'
-    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1796,7 +1841,10 @@ _self_adaptive_max_pool3d_backward = adaptive_max_pool3d_backward   # the kernel
 
 class FractionalMaxPool2DBackward0(_Node):
     _op_name = 'aten::fractional_max_pool2d'
-    _sv_fields = (('kernel_size', 'list'), ('output_size', 'list'), ('result1', 'output'), ('self', 'tensor'))
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1897,7 +1945,8 @@ _self_fractional_max_pool2d = fractional_max_pool2d   # the kernel, for its forw
 
 class FractionalMaxPool2DBackwardBackward0(_Node):
     _op_name = 'aten::fractional_max_pool2d_backward'
-    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2011,7 +2060,10 @@ _self_fractional_max_pool2d_backward = fractional_max_pool2d_backward   # the ke
 
 class FractionalMaxPool3DBackward0(_Node):
     _op_name = 'aten::fractional_max_pool3d'
-    _sv_fields = (('kernel_size', 'list'), ('output_size', 'list'), ('result1', 'output'), ('self', 'tensor'))
+    _saved_kernel_size = _saved_attr('kernel_size', 'list')
+    _saved_output_size = _saved_attr('output_size', 'list')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
     _grads_read = 1
 
@@ -2112,7 +2164,8 @@ _self_fractional_max_pool3d = fractional_max_pool3d   # the kernel, for its forw
 
 class FractionalMaxPool3DBackwardBackward0(_Node):
     _op_name = 'aten::fractional_max_pool3d_backward'
-    _sv_fields = (('indices', 'tensor'), ('self', 'tensor'))
+    _saved_indices = _saved_attr('indices', 'tensor')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

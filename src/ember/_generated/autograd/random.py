@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -633,7 +634,7 @@ def multinomial(*args, **kwargs):
 
 class NormalBackward1(_Node):
     _op_name = 'aten::normal.Tensor_float'
-    _sv_fields = (('mean_sym_sizes', 'value'),)
+    _saved_mean_sym_sizes = _saved_attr('mean_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -729,7 +730,7 @@ _self_normal_Tensor_float = normal_Tensor_float   # the kernel, for its forward-
 
 class NormalBackward2(_Node):
     _op_name = 'aten::normal.float_Tensor'
-    _sv_fields = (('std_sym_sizes', 'value'),)
+    _saved_std_sym_sizes = _saved_attr('std_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -823,7 +824,8 @@ _self_normal_float_Tensor = normal_float_Tensor   # the kernel, for its forward-
 
 class NormalBackward3(_Node):
     _op_name = 'aten::normal.Tensor_Tensor'
-    _sv_fields = (('mean_sym_sizes', 'value'), ('std_sym_sizes', 'value'))
+    _saved_mean_sym_sizes = _saved_attr('mean_sym_sizes', 'value')
+    _saved_std_sym_sizes = _saved_attr('std_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1253,7 +1255,8 @@ _self_poisson = poisson   # the kernel, for its forward-AD re-entry (an argument
 
 class StandardGammaBackward0(_Node):
     _op_name = 'aten::_standard_gamma'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -45,7 +46,8 @@ _aten = _ops_ns.aten
 
 class SumBackward0(_Node):
     _op_name = 'aten::sum'
-    _sv_fields = (('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -134,7 +136,10 @@ _self_sum = sum   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class SumBackward1(_Node):
     _op_name = 'aten::sum.dim_IntList'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -216,7 +221,11 @@ _self_sum_dim_IntList = sum_dim_IntList   # the kernel, for its forward-AD re-en
 
 class NansumBackward0(_Node):
     _op_name = 'aten::nansum'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('self', 'tensor'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -314,7 +323,9 @@ _self_nansum = nansum   # the kernel, for its forward-AD re-entry (an argument m
 
 class MeanBackward0(_Node):
     _op_name = 'aten::mean'
-    _sv_fields = (('self_numel', 'value'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
+    _saved_self_numel = _saved_attr('self_numel', 'value')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -406,7 +417,10 @@ _self_mean = mean   # the kernel, for its forward-AD re-entry (an argument may s
 
 class MeanBackward1(_Node):
     _op_name = 'aten::mean.dim'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('self_scalar_type', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -488,7 +502,9 @@ _self_mean_dim = mean_dim   # the kernel, for its forward-AD re-entry (an argume
 
 class ProdBackward0(_Node):
     _op_name = 'aten::prod'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -616,7 +632,11 @@ _self_prod = prod   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ProdBackward1(_Node):
     _op_name = 'aten::prod.dim_int'
-    _sv_fields = (('dim', 'value'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -752,7 +772,10 @@ _self_prod_dim_int = prod_dim_int   # the kernel, for its forward-AD re-entry (a
 
 class AmaxBackward0(_Node):
     _op_name = 'aten::amax'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -869,7 +892,10 @@ _self_amax = amax   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AminBackward0(_Node):
     _op_name = 'aten::amin'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -986,7 +1012,11 @@ _self_amin = amin   # the kernel, for its forward-AD re-entry (an argument may s
 
 class AminmaxBackward0(_Node):
     _op_name = 'aten::aminmax'
-    _sv_fields = (('dim', 'value'), ('keepdim', 'value'), ('max', 'output'), ('min', 'output'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_max = _saved_attr('max', 'output')
+    _saved_min = _saved_attr('min', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1101,7 +1131,8 @@ _self_aminmax = aminmax   # the kernel, for its forward-AD re-entry (an argument
 
 class MaxBackward1(_Node):
     _op_name = 'aten::max'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1225,7 +1256,8 @@ _self_max = max   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MinBackward1(_Node):
     _op_name = 'aten::min'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1349,7 +1381,10 @@ _self_min = min   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class MaxBackward0(_Node):
     _op_name = 'aten::max.dim'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1446,7 +1481,10 @@ _self_max_dim = max_dim   # the kernel, for its forward-AD re-entry (an argument
 
 class MinBackward0(_Node):
     _op_name = 'aten::min.dim'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -1599,7 +1637,10 @@ def any_dims(*args, **kwargs):
 
 class VarBackward0(_Node):
     _op_name = 'aten::var.correction'
-    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('self', 'tensor'))
+    _saved_correction = _saved_attr('correction', 'value')
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1695,7 +1736,11 @@ _self_var_correction = var_correction   # the kernel, for its forward-AD re-entr
 
 class StdBackward0(_Node):
     _op_name = 'aten::std.correction'
-    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_correction = _saved_attr('correction', 'value')
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1815,7 +1860,10 @@ _self_std_correction = std_correction   # the kernel, for its forward-AD re-entr
 
 class VarMeanBackward0(_Node):
     _op_name = 'aten::var_mean.correction'
-    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('self', 'tensor'))
+    _saved_correction = _saved_attr('correction', 'value')
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1881,7 +1929,11 @@ _self_var_mean_correction = var_mean_correction   # the kernel, for its forward-
 
 class StdMeanBackward0(_Node):
     _op_name = 'aten::std_mean.correction'
-    _sv_fields = (('correction', 'value'), ('dim', 'list'), ('keepdim', 'value'), ('result0', 'output'), ('self', 'tensor'))
+    _saved_correction = _saved_attr('correction', 'value')
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1955,7 +2007,10 @@ _self_std_mean_correction = std_mean_correction   # the kernel, for its forward-
 
 class LogsumexpBackward0(_Node):
     _op_name = 'aten::logsumexp'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2072,7 +2127,9 @@ _self_logsumexp = logsumexp   # the kernel, for its forward-AD re-entry (an argu
 
 class NormBackward0(_Node):
     _op_name = 'aten::norm.Scalar'
-    _sv_fields = (('p', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2201,7 +2258,11 @@ _self_norm_Scalar = norm_Scalar   # the kernel, for its forward-AD re-entry (an 
 
 class NormBackward1(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('p', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2321,7 +2382,12 @@ _self_norm_ScalarOpt_dim = norm_ScalarOpt_dim   # the kernel, for its forward-AD
 
 class NormBackward3(_Node):
     _op_name = 'aten::norm.ScalarOpt_dim_dtype'
-    _sv_fields = (('dim', 'list'), ('keepdim', 'value'), ('p', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'list')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2445,7 +2511,10 @@ _self_norm_ScalarOpt_dim_dtype = norm_ScalarOpt_dim_dtype   # the kernel, for it
 
 class NormBackward2(_Node):
     _op_name = 'aten::norm.ScalarOpt_dtype'
-    _sv_fields = (('p', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
+    _saved_p = _saved_attr('p', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2592,7 +2661,8 @@ def count_nonzero(*args, **kwargs):
 
 class MedianBackward0(_Node):
     _op_name = 'aten::median'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2716,7 +2786,8 @@ _self_median = median   # the kernel, for its forward-AD re-entry (an argument m
 
 class NanmedianBackward0(_Node):
     _op_name = 'aten::nanmedian'
-    _sv_fields = (('result', 'output'), ('self', 'tensor'))
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2840,7 +2911,10 @@ _self_nanmedian = nanmedian   # the kernel, for its forward-AD re-entry (an argu
 
 class MedianBackward1(_Node):
     _op_name = 'aten::median.dim'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -2937,7 +3011,10 @@ _self_median_dim = median_dim   # the kernel, for its forward-AD re-entry (an ar
 
 class NanmedianBackward1(_Node):
     _op_name = 'aten::nanmedian.dim'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -3034,7 +3111,10 @@ _self_nanmedian_dim = nanmedian_dim   # the kernel, for its forward-AD re-entry 
 
 class ModeBackward0(_Node):
     _op_name = 'aten::mode'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -3145,7 +3225,10 @@ def bincount(*args, **kwargs):
 
 class RenormBackward0(_Node):
     _op_name = 'aten::renorm'
-    _sv_fields = (('dim', 'value'), ('maxnorm', 'value'), ('p', 'value'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_maxnorm = _saved_attr('maxnorm', 'value')
+    _saved_p = _saved_attr('p', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -42,7 +43,13 @@ _aten = _ops_ns.aten
 
 class ThnnFusedLstmCellBackward0(_Node):
     _op_name = 'aten::_thnn_fused_lstm_cell'
-    _sv_fields = (('cx', 'tensor'), ('hidden_bias', 'tensor'), ('hidden_gates', 'tensor'), ('input_bias', 'tensor'), ('input_gates', 'tensor'), ('result1', 'output'), ('result2', 'output'))
+    _saved_cx = _saved_attr('cx', 'tensor')
+    _saved_hidden_bias = _saved_attr('hidden_bias', 'tensor')
+    _saved_hidden_gates = _saved_attr('hidden_gates', 'tensor')
+    _saved_input_bias = _saved_attr('input_bias', 'tensor')
+    _saved_input_gates = _saved_attr('input_gates', 'tensor')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -265,7 +272,12 @@ _self__thnn_fused_lstm_cell = _thnn_fused_lstm_cell   # the kernel, for its forw
 
 class ThnnFusedGruCellBackward0(_Node):
     _op_name = 'aten::_thnn_fused_gru_cell'
-    _sv_fields = (('hidden_bias', 'tensor'), ('hidden_gates', 'tensor'), ('hx', 'tensor'), ('input_bias', 'tensor'), ('input_gates', 'tensor'), ('result1', 'output'))
+    _saved_hidden_bias = _saved_attr('hidden_bias', 'tensor')
+    _saved_hidden_gates = _saved_attr('hidden_gates', 'tensor')
+    _saved_hx = _saved_attr('hx', 'tensor')
+    _saved_input_bias = _saved_attr('input_bias', 'tensor')
+    _saved_input_gates = _saved_attr('input_gates', 'tensor')
+    _saved_result1 = _saved_attr('result1', 'output')
     _complex = 'conj'
     _grads_read = 1
 
@@ -477,7 +489,26 @@ _self__thnn_fused_gru_cell = _thnn_fused_gru_cell   # the kernel, for its forwar
 
 class MkldnnRnnLayerBackward0(_Node):
     _op_name = 'aten::mkldnn_rnn_layer'
-    _sv_fields = (('batch_first', 'value'), ('batch_sizes', 'list'), ('bidirectional', 'value'), ('cx_', 'tensor'), ('has_biases', 'value'), ('hidden_size', 'value'), ('hx_', 'tensor'), ('input', 'tensor'), ('mode', 'value'), ('num_layers', 'value'), ('result0', 'output'), ('result1', 'output'), ('result2', 'output'), ('result3', 'output'), ('reverse', 'value'), ('train', 'value'), ('weight0', 'tensor'), ('weight1', 'tensor'), ('weight2', 'tensor'), ('weight3', 'tensor'))
+    _saved_batch_first = _saved_attr('batch_first', 'value')
+    _saved_batch_sizes = _saved_attr('batch_sizes', 'list')
+    _saved_bidirectional = _saved_attr('bidirectional', 'value')
+    _saved_cx_ = _saved_attr('cx_', 'tensor')
+    _saved_has_biases = _saved_attr('has_biases', 'value')
+    _saved_hidden_size = _saved_attr('hidden_size', 'value')
+    _saved_hx_ = _saved_attr('hx_', 'tensor')
+    _saved_input = _saved_attr('input', 'tensor')
+    _saved_mode = _saved_attr('mode', 'value')
+    _saved_num_layers = _saved_attr('num_layers', 'value')
+    _saved_result0 = _saved_attr('result0', 'output')
+    _saved_result1 = _saved_attr('result1', 'output')
+    _saved_result2 = _saved_attr('result2', 'output')
+    _saved_result3 = _saved_attr('result3', 'output')
+    _saved_reverse = _saved_attr('reverse', 'value')
+    _saved_train = _saved_attr('train', 'value')
+    _saved_weight0 = _saved_attr('weight0', 'tensor')
+    _saved_weight1 = _saved_attr('weight1', 'tensor')
+    _saved_weight2 = _saved_attr('weight2', 'tensor')
+    _saved_weight3 = _saved_attr('weight3', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

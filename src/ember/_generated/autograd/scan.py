@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -41,7 +42,8 @@ _aten = _ops_ns.aten
 
 class CumsumBackward0(_Node):
     _op_name = 'aten::cumsum'
-    _sv_fields = (('dim', 'value'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -185,7 +187,10 @@ _self_cumsum_ = cumsum_   # the kernel, for its forward-AD re-entry (an argument
 
 class CumprodBackward0(_Node):
     _op_name = 'aten::cumprod'
-    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self', 'tensor'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -379,7 +384,9 @@ _self_cumprod_ = cumprod_   # the kernel, for its forward-AD re-entry (an argume
 
 class CummaxBackward0(_Node):
     _op_name = 'aten::cummax'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -471,7 +478,9 @@ _self_cummax = cummax   # the kernel, for its forward-AD re-entry (an argument m
 
 class CumminBackward0(_Node):
     _op_name = 'aten::cummin'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -563,7 +572,9 @@ _self_cummin = cummin   # the kernel, for its forward-AD re-entry (an argument m
 
 class LogcumsumexpBackward0(_Node):
     _op_name = 'aten::logcumsumexp'
-    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self = _saved_attr('self', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

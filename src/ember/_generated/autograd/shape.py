@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -41,7 +42,8 @@ _aten = _ops_ns.aten
 
 class CatBackward0(_Node):
     _op_name = 'aten::cat'
-    _sv_fields = (('dim', 'value'), ('tensors_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_tensors_sym_sizes = _saved_attr('tensors_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -123,7 +125,7 @@ _self_cat = cat   # the kernel, for its forward-AD re-entry (an argument may sha
 
 class StackBackward0(_Node):
     _op_name = 'aten::stack'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -202,7 +204,8 @@ _self_stack = stack   # the kernel, for its forward-AD re-entry (an argument may
 
 class BlockDiagBackward0(_Node):
     _op_name = 'aten::block_diag'
-    _sv_fields = (('tensors_scalar_type', 'value'), ('tensors_sym_sizes', 'value'))
+    _saved_tensors_scalar_type = _saved_attr('tensors_scalar_type', 'value')
+    _saved_tensors_sym_sizes = _saved_attr('tensors_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -272,7 +275,8 @@ _self_block_diag = block_diag   # the kernel, for its forward-AD re-entry (an ar
 
 class RepeatBackward0(_Node):
     _op_name = 'aten::repeat'
-    _sv_fields = (('repeats', 'list'), ('self_sym_sizes', 'value'))
+    _saved_repeats = _saved_attr('repeats', 'list')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -356,7 +360,8 @@ _self_repeat = repeat   # the kernel, for its forward-AD re-entry (an argument m
 
 class RollBackward0(_Node):
     _op_name = 'aten::roll'
-    _sv_fields = (('dims', 'list'), ('shifts', 'list'))
+    _saved_dims = _saved_attr('dims', 'list')
+    _saved_shifts = _saved_attr('shifts', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -439,7 +444,7 @@ _self_roll = roll   # the kernel, for its forward-AD re-entry (an argument may s
 
 class FlipBackward0(_Node):
     _op_name = 'aten::flip'
-    _sv_fields = (('dims', 'list'),)
+    _saved_dims = _saved_attr('dims', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -519,7 +524,8 @@ _self_flip = flip   # the kernel, for its forward-AD re-entry (an argument may s
 
 class Rot90Backward0(_Node):
     _op_name = 'aten::rot90'
-    _sv_fields = (('dims', 'list'), ('k', 'value'))
+    _saved_dims = _saved_attr('dims', 'list')
+    _saved_k = _saved_attr('k', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -595,7 +601,7 @@ _self_rot90 = rot90   # the kernel, for its forward-AD re-entry (an argument may
 
 class TrilBackward0(_Node):
     _op_name = 'aten::tril'
-    _sv_fields = (('diagonal', 'value'),)
+    _saved_diagonal = _saved_attr('diagonal', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -741,7 +747,7 @@ _self_tril_ = tril_   # the kernel, for its forward-AD re-entry (an argument may
 
 class TriuBackward0(_Node):
     _op_name = 'aten::triu'
-    _sv_fields = (('diagonal', 'value'),)
+    _saved_diagonal = _saved_attr('diagonal', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -887,7 +893,9 @@ _self_triu_ = triu_   # the kernel, for its forward-AD re-entry (an argument may
 
 class DiagEmbedBackward0(_Node):
     _op_name = 'aten::diag_embed'
-    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'))
+    _saved_dim1 = _saved_attr('dim1', 'value')
+    _saved_dim2 = _saved_attr('dim2', 'value')
+    _saved_offset = _saved_attr('offset', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -992,7 +1000,10 @@ _self_diag_embed = diag_embed   # the kernel, for its forward-AD re-entry (an ar
 
 class NarrowCopyBackward0(_Node):
     _op_name = 'aten::narrow_copy'
-    _sv_fields = (('dim', 'value'), ('length', 'value'), ('self_sym_sizes', 'value'), ('start', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_length = _saved_attr('length', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_start = _saved_attr('start', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -42,7 +43,9 @@ _aten = _ops_ns.aten
 
 class SoftmaxBackward0(_Node):
     _op_name = 'aten::_softmax'
-    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -165,7 +168,9 @@ _self__softmax = _softmax   # the kernel, for its forward-AD re-entry (an argume
 
 class LogSoftmaxBackward0(_Node):
     _op_name = 'aten::_log_softmax'
-    _sv_fields = (('dim', 'value'), ('result', 'output'), ('self_scalar_type', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_result = _saved_attr('result', 'output')
+    _saved_self_scalar_type = _saved_attr('self_scalar_type', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -288,7 +293,9 @@ _self__log_softmax = _log_softmax   # the kernel, for its forward-AD re-entry (a
 
 class SoftmaxBackwardDataBackward0(_Node):
     _op_name = 'aten::_softmax_backward_data'
-    _sv_fields = (('dim', 'value'), ('grad_output', 'tensor'), ('output', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_grad_output = _saved_attr('grad_output', 'tensor')
+    _saved_output = _saved_attr('output', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -428,7 +435,9 @@ _self__softmax_backward_data = _softmax_backward_data   # the kernel, for its fo
 
 class LogSoftmaxBackwardDataBackward0(_Node):
     _op_name = 'aten::_log_softmax_backward_data'
-    _sv_fields = (('dim', 'value'), ('grad_output', 'tensor'), ('output', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_grad_output = _saved_attr('grad_output', 'tensor')
+    _saved_output = _saved_attr('output', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):

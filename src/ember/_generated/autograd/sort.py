@@ -28,6 +28,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -40,7 +41,10 @@ _aten = _ops_ns.aten
 
 class KthvalueBackward0(_Node):
     _op_name = 'aten::kthvalue'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('keepdim', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_keepdim = _saved_attr('keepdim', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -139,7 +143,9 @@ _self_kthvalue = kthvalue   # the kernel, for its forward-AD re-entry (an argume
 
 class SortBackward0(_Node):
     _op_name = 'aten::sort'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -235,7 +241,9 @@ _self_sort = sort   # the kernel, for its forward-AD re-entry (an argument may s
 
 class SortBackward1(_Node):
     _op_name = 'aten::sort.stable'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 
@@ -331,7 +339,9 @@ _self_sort_stable = sort_stable   # the kernel, for its forward-AD re-entry (an 
 
 class TopkBackward0(_Node):
     _op_name = 'aten::topk'
-    _sv_fields = (('dim', 'value'), ('indices', 'output'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_indices = _saved_attr('indices', 'output')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
     _grads_read = 1
 

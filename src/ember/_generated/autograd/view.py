@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -137,7 +138,7 @@ _self_alias = alias   # the kernel, for its forward-AD re-entry (an argument may
 
 class ViewBackward0(_Node):
     _op_name = 'aten::view'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -232,7 +233,7 @@ _self_view = view   # the kernel, for its forward-AD re-entry (an argument may s
 
 class ExpandBackward0(_Node):
     _op_name = 'aten::expand'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -327,7 +328,8 @@ _self_expand = expand   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0(_Node):
     _op_name = 'aten::transpose.int'
-    _sv_fields = (('dim0', 'value'), ('dim1', 'value'))
+    _saved_dim0 = _saved_attr('dim0', 'value')
+    _saved_dim1 = _saved_attr('dim1', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -424,7 +426,7 @@ _self_transpose_int = transpose_int   # the kernel, for its forward-AD re-entry 
 
 class PermuteBackward0(_Node):
     _op_name = 'aten::permute'
-    _sv_fields = (('dims', 'list'),)
+    _saved_dims = _saved_attr('dims', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -607,7 +609,7 @@ _self_t = t   # the kernel, for its forward-AD re-entry (an argument may shadow 
 
 class UnsqueezeBackward0(_Node):
     _op_name = 'aten::unsqueeze'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -700,7 +702,7 @@ _self_unsqueeze = unsqueeze   # the kernel, for its forward-AD re-entry (an argu
 
 class SqueezeBackward0(_Node):
     _op_name = 'aten::squeeze'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -791,7 +793,7 @@ _self_squeeze = squeeze   # the kernel, for its forward-AD re-entry (an argument
 
 class SqueezeBackward1(_Node):
     _op_name = 'aten::squeeze.dim'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -884,7 +886,7 @@ _self_squeeze_dim = squeeze_dim   # the kernel, for its forward-AD re-entry (an 
 
 class SqueezeBackward2(_Node):
     _op_name = 'aten::squeeze.dims'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -979,7 +981,7 @@ _self_squeeze_dims = squeeze_dims   # the kernel, for its forward-AD re-entry (a
 
 class SqueezeBackward3(_Node):
     _op_name = 'aten::squeeze_'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1053,7 +1055,7 @@ _self_squeeze_ = squeeze_   # the kernel, for its forward-AD re-entry (an argume
 
 class SqueezeBackward4(_Node):
     _op_name = 'aten::squeeze_.dim'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1129,7 +1131,7 @@ _self_squeeze__dim = squeeze__dim   # the kernel, for its forward-AD re-entry (a
 
 class SqueezeBackward5(_Node):
     _op_name = 'aten::squeeze_.dims'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1190,7 +1192,7 @@ _self_squeeze__dims = squeeze__dims   # the kernel, for its forward-AD re-entry 
 
 class UnsqueezeBackward1(_Node):
     _op_name = 'aten::unsqueeze_'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1266,7 +1268,8 @@ _self_unsqueeze_ = unsqueeze_   # the kernel, for its forward-AD re-entry (an ar
 
 class TransposeBackward1(_Node):
     _op_name = 'aten::transpose_'
-    _sv_fields = (('dim0', 'value'), ('dim1', 'value'))
+    _saved_dim0 = _saved_attr('dim0', 'value')
+    _saved_dim1 = _saved_attr('dim1', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1424,7 +1427,9 @@ def view_dtype(*args, **kwargs):
 
 class SelectBackward0(_Node):
     _op_name = 'aten::select.int'
-    _sv_fields = (('dim', 'value'), ('index', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1523,7 +1528,11 @@ _self_select_int = select_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SliceBackward0(_Node):
     _op_name = 'aten::slice.Tensor'
-    _sv_fields = (('dim', 'value'), ('end', 'value'), ('self_sym_sizes', 'value'), ('start', 'value'), ('step', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_end = _saved_attr('end', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_start = _saved_attr('start', 'value')
+    _saved_step = _saved_attr('step', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1630,7 +1639,10 @@ _self_slice_Tensor = slice_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class DiagonalBackward0(_Node):
     _op_name = 'aten::diagonal'
-    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim1 = _saved_attr('dim1', 'value')
+    _saved_dim2 = _saved_attr('dim2', 'value')
+    _saved_offset = _saved_attr('offset', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1733,7 +1745,12 @@ _self_diagonal = diagonal   # the kernel, for its forward-AD re-entry (an argume
 
 class AsStridedBackward0(_Node):
     _op_name = 'aten::as_strided'
-    _sv_fields = (('self_sym_sizes', 'value'), ('self_sym_storage_offset', 'value'), ('self_sym_strides', 'value'), ('size', 'list'), ('storage_offset', 'value'), ('stride', 'list'))
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_self_sym_storage_offset = _saved_attr('self_sym_storage_offset', 'value')
+    _saved_self_sym_strides = _saved_attr('self_sym_strides', 'value')
+    _saved_size = _saved_attr('size', 'list')
+    _saved_storage_offset = _saved_attr('storage_offset', 'value')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1844,7 +1861,12 @@ _self_as_strided = as_strided   # the kernel, for its forward-AD re-entry (an ar
 
 class AsStridedBackward1(_Node):
     _op_name = 'aten::as_strided_'
-    _sv_fields = (('self_sym_sizes', 'value'), ('self_sym_storage_offset', 'value'), ('self_sym_strides', 'value'), ('size', 'list'), ('storage_offset', 'value'), ('stride', 'list'))
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_self_sym_storage_offset = _saved_attr('self_sym_storage_offset', 'value')
+    _saved_self_sym_strides = _saved_attr('self_sym_strides', 'value')
+    _saved_size = _saved_attr('size', 'list')
+    _saved_storage_offset = _saved_attr('storage_offset', 'value')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1905,7 +1927,7 @@ _self_as_strided_ = as_strided_   # the kernel, for its forward-AD re-entry (an 
 
 class UnbindBackward0(_Node):
     _op_name = 'aten::unbind.int'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
     _multi_view = True
 
@@ -1980,7 +2002,7 @@ _self_unbind_int = unbind_int   # the kernel, for its forward-AD re-entry (an ar
 
 class SplitBackward0(_Node):
     _op_name = 'aten::split.Tensor'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
     _multi_view = True
 
@@ -2057,7 +2079,7 @@ _self_split_Tensor = split_Tensor   # the kernel, for its forward-AD re-entry (a
 
 class SplitWithSizesBackward0(_Node):
     _op_name = 'aten::split_with_sizes'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
     _multi_view = True
 
@@ -2117,7 +2139,7 @@ _self_split_with_sizes = split_with_sizes   # the kernel, for its forward-AD re-
 
 class UnsafeViewBackward0(_Node):
     _op_name = 'aten::_unsafe_view'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2190,7 +2212,7 @@ _self__unsafe_view = _unsafe_view   # the kernel, for its forward-AD re-entry (a
 
 class ReshapeAliasBackward0(_Node):
     _op_name = 'aten::_reshape_alias'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2290,7 +2312,11 @@ _self__reshape_alias = _reshape_alias   # the kernel, for its forward-AD re-entr
 
 class UnfoldBackward0(_Node):
     _op_name = 'aten::unfold'
-    _sv_fields = (('dimension', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'), ('size', 'value'), ('step', 'value'))
+    _saved_dimension = _saved_attr('dimension', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_size = _saved_attr('size', 'value')
+    _saved_step = _saved_attr('step', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2416,7 +2442,11 @@ _self_unfold = unfold   # the kernel, for its forward-AD re-entry (an argument m
 
 class SliceScatterBackward0(_Node):
     _op_name = 'aten::slice_scatter'
-    _sv_fields = (('dim', 'value'), ('end', 'value'), ('src', 'tensor'), ('start', 'value'), ('step', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_end = _saved_attr('end', 'value')
+    _saved_src = _saved_attr('src', 'tensor')
+    _saved_start = _saved_attr('start', 'value')
+    _saved_step = _saved_attr('step', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2546,7 +2576,9 @@ _self_slice_scatter = slice_scatter   # the kernel, for its forward-AD re-entry 
 
 class SelectScatterBackward0(_Node):
     _op_name = 'aten::select_scatter'
-    _sv_fields = (('dim', 'value'), ('index', 'value'), ('src', 'tensor'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'value')
+    _saved_src = _saved_attr('src', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2664,7 +2696,10 @@ _self_select_scatter = select_scatter   # the kernel, for its forward-AD re-entr
 
 class DiagonalScatterBackward0(_Node):
     _op_name = 'aten::diagonal_scatter'
-    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'), ('src', 'tensor'))
+    _saved_dim1 = _saved_attr('dim1', 'value')
+    _saved_dim2 = _saved_attr('dim2', 'value')
+    _saved_offset = _saved_attr('offset', 'value')
+    _saved_src = _saved_attr('src', 'tensor')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -2788,7 +2823,10 @@ _self_diagonal_scatter = diagonal_scatter   # the kernel, for its forward-AD re-
 
 class AsStridedScatterBackward0(_Node):
     _op_name = 'aten::as_strided_scatter'
-    _sv_fields = (('size', 'list'), ('src', 'tensor'), ('storage_offset', 'value'), ('stride', 'list'))
+    _saved_size = _saved_attr('size', 'list')
+    _saved_src = _saved_attr('src', 'tensor')
+    _saved_storage_offset = _saved_attr('storage_offset', 'value')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):

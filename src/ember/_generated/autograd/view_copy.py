@@ -29,6 +29,7 @@ from ember.autograd.graph import (new_node as _new, next_sequence_nr as _next_se
                                   META_CACHE as _META_CACHE, cpu_meta as _cpu_meta, PLAIN_CPU as _PLAIN_CPU,
                                   HOOKS_ANYWHERE as _HOOKS_ANYWHERE)
 from ember.autograd._saved import RELEASED as _RELEASED, unpack_slot as _unpack_slot, unpack_output as _unpack_output
+from ember.autograd.graph import saved_attr as _saved_attr
 from ember._core.tensor_impl import VersionCounter as _VC
 from ember.autograd.forward_ad import _level as _FW_LEVEL
 from ember._core.tensor_impl import INFERENCE_VC as _INFERENCE_VC
@@ -131,7 +132,12 @@ def view_as_complex_copy(*args, **kwargs):
 
 class AsStridedBackward0_copy(_Node):
     _op_name = 'aten::as_strided_copy'
-    _sv_fields = (('self_sym_sizes', 'value'), ('self_sym_storage_offset', 'value'), ('self_sym_strides', 'value'), ('size', 'list'), ('storage_offset', 'value'), ('stride', 'list'))
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_self_sym_storage_offset = _saved_attr('self_sym_storage_offset', 'value')
+    _saved_self_sym_strides = _saved_attr('self_sym_strides', 'value')
+    _saved_size = _saved_attr('size', 'list')
+    _saved_storage_offset = _saved_attr('storage_offset', 'value')
+    _saved_stride = _saved_attr('stride', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -219,7 +225,10 @@ _self_as_strided_copy = as_strided_copy   # the kernel, for its forward-AD re-en
 
 class DiagonalBackward0_copy(_Node):
     _op_name = 'aten::diagonal_copy'
-    _sv_fields = (('dim1', 'value'), ('dim2', 'value'), ('offset', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim1 = _saved_attr('dim1', 'value')
+    _saved_dim2 = _saved_attr('dim2', 'value')
+    _saved_offset = _saved_attr('offset', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -320,7 +329,7 @@ _self_diagonal_copy = diagonal_copy   # the kernel, for its forward-AD re-entry 
 
 class ExpandBackward0_copy(_Node):
     _op_name = 'aten::expand_copy'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -393,7 +402,7 @@ _self_expand_copy = expand_copy   # the kernel, for its forward-AD re-entry (an 
 
 class PermuteBackward0_copy(_Node):
     _op_name = 'aten::permute_copy'
-    _sv_fields = (('dims', 'list'),)
+    _saved_dims = _saved_attr('dims', 'list')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -466,7 +475,9 @@ _self_permute_copy = permute_copy   # the kernel, for its forward-AD re-entry (a
 
 class SelectBackward0_copy(_Node):
     _op_name = 'aten::select_copy.int'
-    _sv_fields = (('dim', 'value'), ('index', 'value'), ('self_sym_sizes', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_index = _saved_attr('index', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -562,7 +573,11 @@ _self_select_copy_int = select_copy_int   # the kernel, for its forward-AD re-en
 
 class SliceBackward0_copy(_Node):
     _op_name = 'aten::slice_copy.Tensor'
-    _sv_fields = (('dim', 'value'), ('end', 'value'), ('self_sym_sizes', 'value'), ('start', 'value'), ('step', 'value'))
+    _saved_dim = _saved_attr('dim', 'value')
+    _saved_end = _saved_attr('end', 'value')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_start = _saved_attr('start', 'value')
+    _saved_step = _saved_attr('step', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -668,7 +683,7 @@ _self_slice_copy_Tensor = slice_copy_Tensor   # the kernel, for its forward-AD r
 
 class SplitBackward0_copy(_Node):
     _op_name = 'aten::split_copy.Tensor'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -744,7 +759,7 @@ _self_split_copy_Tensor = split_copy_Tensor   # the kernel, for its forward-AD r
 
 class SplitWithSizesBackward0_copy(_Node):
     _op_name = 'aten::split_with_sizes_copy'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -803,7 +818,7 @@ _self_split_with_sizes_copy = split_with_sizes_copy   # the kernel, for its forw
 
 class SqueezeBackward0_copy(_Node):
     _op_name = 'aten::squeeze_copy'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -889,7 +904,7 @@ _self_squeeze_copy = squeeze_copy   # the kernel, for its forward-AD re-entry (a
 
 class SqueezeBackward1_copy(_Node):
     _op_name = 'aten::squeeze_copy.dim'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -977,7 +992,7 @@ _self_squeeze_copy_dim = squeeze_copy_dim   # the kernel, for its forward-AD re-
 
 class SqueezeBackward2_copy(_Node):
     _op_name = 'aten::squeeze_copy.dims'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1132,7 +1147,8 @@ _self_t_copy = t_copy   # the kernel, for its forward-AD re-entry (an argument m
 
 class TransposeBackward0_copy(_Node):
     _op_name = 'aten::transpose_copy.int'
-    _sv_fields = (('dim0', 'value'), ('dim1', 'value'))
+    _saved_dim0 = _saved_attr('dim0', 'value')
+    _saved_dim1 = _saved_attr('dim1', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1225,7 +1241,7 @@ _self_transpose_copy_int = transpose_copy_int   # the kernel, for its forward-AD
 
 class UnsqueezeBackward0_copy(_Node):
     _op_name = 'aten::unsqueeze_copy'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1313,7 +1329,7 @@ _self_unsqueeze_copy = unsqueeze_copy   # the kernel, for its forward-AD re-entr
 
 class UnbindBackward0_copy(_Node):
     _op_name = 'aten::unbind_copy.int'
-    _sv_fields = (('dim', 'value'),)
+    _saved_dim = _saved_attr('dim', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1387,7 +1403,7 @@ _self_unbind_copy_int = unbind_copy_int   # the kernel, for its forward-AD re-en
 
 class ViewBackward0_copy(_Node):
     _op_name = 'aten::view_copy'
-    _sv_fields = (('self_sym_sizes', 'value'),)
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):
@@ -1467,7 +1483,11 @@ def view_copy_dtype(*args, **kwargs):
 
 class UnfoldBackward0_copy(_Node):
     _op_name = 'aten::unfold_copy'
-    _sv_fields = (('dimension', 'value'), ('self', 'tensor'), ('self_sym_sizes', 'value'), ('size', 'value'), ('step', 'value'))
+    _saved_dimension = _saved_attr('dimension', 'value')
+    _saved_self = _saved_attr('self', 'tensor')
+    _saved_self_sym_sizes = _saved_attr('self_sym_sizes', 'value')
+    _saved_size = _saved_attr('size', 'value')
+    _saved_step = _saved_attr('step', 'value')
     _complex = 'conj'
 
     def apply(_n, grads):

@@ -21,6 +21,7 @@ _tf_register(_G)
 _op_abs__default, _c_abs__default = _lazy(_G, '_op_abs__default', 'aten', 'abs_', 'default')
 _op_abs_default, _c_abs_default = _lazy(_G, '_op_abs_default', 'aten', 'abs', 'default')
 _op_abs_out, _c_abs_out = _lazy(_G, '_op_abs_out', 'aten', 'abs', 'out')
+_op_absolute__default, _c_absolute__default = _lazy(_G, '_op_absolute__default', 'aten', 'absolute_', 'default')
 _op_absolute_default, _c_absolute_default = _lazy(_G, '_op_absolute_default', 'aten', 'absolute', 'default')
 _op_absolute_out, _c_absolute_out = _lazy(_G, '_op_absolute_out', 'aten', 'absolute', 'out')
 _op_acos__default, _c_acos__default = _lazy(_G, '_op_acos__default', 'aten', 'acos_', 'default')
@@ -155,6 +156,8 @@ _op_div_out, _c_div_out = _lazy(_G, '_op_div_out', 'aten', 'div', 'out')
 _op_div_out_mode, _c_div_out_mode = _lazy(_G, '_op_div_out_mode', 'aten', 'div', 'out_mode')
 _op_divide_Tensor, _c_divide_Tensor = _lazy(_G, '_op_divide_Tensor', 'aten', 'divide', 'Tensor')
 _op_divide_Tensor_mode, _c_divide_Tensor_mode = _lazy(_G, '_op_divide_Tensor_mode', 'aten', 'divide', 'Tensor_mode')
+_op_divide__Tensor, _c_divide__Tensor = _lazy(_G, '_op_divide__Tensor', 'aten', 'divide_', 'Tensor')
+_op_divide__Tensor_mode, _c_divide__Tensor_mode = _lazy(_G, '_op_divide__Tensor_mode', 'aten', 'divide_', 'Tensor_mode')
 _op_divide_out, _c_divide_out = _lazy(_G, '_op_divide_out', 'aten', 'divide', 'out')
 _op_divide_out_mode, _c_divide_out_mode = _lazy(_G, '_op_divide_out_mode', 'aten', 'divide', 'out_mode')
 _op_eq_Scalar, _c_eq_Scalar = _lazy(_G, '_op_eq_Scalar', 'aten', 'eq', 'Scalar')
@@ -221,9 +224,13 @@ _op_ge__Tensor, _c_ge__Tensor = _lazy(_G, '_op_ge__Tensor', 'aten', 'ge_', 'Tens
 _op_greater_Scalar, _c_greater_Scalar = _lazy(_G, '_op_greater_Scalar', 'aten', 'greater', 'Scalar')
 _op_greater_Tensor, _c_greater_Tensor = _lazy(_G, '_op_greater_Tensor', 'aten', 'greater', 'Tensor')
 _op_greater_Tensor_out, _c_greater_Tensor_out = _lazy(_G, '_op_greater_Tensor_out', 'aten', 'greater', 'Tensor_out')
+_op_greater__Scalar, _c_greater__Scalar = _lazy(_G, '_op_greater__Scalar', 'aten', 'greater_', 'Scalar')
+_op_greater__Tensor, _c_greater__Tensor = _lazy(_G, '_op_greater__Tensor', 'aten', 'greater_', 'Tensor')
 _op_greater_equal_Scalar, _c_greater_equal_Scalar = _lazy(_G, '_op_greater_equal_Scalar', 'aten', 'greater_equal', 'Scalar')
 _op_greater_equal_Tensor, _c_greater_equal_Tensor = _lazy(_G, '_op_greater_equal_Tensor', 'aten', 'greater_equal', 'Tensor')
 _op_greater_equal_Tensor_out, _c_greater_equal_Tensor_out = _lazy(_G, '_op_greater_equal_Tensor_out', 'aten', 'greater_equal', 'Tensor_out')
+_op_greater_equal__Scalar, _c_greater_equal__Scalar = _lazy(_G, '_op_greater_equal__Scalar', 'aten', 'greater_equal_', 'Scalar')
+_op_greater_equal__Tensor, _c_greater_equal__Tensor = _lazy(_G, '_op_greater_equal__Tensor', 'aten', 'greater_equal_', 'Tensor')
 _op_gt_Scalar, _c_gt_Scalar = _lazy(_G, '_op_gt_Scalar', 'aten', 'gt', 'Scalar')
 _op_gt_Tensor, _c_gt_Tensor = _lazy(_G, '_op_gt_Tensor', 'aten', 'gt', 'Tensor')
 _op_gt_Tensor_out, _c_gt_Tensor_out = _lazy(_G, '_op_gt_Tensor_out', 'aten', 'gt', 'Tensor_out')
@@ -264,9 +271,13 @@ _op_lerp__Tensor, _c_lerp__Tensor = _lazy(_G, '_op_lerp__Tensor', 'aten', 'lerp_
 _op_less_Scalar, _c_less_Scalar = _lazy(_G, '_op_less_Scalar', 'aten', 'less', 'Scalar')
 _op_less_Tensor, _c_less_Tensor = _lazy(_G, '_op_less_Tensor', 'aten', 'less', 'Tensor')
 _op_less_Tensor_out, _c_less_Tensor_out = _lazy(_G, '_op_less_Tensor_out', 'aten', 'less', 'Tensor_out')
+_op_less__Scalar, _c_less__Scalar = _lazy(_G, '_op_less__Scalar', 'aten', 'less_', 'Scalar')
+_op_less__Tensor, _c_less__Tensor = _lazy(_G, '_op_less__Tensor', 'aten', 'less_', 'Tensor')
 _op_less_equal_Scalar, _c_less_equal_Scalar = _lazy(_G, '_op_less_equal_Scalar', 'aten', 'less_equal', 'Scalar')
 _op_less_equal_Tensor, _c_less_equal_Tensor = _lazy(_G, '_op_less_equal_Tensor', 'aten', 'less_equal', 'Tensor')
 _op_less_equal_Tensor_out, _c_less_equal_Tensor_out = _lazy(_G, '_op_less_equal_Tensor_out', 'aten', 'less_equal', 'Tensor_out')
+_op_less_equal__Scalar, _c_less_equal__Scalar = _lazy(_G, '_op_less_equal__Scalar', 'aten', 'less_equal_', 'Scalar')
+_op_less_equal__Tensor, _c_less_equal__Tensor = _lazy(_G, '_op_less_equal__Tensor', 'aten', 'less_equal_', 'Tensor')
 _op_log10__default, _c_log10__default = _lazy(_G, '_op_log10__default', 'aten', 'log10_', 'default')
 _op_log10_default, _c_log10_default = _lazy(_G, '_op_log10_default', 'aten', 'log10', 'default')
 _op_log10_out, _c_log10_out = _lazy(_G, '_op_log10_out', 'aten', 'log10', 'out')
@@ -311,6 +322,7 @@ _op_mul_Tensor, _c_mul_Tensor = _lazy(_G, '_op_mul_Tensor', 'aten', 'mul', 'Tens
 _op_mul__Tensor, _c_mul__Tensor = _lazy(_G, '_op_mul__Tensor', 'aten', 'mul_', 'Tensor')
 _op_mul_out, _c_mul_out = _lazy(_G, '_op_mul_out', 'aten', 'mul', 'out')
 _op_multiply_Tensor, _c_multiply_Tensor = _lazy(_G, '_op_multiply_Tensor', 'aten', 'multiply', 'Tensor')
+_op_multiply__Tensor, _c_multiply__Tensor = _lazy(_G, '_op_multiply__Tensor', 'aten', 'multiply_', 'Tensor')
 _op_multiply_out, _c_multiply_out = _lazy(_G, '_op_multiply_out', 'aten', 'multiply', 'out')
 _op_nan_to_num__default, _c_nan_to_num__default = _lazy(_G, '_op_nan_to_num__default', 'aten', 'nan_to_num_', 'default')
 _op_nan_to_num_default, _c_nan_to_num_default = _lazy(_G, '_op_nan_to_num_default', 'aten', 'nan_to_num', 'default')
@@ -332,6 +344,8 @@ _op_nextafter_out, _c_nextafter_out = _lazy(_G, '_op_nextafter_out', 'aten', 'ne
 _op_not_equal_Scalar, _c_not_equal_Scalar = _lazy(_G, '_op_not_equal_Scalar', 'aten', 'not_equal', 'Scalar')
 _op_not_equal_Tensor, _c_not_equal_Tensor = _lazy(_G, '_op_not_equal_Tensor', 'aten', 'not_equal', 'Tensor')
 _op_not_equal_Tensor_out, _c_not_equal_Tensor_out = _lazy(_G, '_op_not_equal_Tensor_out', 'aten', 'not_equal', 'Tensor_out')
+_op_not_equal__Scalar, _c_not_equal__Scalar = _lazy(_G, '_op_not_equal__Scalar', 'aten', 'not_equal_', 'Scalar')
+_op_not_equal__Tensor, _c_not_equal__Tensor = _lazy(_G, '_op_not_equal__Tensor', 'aten', 'not_equal_', 'Tensor')
 _op_positive_default, _c_positive_default = _lazy(_G, '_op_positive_default', 'aten', 'positive', 'default')
 _op_pow_Tensor_Scalar, _c_pow_Tensor_Scalar = _lazy(_G, '_op_pow_Tensor_Scalar', 'aten', 'pow', 'Tensor_Scalar')
 _op_pow_Tensor_Tensor, _c_pow_Tensor_Tensor = _lazy(_G, '_op_pow_Tensor_Tensor', 'aten', 'pow', 'Tensor_Tensor')
@@ -396,6 +410,7 @@ _op_tanh__default, _c_tanh__default = _lazy(_G, '_op_tanh__default', 'aten', 'ta
 _op_tanh_default, _c_tanh_default = _lazy(_G, '_op_tanh_default', 'aten', 'tanh', 'default')
 _op_tanh_out, _c_tanh_out = _lazy(_G, '_op_tanh_out', 'aten', 'tanh', 'out')
 _op_true_divide_Tensor, _c_true_divide_Tensor = _lazy(_G, '_op_true_divide_Tensor', 'aten', 'true_divide', 'Tensor')
+_op_true_divide__Tensor, _c_true_divide__Tensor = _lazy(_G, '_op_true_divide__Tensor', 'aten', 'true_divide_', 'Tensor')
 _op_true_divide_out, _c_true_divide_out = _lazy(_G, '_op_true_divide_out', 'aten', 'true_divide', 'out')
 _op_trunc__default, _c_trunc__default = _lazy(_G, '_op_trunc__default', 'aten', 'trunc_', 'default')
 _op_trunc_default, _c_trunc_default = _lazy(_G, '_op_trunc_default', 'aten', 'trunc', 'default')
@@ -6249,6 +6264,278 @@ def _m_subtract_(self=_NO_DEFAULT, /, *_va, **kwargs):
             raise
         return _r
 
+def _m_absolute_(self):
+    if _TF and (_TFM or self.__class__ not in _TFP):
+        _r = _tf_bound(_m_absolute_, locals(), ('self',), 'ember.Tensor.absolute_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_absolute__default.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self)
+        return _op_absolute__default(self)
+    except TypeError:
+        _r = _tf_duck_bound(_m_absolute_, locals(), ('self',), 'ember.Tensor.absolute_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def __m_divide__c0(self, other):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    return s
+
+def __m_divide__b0(self, other):
+    _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+    if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+        _ks |= other._ks
+    if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+        _k = _c_divide__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+        if _k is not None:
+            return _k(self, other)
+    return _op_divide__Tensor(self, other)
+
+def __m_divide__c1(self, other, *, rounding_mode):
+    s = 0
+    if not isinstance(other, TensorImpl):
+        if not _is_num(other):
+            return None
+        s += 1
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        return None
+    return s
+
+def __m_divide__b1(self, other, *, rounding_mode):
+    return _op_divide__Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+def __m_divide__e0(self, other):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('divide_', 'other', 1, 'Tensor', other)
+    return None
+
+def __m_divide__e1(self, other, *, rounding_mode):
+    if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+        raise _bad_arg('divide_', 'other', 1, 'Tensor', other)
+    if rounding_mode is not None and rounding_mode.__class__ is not str:
+        raise _bad_arg('divide_', 'rounding_mode', None, 'str', rounding_mode)
+    return None
+
+__m_divide__errs = ((1, 1, __m_divide__e0), (2, 2, __m_divide__e1),)
+__m_divide__ovs = ((__m_divide__c0, __m_divide__b0), (__m_divide__c1, __m_divide__b1),)
+__m_divide__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
+
+def _m_divide_(self=_NO_DEFAULT, /, *_va, **kwargs):
+    if _TF and (_TFM or self.__class__ not in _TFP or not _tf_plain(_va, kwargs)):
+        _r = _tf_varargs(_m_divide_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.divide_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        args = _va if self is _NO_DEFAULT else (self, *_va)
+        best = None
+        for c, b in __m_divide__ovs:
+            try:
+                s = c(*args, **kwargs)
+            except TypeError:
+                continue
+            if s == 0:
+                return b(*args, **kwargs)
+            if s is not None and best is None:
+                best = b
+        if best is not None:
+            return best(*args, **kwargs)
+        _n = len(args) + len(kwargs) - 1
+        _p = []
+        for lo, hi, e in __m_divide__errs:
+            if lo <= _n <= hi:
+                _p.append(e)
+        if len(_p) == 1 and _p[0] is not None:
+            try:
+                _p[0](*args, **kwargs)
+            except TypeError as _e:
+                _m = str(_e)
+                if not _m.startswith('__m_divide__e'):
+                    raise _e from None
+        raise _no_match('divide_', args, kwargs, __m_divide__sigs, True)
+    except TypeError:
+        _r = _tf_duck(_m_divide_, _va if self is _NO_DEFAULT else (self, *_va), kwargs, 'ember.Tensor.divide_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_true_divide_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_true_divide_, locals(), ('self', 'other'), 'ember.Tensor.true_divide_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('true_divide_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_true_divide__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_true_divide__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_true_divide_, locals(), ('self', 'other'), 'ember.Tensor.true_divide_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+def _m_multiply_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_multiply_, locals(), ('self', 'other'), 'ember.Tensor.multiply_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _bad_arg('multiply_', 'other', 1, 'Tensor', other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_multiply__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_multiply__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_multiply_, locals(), ('self', 'other'), 'ember.Tensor.multiply_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+__m_greater__sigs = ('(Tensor other)', '(Number other)')
+def _m_greater_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_greater_, locals(), ('self', 'other'), 'ember.Tensor.greater_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('greater_', ((other, _NO_DEFAULT),), (), __m_greater__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_greater__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_greater__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_greater__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_greater_, locals(), ('self', 'other'), 'ember.Tensor.greater_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+__m_greater_equal__sigs = ('(Tensor other)', '(Number other)')
+def _m_greater_equal_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_greater_equal_, locals(), ('self', 'other'), 'ember.Tensor.greater_equal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('greater_equal_', ((other, _NO_DEFAULT),), (), __m_greater_equal__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_greater_equal__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_greater_equal__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_greater_equal__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_greater_equal_, locals(), ('self', 'other'), 'ember.Tensor.greater_equal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+__m_less__sigs = ('(Tensor other)', '(Number other)')
+def _m_less_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_less_, locals(), ('self', 'other'), 'ember.Tensor.less_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('less_', ((other, _NO_DEFAULT),), (), __m_less__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_less__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_less__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_less__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_less_, locals(), ('self', 'other'), 'ember.Tensor.less_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+__m_less_equal__sigs = ('(Tensor other)', '(Number other)')
+def _m_less_equal_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_less_equal_, locals(), ('self', 'other'), 'ember.Tensor.less_equal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('less_equal_', ((other, _NO_DEFAULT),), (), __m_less_equal__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_less_equal__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_less_equal__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_less_equal__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_less_equal_, locals(), ('self', 'other'), 'ember.Tensor.less_equal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
+__m_not_equal__sigs = ('(Tensor other)', '(Number other)')
+def _m_not_equal_(self, other):
+    if _TF and (_TFM or self.__class__ not in _TFP or other.__class__ not in _TFP):
+        _r = _tf_bound(_m_not_equal_, locals(), ('self', 'other'), 'ember.Tensor.not_equal_')
+        if _r is not _NOT_HANDLED:
+            return _r
+    try:
+        if other.__class__ not in _TENSOR_TYPES and other.__class__ is not float and other.__class__ is not int and not _is_num(other):
+            raise _no_match_named('not_equal_', ((other, _NO_DEFAULT),), (), __m_not_equal__sigs)
+        if not isinstance(other, TensorImpl):
+            return _op_not_equal__Scalar(self, other)
+        _ks = self._ks if self.__class__ in _TENSOR_TYPES else 0
+        if other.__class__ in _TENSOR_TYPES and other._ks != _ks:
+            _ks |= other._ks
+        if _ks & _BACKEND_BITS and not _KEYS_ACTIVE[0]:
+            _k = _c_not_equal__Tensor.get(_ks & ~_tls._exclude if _GRAD_OFF and _ks & _AUTOGRAD_BIT else _ks)
+            if _k is not None:
+                return _k(self, other)
+        return _op_not_equal__Tensor(self, other)
+    except TypeError:
+        _r = _tf_duck_bound(_m_not_equal_, locals(), ('self', 'other'), 'ember.Tensor.not_equal_')
+        if _r is _NOT_HANDLED:
+            raise
+        return _r
+
 def _m_absolute(self, *, out=None):
     if _TF and (_TFM or self.__class__ not in _TFP or out.__class__ not in _TFP):
         _r = _tf_bound(_m_absolute, locals(), ('self', 'out'), 'ember.Tensor.absolute')
@@ -6607,7 +6894,7 @@ def _m_not_equal(self, other, *, out=None):
 
 
 # name -> method, put in TensorMethods by ember._bindings.LazyMethod
-METHODS = {'abs': _m_abs, 'abs_': _m_abs_, 'absolute': _m_absolute, 'acos': _m_acos, 'acos_': _m_acos_, 'acosh': _m_acosh, 'acosh_': _m_acosh_, 'add': _m_add, 'add_': _m_add_, 'addcdiv': _m_addcdiv, 'addcdiv_': _m_addcdiv_, 'addcmul': _m_addcmul, 'addcmul_': _m_addcmul_, 'allclose': _m_allclose, 'arccos': _m_arccos, 'arccos_': _m_arccos_, 'arccosh': _m_arccosh, 'arccosh_': _m_arccosh_, 'arcsin': _m_arcsin, 'arcsin_': _m_arcsin_, 'arcsinh': _m_arcsinh, 'arcsinh_': _m_arcsinh_, 'arctan': _m_arctan, 'arctan2': _m_arctan2, 'arctan2_': _m_arctan2_, 'arctan_': _m_arctan_, 'arctanh': _m_arctanh, 'arctanh_': _m_arctanh_, 'asin': _m_asin, 'asin_': _m_asin_, 'asinh': _m_asinh, 'asinh_': _m_asinh_, 'atan': _m_atan, 'atan2': _m_atan2, 'atan2_': _m_atan2_, 'atan_': _m_atan_, 'atanh': _m_atanh, 'atanh_': _m_atanh_, 'bitwise_and': _m_bitwise_and, 'bitwise_and_': _m_bitwise_and_, 'bitwise_left_shift': _m_bitwise_left_shift, 'bitwise_left_shift_': _m_bitwise_left_shift_, 'bitwise_not': _m_bitwise_not, 'bitwise_not_': _m_bitwise_not_, 'bitwise_or': _m_bitwise_or, 'bitwise_or_': _m_bitwise_or_, 'bitwise_right_shift': _m_bitwise_right_shift, 'bitwise_right_shift_': _m_bitwise_right_shift_, 'bitwise_xor': _m_bitwise_xor, 'bitwise_xor_': _m_bitwise_xor_, 'ceil': _m_ceil, 'ceil_': _m_ceil_, 'clamp': _m_clamp, 'clamp_': _m_clamp_, 'clamp_max': _m_clamp_max, 'clamp_max_': _m_clamp_max_, 'clamp_min': _m_clamp_min, 'clamp_min_': _m_clamp_min_, 'clip': _m_clip, 'clip_': _m_clip_, 'copysign': _m_copysign, 'copysign_': _m_copysign_, 'cos': _m_cos, 'cos_': _m_cos_, 'cosh': _m_cosh, 'cosh_': _m_cosh_, 'deg2rad': _m_deg2rad, 'deg2rad_': _m_deg2rad_, 'div': _m_div, 'div_': _m_div_, 'divide': _m_divide, 'eq': _m_eq, 'eq_': _m_eq_, 'erf': _m_erf, 'erf_': _m_erf_, 'erfc': _m_erfc, 'erfc_': _m_erfc_, 'erfinv': _m_erfinv, 'erfinv_': _m_erfinv_, 'exp': _m_exp, 'exp2': _m_exp2, 'exp2_': _m_exp2_, 'exp_': _m_exp_, 'expm1': _m_expm1, 'expm1_': _m_expm1_, 'fix': _m_fix, 'fix_': _m_fix_, 'float_power': _m_float_power, 'float_power_': _m_float_power_, 'floor': _m_floor, 'floor_': _m_floor_, 'floor_divide': _m_floor_divide, 'floor_divide_': _m_floor_divide_, 'fmax': _m_fmax, 'fmin': _m_fmin, 'fmod': _m_fmod, 'fmod_': _m_fmod_, 'frac': _m_frac, 'frac_': _m_frac_, 'frexp': _m_frexp, 'gcd': _m_gcd, 'gcd_': _m_gcd_, 'ge': _m_ge, 'ge_': _m_ge_, 'greater': _m_greater, 'greater_equal': _m_greater_equal, 'gt': _m_gt, 'gt_': _m_gt_, 'heaviside': _m_heaviside, 'heaviside_': _m_heaviside_, 'hypot': _m_hypot, 'hypot_': _m_hypot_, 'isclose': _m_isclose, 'isfinite': _m_isfinite, 'isinf': _m_isinf, 'isnan': _m_isnan, 'isneginf': _m_isneginf, 'isposinf': _m_isposinf, 'isreal': _m_isreal, 'lcm': _m_lcm, 'lcm_': _m_lcm_, 'ldexp': _m_ldexp, 'ldexp_': _m_ldexp_, 'le': _m_le, 'le_': _m_le_, 'lerp': _m_lerp, 'lerp_': _m_lerp_, 'less': _m_less, 'less_equal': _m_less_equal, 'log': _m_log, 'log10': _m_log10, 'log10_': _m_log10_, 'log1p': _m_log1p, 'log1p_': _m_log1p_, 'log2': _m_log2, 'log2_': _m_log2_, 'log_': _m_log_, 'logaddexp': _m_logaddexp, 'logaddexp2': _m_logaddexp2, 'logical_and': _m_logical_and, 'logical_and_': _m_logical_and_, 'logical_not': _m_logical_not, 'logical_not_': _m_logical_not_, 'logical_or': _m_logical_or, 'logical_or_': _m_logical_or_, 'logical_xor': _m_logical_xor, 'logical_xor_': _m_logical_xor_, 'logit': _m_logit, 'logit_': _m_logit_, 'lt': _m_lt, 'lt_': _m_lt_, 'maximum': _m_maximum, 'minimum': _m_minimum, 'mul': _m_mul, 'mul_': _m_mul_, 'multiply': _m_multiply, 'nan_to_num': _m_nan_to_num, 'nan_to_num_': _m_nan_to_num_, 'ne': _m_ne, 'ne_': _m_ne_, 'neg': _m_neg, 'neg_': _m_neg_, 'negative': _m_negative, 'negative_': _m_negative_, 'nextafter': _m_nextafter, 'nextafter_': _m_nextafter_, 'not_equal': _m_not_equal, 'positive': _m_positive, 'pow': _m_pow, 'pow_': _m_pow_, 'rad2deg': _m_rad2deg, 'rad2deg_': _m_rad2deg_, 'reciprocal': _m_reciprocal, 'reciprocal_': _m_reciprocal_, 'remainder': _m_remainder, 'remainder_': _m_remainder_, 'round': _m_round, 'round_': _m_round_, 'rsqrt': _m_rsqrt, 'rsqrt_': _m_rsqrt_, 'sgn': _m_sgn, 'sgn_': _m_sgn_, 'sigmoid': _m_sigmoid, 'sigmoid_': _m_sigmoid_, 'sign': _m_sign, 'sign_': _m_sign_, 'signbit': _m_signbit, 'sin': _m_sin, 'sin_': _m_sin_, 'sinh': _m_sinh, 'sinh_': _m_sinh_, 'sqrt': _m_sqrt, 'sqrt_': _m_sqrt_, 'square': _m_square, 'square_': _m_square_, 'sub': _m_sub, 'sub_': _m_sub_, 'subtract': _m_subtract, 'subtract_': _m_subtract_, 'tan': _m_tan, 'tan_': _m_tan_, 'tanh': _m_tanh, 'tanh_': _m_tanh_, 'true_divide': _m_true_divide, 'trunc': _m_trunc, 'trunc_': _m_trunc_, 'where': _m_where, 'xlogy': _m_xlogy, 'xlogy_': _m_xlogy_}
+METHODS = {'abs': _m_abs, 'abs_': _m_abs_, 'absolute': _m_absolute, 'absolute_': _m_absolute_, 'acos': _m_acos, 'acos_': _m_acos_, 'acosh': _m_acosh, 'acosh_': _m_acosh_, 'add': _m_add, 'add_': _m_add_, 'addcdiv': _m_addcdiv, 'addcdiv_': _m_addcdiv_, 'addcmul': _m_addcmul, 'addcmul_': _m_addcmul_, 'allclose': _m_allclose, 'arccos': _m_arccos, 'arccos_': _m_arccos_, 'arccosh': _m_arccosh, 'arccosh_': _m_arccosh_, 'arcsin': _m_arcsin, 'arcsin_': _m_arcsin_, 'arcsinh': _m_arcsinh, 'arcsinh_': _m_arcsinh_, 'arctan': _m_arctan, 'arctan2': _m_arctan2, 'arctan2_': _m_arctan2_, 'arctan_': _m_arctan_, 'arctanh': _m_arctanh, 'arctanh_': _m_arctanh_, 'asin': _m_asin, 'asin_': _m_asin_, 'asinh': _m_asinh, 'asinh_': _m_asinh_, 'atan': _m_atan, 'atan2': _m_atan2, 'atan2_': _m_atan2_, 'atan_': _m_atan_, 'atanh': _m_atanh, 'atanh_': _m_atanh_, 'bitwise_and': _m_bitwise_and, 'bitwise_and_': _m_bitwise_and_, 'bitwise_left_shift': _m_bitwise_left_shift, 'bitwise_left_shift_': _m_bitwise_left_shift_, 'bitwise_not': _m_bitwise_not, 'bitwise_not_': _m_bitwise_not_, 'bitwise_or': _m_bitwise_or, 'bitwise_or_': _m_bitwise_or_, 'bitwise_right_shift': _m_bitwise_right_shift, 'bitwise_right_shift_': _m_bitwise_right_shift_, 'bitwise_xor': _m_bitwise_xor, 'bitwise_xor_': _m_bitwise_xor_, 'ceil': _m_ceil, 'ceil_': _m_ceil_, 'clamp': _m_clamp, 'clamp_': _m_clamp_, 'clamp_max': _m_clamp_max, 'clamp_max_': _m_clamp_max_, 'clamp_min': _m_clamp_min, 'clamp_min_': _m_clamp_min_, 'clip': _m_clip, 'clip_': _m_clip_, 'copysign': _m_copysign, 'copysign_': _m_copysign_, 'cos': _m_cos, 'cos_': _m_cos_, 'cosh': _m_cosh, 'cosh_': _m_cosh_, 'deg2rad': _m_deg2rad, 'deg2rad_': _m_deg2rad_, 'div': _m_div, 'div_': _m_div_, 'divide': _m_divide, 'divide_': _m_divide_, 'eq': _m_eq, 'eq_': _m_eq_, 'erf': _m_erf, 'erf_': _m_erf_, 'erfc': _m_erfc, 'erfc_': _m_erfc_, 'erfinv': _m_erfinv, 'erfinv_': _m_erfinv_, 'exp': _m_exp, 'exp2': _m_exp2, 'exp2_': _m_exp2_, 'exp_': _m_exp_, 'expm1': _m_expm1, 'expm1_': _m_expm1_, 'fix': _m_fix, 'fix_': _m_fix_, 'float_power': _m_float_power, 'float_power_': _m_float_power_, 'floor': _m_floor, 'floor_': _m_floor_, 'floor_divide': _m_floor_divide, 'floor_divide_': _m_floor_divide_, 'fmax': _m_fmax, 'fmin': _m_fmin, 'fmod': _m_fmod, 'fmod_': _m_fmod_, 'frac': _m_frac, 'frac_': _m_frac_, 'frexp': _m_frexp, 'gcd': _m_gcd, 'gcd_': _m_gcd_, 'ge': _m_ge, 'ge_': _m_ge_, 'greater': _m_greater, 'greater_': _m_greater_, 'greater_equal': _m_greater_equal, 'greater_equal_': _m_greater_equal_, 'gt': _m_gt, 'gt_': _m_gt_, 'heaviside': _m_heaviside, 'heaviside_': _m_heaviside_, 'hypot': _m_hypot, 'hypot_': _m_hypot_, 'isclose': _m_isclose, 'isfinite': _m_isfinite, 'isinf': _m_isinf, 'isnan': _m_isnan, 'isneginf': _m_isneginf, 'isposinf': _m_isposinf, 'isreal': _m_isreal, 'lcm': _m_lcm, 'lcm_': _m_lcm_, 'ldexp': _m_ldexp, 'ldexp_': _m_ldexp_, 'le': _m_le, 'le_': _m_le_, 'lerp': _m_lerp, 'lerp_': _m_lerp_, 'less': _m_less, 'less_': _m_less_, 'less_equal': _m_less_equal, 'less_equal_': _m_less_equal_, 'log': _m_log, 'log10': _m_log10, 'log10_': _m_log10_, 'log1p': _m_log1p, 'log1p_': _m_log1p_, 'log2': _m_log2, 'log2_': _m_log2_, 'log_': _m_log_, 'logaddexp': _m_logaddexp, 'logaddexp2': _m_logaddexp2, 'logical_and': _m_logical_and, 'logical_and_': _m_logical_and_, 'logical_not': _m_logical_not, 'logical_not_': _m_logical_not_, 'logical_or': _m_logical_or, 'logical_or_': _m_logical_or_, 'logical_xor': _m_logical_xor, 'logical_xor_': _m_logical_xor_, 'logit': _m_logit, 'logit_': _m_logit_, 'lt': _m_lt, 'lt_': _m_lt_, 'maximum': _m_maximum, 'minimum': _m_minimum, 'mul': _m_mul, 'mul_': _m_mul_, 'multiply': _m_multiply, 'multiply_': _m_multiply_, 'nan_to_num': _m_nan_to_num, 'nan_to_num_': _m_nan_to_num_, 'ne': _m_ne, 'ne_': _m_ne_, 'neg': _m_neg, 'neg_': _m_neg_, 'negative': _m_negative, 'negative_': _m_negative_, 'nextafter': _m_nextafter, 'nextafter_': _m_nextafter_, 'not_equal': _m_not_equal, 'not_equal_': _m_not_equal_, 'positive': _m_positive, 'pow': _m_pow, 'pow_': _m_pow_, 'rad2deg': _m_rad2deg, 'rad2deg_': _m_rad2deg_, 'reciprocal': _m_reciprocal, 'reciprocal_': _m_reciprocal_, 'remainder': _m_remainder, 'remainder_': _m_remainder_, 'round': _m_round, 'round_': _m_round_, 'rsqrt': _m_rsqrt, 'rsqrt_': _m_rsqrt_, 'sgn': _m_sgn, 'sgn_': _m_sgn_, 'sigmoid': _m_sigmoid, 'sigmoid_': _m_sigmoid_, 'sign': _m_sign, 'sign_': _m_sign_, 'signbit': _m_signbit, 'sin': _m_sin, 'sin_': _m_sin_, 'sinh': _m_sinh, 'sinh_': _m_sinh_, 'sqrt': _m_sqrt, 'sqrt_': _m_sqrt_, 'square': _m_square, 'square_': _m_square_, 'sub': _m_sub, 'sub_': _m_sub_, 'subtract': _m_subtract, 'subtract_': _m_subtract_, 'tan': _m_tan, 'tan_': _m_tan_, 'tanh': _m_tanh, 'tanh_': _m_tanh_, 'true_divide': _m_true_divide, 'true_divide_': _m_true_divide_, 'trunc': _m_trunc, 'trunc_': _m_trunc_, 'where': _m_where, 'xlogy': _m_xlogy, 'xlogy_': _m_xlogy_}
 
 # Python names a function by its qualname in a call error: `reshape() got an unexpected keyword argument`,
 # as torch's binding says (not `_m_reshape()`)

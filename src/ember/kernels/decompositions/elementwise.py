@@ -255,3 +255,43 @@ def bitwise_left_shift_Scalar_Tensor_out(self, other, *, out):
 
 def bitwise_right_shift_Scalar_Tensor_out(self, other, *, out):
     return aten.bitwise_right_shift.Tensor_out(self, other, out=out)
+
+
+# in-place aliases torch keeps for numpy/array-API names (Tensor.absolute_, divide_, multiply_, greater_...): the
+# in-place op they name, as torch's CompositeImplicitAutograd kernels call it (a mode sees that op)
+def absolute_(self):
+    return aten.abs_.default(self)
+
+
+def divide_(self, other, rounding_mode=None):
+    if rounding_mode is None:
+        return aten.div_.Tensor(self, other)
+    return aten.div_.Tensor_mode(self, other, rounding_mode=rounding_mode)
+
+
+def divide__Scalar(self, other):
+    return aten.div_.Scalar(self, other)
+
+
+def multiply_(self, other):
+    return aten.mul_.Tensor(self, other)
+
+
+def multiply__Scalar(self, other):
+    return aten.mul_.Scalar(self, other)
+
+
+def _comparison_(op):
+    def tensor(self, other):
+        return getattr(aten, op).Tensor(self, other)
+
+    def scalar(self, other):
+        return getattr(aten, op).Scalar(self, other)
+    return tensor, scalar
+
+
+greater_, greater__Scalar = _comparison_("gt_")
+greater_equal_, greater_equal__Scalar = _comparison_("ge_")
+less_, less__Scalar = _comparison_("lt_")
+less_equal_, less_equal__Scalar = _comparison_("le_")
+not_equal_, not_equal__Scalar = _comparison_("ne_")
