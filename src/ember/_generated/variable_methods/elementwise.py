@@ -6326,7 +6326,7 @@ def __m_divide__e1(self, other, *, rounding_mode):
     return None
 
 __m_divide__errs = ((1, 1, __m_divide__e0), (2, 2, __m_divide__e1),)
-__m_divide__ovs = ((__m_divide__c0, __m_divide__b0), (__m_divide__c1, __m_divide__b1),)
+__m_divide__ovs = ((__m_divide__c0, __m_divide__b0, 2), (__m_divide__c1, __m_divide__b1, 2),)
 __m_divide__sigs = ('(Tensor other)', '(Tensor other, *, str rounding_mode)')
 
 def _m_divide_(self=_NO_DEFAULT, /, *_va, **kwargs):
@@ -6337,7 +6337,10 @@ def _m_divide_(self=_NO_DEFAULT, /, *_va, **kwargs):
     try:
         args = _va if self is _NO_DEFAULT else (self, *_va)
         best = None
-        for c, b in __m_divide__ovs:
+        _na = len(args)
+        for c, b, _most in __m_divide__ovs:
+            if _na > _most:
+                continue
             try:
                 s = c(*args, **kwargs)
             except TypeError:
