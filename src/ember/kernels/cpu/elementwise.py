@@ -232,10 +232,16 @@ def make_binary(fn_np, kind, name, fast_uf=None, c_name=None, prologue=None):
                             and (other is self or self._storage is None or other._storage is not self._storage)):
                         b = other._np
                         if b is not None:
-                            fast_uf(a, b, out=a)
+                            if swap:                 # (two NaNs: the second operand's, as torch's add)
+                                fast_uf(b, a, out=a)
+                            else:
+                                fast_uf(a, b, out=a)
                             return self
                 elif (oc is float or oc is int) and dt.is_floating_point and dt is not _BF16_T:
-                    fast_uf(a, other, out=a)
+                    if swap:
+                        fast_uf(other, a, out=a)
+                    else:
+                        fast_uf(a, other, out=a)
                     return self
         if other.__class__ is not int and other.__class__ is not float and other.__class__ not in _TENSOR_TYPES:
             other = as_py_number(other)
