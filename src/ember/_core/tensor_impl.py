@@ -385,6 +385,27 @@ class TensorImpl:
     def layout(self):
         return _STRIDED
 
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A strided tensor is dense already: itself, as torch returns it (a copy only for another `dtype`)."""
+        return self if dtype is None or dtype is self.dtype else self.to(dtype)
+
+    def is_pinned(self, device=None):
+        """No accelerator, so no pinned (page-locked) memory: False, as torch on a CPU-only machine."""
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
+    def _no_sparse(self, *args, **kwargs):
+        raise NotImplementedError("ember does not implement sparse tensors (torch.sparse layouts) yet")
+
+    def _no_mkldnn(self, *args, **kwargs):
+        raise NotImplementedError("ember does not implement mkldnn tensors (torch.Tensor.to_mkldnn) yet")
+
+    # torch's conversions to the layouts ember lacks: a clear error naming the missing feature
+    to_sparse = to_sparse_coo = to_sparse_csr = to_sparse_csc = to_sparse_bsr = to_sparse_bsc = _no_sparse
+    to_mkldnn = _no_mkldnn
+
     def get_device(self):
         return -1
 
