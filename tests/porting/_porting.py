@@ -66,3 +66,14 @@ def torch_one_thread(torch):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def run_both(run, torch):
+    """(torch's results, ember's) of `run(lib, sync)` for a whole-program parity test: torch first on one thread,
+    recording each model's initial weights (WeightSync), then ember from the same weights."""
+    import ember
+    sync = WeightSync()
+    with torch_one_thread(torch):
+        want = run(torch, sync)
+    sync.start_replay()
+    return want, run(ember, sync)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ember
-from _porting import WeightSync, run_script, torch_fixture, torch_one_thread  # noqa: F401  (the `torch` fixture)
+from _porting import WeightSync, run_both, run_script, torch_fixture  # noqa: F401  (the `torch` fixture)
 
 SCRIPT = '''
 nn, F = torch.nn, torch.nn.functional
@@ -126,11 +126,7 @@ def test_actor_critic_trains_with_ember():
 
 @pytest.mark.parity
 def test_actor_critic_matches_torch(torch):
-    sync = WeightSync()
-    with torch_one_thread(torch):
-        want = run_script(SCRIPT, torch, np=np, sync=sync, pick=_picker())
-    sync.start_replay()
-    got = run_script(SCRIPT, ember, np=np, sync=sync, pick=_picker())
+    want, got = run_both(lambda lib, sync: run_script(SCRIPT, lib, np=np, sync=sync, pick=_picker()), torch)
     _check(want)
     _check(got)
     assert got["ep_rewards"] == want["ep_rewards"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ember
-from _porting import WeightSync, outcome, run_script, torch_fixture, torch_one_thread  # noqa: F401
+from _porting import WeightSync, outcome, run_both, run_script, torch_fixture  # noqa: F401
 
 SCRIPT = '''
 nn, F = torch.nn, torch.nn.functional
@@ -121,11 +121,7 @@ def test_checkpoint_hooks_gradient_penalty_with_ember():
 
 @pytest.mark.parity
 def test_checkpoint_hooks_gradient_penalty_match_torch(torch):
-    sync = WeightSync()
-    with torch_one_thread(torch):
-        want = run_script(SCRIPT, torch, np=np, sync=sync)
-    sync.start_replay()
-    got = run_script(SCRIPT, ember, np=np, sync=sync)
+    want, got = run_both(lambda lib, sync: run_script(SCRIPT, lib, np=np, sync=sync), torch)
     _check(want)
     _check(got)
     np.testing.assert_allclose(got["losses"], want["losses"], rtol=1e-4, atol=1e-6)

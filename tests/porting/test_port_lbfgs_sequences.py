@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ember
-from _porting import WeightSync, run_script, torch_fixture, torch_one_thread  # noqa: F401  (the `torch` fixture)
+from _porting import WeightSync, run_both, run_script, torch_fixture  # noqa: F401  (the `torch` fixture)
 
 SCRIPT = '''
 nn, F = torch.nn, torch.nn.functional
@@ -121,11 +121,7 @@ def test_lbfgs_programs_with_ember():
 
 @pytest.mark.parity
 def test_lbfgs_programs_match_torch(torch):
-    sync = WeightSync()
-    with torch_one_thread(torch):
-        want = _run(torch, sync)
-    sync.start_replay()
-    got = _run(ember, sync)
+    want, got = run_both(_run, torch)
     _check(want)
     _check(got)
     assert got["seq_evals"] == want["seq_evals"] and got["style_evals"] == want["style_evals"]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ember
-from _porting import WeightSync, run_script, torch_fixture, torch_one_thread  # noqa: F401  (the `torch` fixture)
+from _porting import WeightSync, run_both, run_script, torch_fixture  # noqa: F401  (the `torch` fixture)
 
 TRANSFORMER = '''
 nn = torch.nn
@@ -228,11 +228,7 @@ def test_transformer_and_dqn_with_ember():
 @pytest.mark.parity
 def test_transformer_and_dqn_match_torch(torch):
     for script, keys in ((TRANSFORMER, ("losses",)), (DQN, ("losses",))):
-        sync = WeightSync()
-        with torch_one_thread(torch):
-            want = _run(script, torch, sync)
-        sync.start_replay()
-        got = _run(script, ember, sync)
+        want, got = run_both(lambda lib, sync: _run(script, lib, sync), torch)
         for key in keys:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-4, atol=1e-6)
     assert got["durations"] == want["durations"]
